@@ -1,0 +1,182 @@
+/**
+ * Forward-only, numbered schema migrations (DESIGN §2). Each migration's SQL is hashed into
+ * `schema_version`, so a database whose history differs from this file is detected instead of silently
+ * reused. Never edit a released migration: add the next one.
+ */
+import { createHash } from 'node:crypto';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'core tables',
+    sql: `
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  source_format TEXT NOT NULL,
+  source_path TEXT,
+  imported_at TEXT NOT NULL,
+  policy_name TEXT,
+  policy_kind TEXT,
+  notes TEXT
+);
+CREATE TABLE models (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  provider TEXT,
+  price_in_per_m REAL,
+  price_out_per_m REAL,
+  price_cached_per_m REAL,
+  max_input_tokens INTEGER,
+  max_output_tokens INTEGER,
+  knowledge_cutoff TEXT,
+  tier TEXT,
+  in_pool INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE model_aliases (
+  alias TEXT PRIMARY KEY,
+  model_id INTEGER NOT NULL REFERENCES models(id)
+);
+CREATE TABLE episodes (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  ext_id TEXT NOT NULL,
+  task_id TEXT,
+  task_type TEXT,
+  task_category TEXT,
+  split TEXT,
+  difficulty TEXT,
+  final_score REAL,
+  score_lo REAL,
+  score_hi REAL,
+  score_norm REAL,
+  success INTEGER,
+  total_cost REAL NOT NULL DEFAULT 0,
+  n_turns INTEGER NOT NULL DEFAULT 0,
+  n_errors INTEGER NOT NULL DEFAULT 0,
+  n_switches INTEGER NOT NULL DEFAULT 0,
+  expected_steps INTEGER,
+  exit_reason TEXT,
+  budget_usd REAL,
+  budget_mode TEXT,
+  max_turns INTEGER,
+  train_step INTEGER,
+  started_at TEXT,
+  source_id INTEGER REFERENCES sources(id) ON DELETE SET NULL,
+  UNIQUE (run_id, ext_id)
+);
+CREATE TABLE episode_text (
+  episode_id INTEGER PRIMARY KEY REFERENCES episodes(id) ON DELETE CASCADE,
+  task_text TEXT,
+  policy_name TEXT
+);
+CREATE TABLE turns (
+  id INTEGER PRIMARY KEY,
+  episode_id INTEGER NOT NULL REFERENCES episodes(id) ON DELETE CASCADE,
+  t INTEGER NOT NULL,
+  model_id INTEGER NOT NULL REFERENCES models(id),
+  prev_model_id INTEGER REFERENCES models(id),
+  switched INTEGER NOT NULL DEFAULT 0,
+  action_type TEXT NOT NULL,
+  tool TEXT,
+  tokens_in INTEGER,
+  tokens_out INTEGER,
+  tokens_cached INTEGER,
+  cost REAL NOT NULL DEFAULT 0,
+  cost_source TEXT NOT NULL CHECK (cost_source IN ('logged', 'priced', 'none')),
+  latency_ms REAL,
+  propensity REAL,
+  error_mask INTEGER NOT NULL DEFAULT 0,
+  max_severity INTEGER NOT NULL DEFAULT 0,
+  verdict TEXT,
+  verify_correct INTEGER,
+  UNIQUE (episode_id, t)
+);
+CREATE INDEX turns_model ON turns(model_id);
+CREATE TABLE turn_text (
+  turn_id INTEGER PRIMARY KEY REFERENCES turns(id) ON DELETE CASCADE,
+  action TEXT,
+  observation TEXT
+);
+CREATE VIRTUAL TABLE turn_fts USING fts5(action, observation, content='turn_text', content_rowid='turn_id');
+CREATE TRIGGER turn_text_ad AFTER DELETE ON turn_text BEGIN
+  INSERT INTO turn_fts(turn_fts, rowid, action, observation) VALUES ('delete', old.turn_id, old.action, old.observation);
+END;
+CREATE TABLE error_types (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE
+);
+CREATE TABLE turn_errors (
+  turn_id INTEGER NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
+  error_type_id INTEGER NOT NULL REFERENCES error_types(id),
+  severity INTEGER NOT NULL,
+  source TEXT NOT NULL CHECK (source IN ('log', 'rule')),
+  PRIMARY KEY (turn_id, error_type_id)
+);
+CREATE TABLE turn_candidates (
+  turn_id INTEGER NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
+  model_id INTEGER NOT NULL REFERENCES models(id),
+  logged_score REAL NOT NULL,
+  PRIMARY KEY (turn_id, model_id)
+);
+CREATE TABLE plan_nodes (
+  id INTEGER PRIMARY KEY,
+  episode_id INTEGER NOT NULL REFERENCES episodes(id) ON DELETE CASCADE,
+  turn_id INTEGER REFERENCES turns(id) ON DELETE CASCADE,
+  round INTEGER NOT NULL,
+  subtask_id TEXT NOT NULL,
+  model_id INTEGER REFERENCES models(id),
+  primitive TEXT,
+  status TEXT,
+  obs_chars INTEGER
+);
+CREATE TABLE plan_edges (
+  episode_id INTEGER NOT NULL REFERENCES episodes(id) ON DELETE CASCADE,
+  round INTEGER NOT NULL,
+  src TEXT NOT NULL,
+  dst TEXT NOT NULL
+);
+CREATE TABLE targets (
+  turn_id INTEGER PRIMARY KEY REFERENCES turns(id) ON DELETE CASCADE,
+  s_tilde REAL,
+  penalty REAL NOT NULL
+);
+CREATE TABLE sources (
+  id INTEGER PRIMARY KEY,
+  content_hash TEXT NOT NULL UNIQUE,
+  path TEXT NOT NULL,
+  format TEXT NOT NULL,
+  imported_at TEXT NOT NULL,
+  episodes INTEGER NOT NULL
+);
+CREATE TABLE estimators (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  encoder TEXT NOT NULL,
+  config_json TEXT NOT NULL,
+  metrics_json TEXT,
+  onnx_path TEXT
+);
+CREATE TABLE estimates (
+  estimator_id INTEGER NOT NULL REFERENCES estimators(id) ON DELETE CASCADE,
+  turn_id INTEGER NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
+  model_id INTEGER NOT NULL REFERENCES models(id),
+  s_hat REAL NOT NULL,
+  PRIMARY KEY (estimator_id, turn_id, model_id)
+);
+`,
+  },
+];
+
+export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
+
+export function migrationChecksum(m: Migration): string {
+  return createHash('sha256').update(m.sql).digest('hex').slice(0, 16);
+}

@@ -1,0 +1,111 @@
+/**
+ * The model table: seeded from models/pool.json, resolving the many spellings logs use for one model
+ * (`google/gemini-3-pro-preview`, `@google/gemini-3-pro-preview`, `gemini-3-pro-preview`) to one row,
+ * and pricing turns whose log carries tokens but no cost.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import type { Db } from './database.ts';
+
+const PoolModel = z.object({
+  name: z.string(),
+  provider: z.string().nullable(),
+  aliases: z.array(z.string()).default([]),
+  price_in_per_m: z.number().nullable(),
+  price_out_per_m: z.number().nullable(),
+  price_cached_per_m: z.number().nullable(),
+  max_input_tokens: z.number().nullable(),
+  max_output_tokens: z.number().nullable(),
+  knowledge_cutoff: z.string().nullable(),
+  tier: z.string().nullable(),
+  pool: z.string().nullable(),
+});
+export type PoolModel = z.infer<typeof PoolModel>;
+
+const poolUrl = new URL('../../models/pool.json', import.meta.url);
+
+let cachedPool: PoolModel[] | undefined;
+export function loadPool(): PoolModel[] {
+  cachedPool ??= z.object({ models: z.array(PoolModel) }).parse(JSON.parse(readFileSync(poolUrl, 'utf8'))).models;
+  return cachedPool;
+}
+
+/** Lower-cased lookup key: logs differ in case and vendor prefixes for the same model. */
+export function aliasKey(name: string): string {
+  return name.trim().toLowerCase();
+}
+
+export function seedModelPool(db: Db): void {
+  const upsert = db.prepare(`INSERT INTO models (name, provider, price_in_per_m, price_out_per_m, price_cached_per_m,
+      max_input_tokens, max_output_tokens, knowledge_cutoff, tier, in_pool)
+    VALUES (@name, @provider, @price_in_per_m, @price_out_per_m, @price_cached_per_m, @max_input_tokens,
+      @max_output_tokens, @knowledge_cutoff, @tier, @in_pool)
+    ON CONFLICT(name) DO UPDATE SET provider=excluded.provider, price_in_per_m=excluded.price_in_per_m,
+      price_out_per_m=excluded.price_out_per_m, price_cached_per_m=excluded.price_cached_per_m,
+      max_input_tokens=excluded.max_input_tokens, max_output_tokens=excluded.max_output_tokens,
+      knowledge_cutoff=excluded.knowledge_cutoff, tier=excluded.tier, in_pool=excluded.in_pool`);
+  const idOf = db.prepare('SELECT id FROM models WHERE name = ?').pluck();
+  const alias = db.prepare('INSERT OR REPLACE INTO model_aliases (alias, model_id) VALUES (?, ?)');
+  db.transaction(() => {
+    for (const m of loadPool()) {
+      upsert.run({ ...m, in_pool: m.pool ? 1 : 0 });
+      const id = idOf.get(m.name) as number;
+      for (const a of [m.name, ...m.aliases]) alias.run(aliasKey(a), id);
+    }
+  })();
+}
+
+export interface ModelPrice {
+  id: number;
+  name: string;
+  price_in_per_m: number | null;
+  price_out_per_m: number | null;
+  price_cached_per_m: number | null;
+}
+
+/** Resolves model names to rows inside one import, adding unknown models (with a warning) as it goes. */
+export class ModelResolver {
+  private readonly byAlias = new Map<string, ModelPrice>();
+  private readonly find;
+  private readonly insert;
+  private readonly addAlias;
+  readonly added: string[] = [];
+
+  constructor(private readonly db: Db) {
+    this.find = db.prepare(`SELECT m.id, m.name, m.price_in_per_m, m.price_out_per_m, m.price_cached_per_m
+      FROM model_aliases a JOIN models m ON m.id = a.model_id WHERE a.alias = ?`);
+    this.insert = db.prepare('INSERT INTO models (name) VALUES (?) ON CONFLICT(name) DO NOTHING');
+    this.addAlias = db.prepare(
+      'INSERT OR IGNORE INTO model_aliases (alias, model_id) SELECT ?, id FROM models WHERE name = ?',
+    );
+  }
+
+  resolve(rawName: string): ModelPrice {
+    const key = aliasKey(rawName);
+    const hit = this.byAlias.get(key);
+    if (hit) return hit;
+    let row = this.find.get(key) as ModelPrice | undefined;
+    if (!row) {
+      const name = rawName.trim();
+      this.insert.run(name);
+      this.addAlias.run(key, name);
+      row = this.find.get(key) as ModelPrice;
+      this.added.push(name);
+    }
+    this.byAlias.set(key, row);
+    return row;
+  }
+}
+
+/** USD for a turn from its tokens and the model's list price; null when the price or tokens are unknown. */
+export function priceTurn(
+  model: ModelPrice,
+  tokens: { in?: number | null; out?: number | null; cached?: number | null },
+): number | null {
+  if (model.price_in_per_m == null || model.price_out_per_m == null) return null;
+  if (tokens.in == null && tokens.out == null) return null;
+  const cached = Math.min(tokens.cached ?? 0, tokens.in ?? 0);
+  const cachedPrice = model.price_cached_per_m ?? model.price_in_per_m;
+  const uncached = (tokens.in ?? 0) - cached;
+  return (uncached * model.price_in_per_m + cached * cachedPrice + (tokens.out ?? 0) * model.price_out_per_m) / 1e6;
+}

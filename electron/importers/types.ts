@@ -1,0 +1,36 @@
+/**
+ * The importer interface (STYLE §5): each log format is one module with a cheap `detect` on the first
+ * bytes of a file and a streaming `read` that yields canonical `routelens/v1` episodes. Importers never
+ * touch the database; the import pipeline (pipeline.ts) writes what they yield, one transaction per file.
+ */
+import type { CanonicalEpisode } from '../../shared/canonical.ts';
+
+/** A rejected input, always reported as `file:line: reason`. */
+export class ImportError extends Error {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    readonly reason: string,
+  ) {
+    super(`${file}:${line}: ${reason}`);
+    this.name = 'ImportError';
+  }
+}
+
+export interface ImportContext {
+  /** The path as the user gave it (file or folder), to locate sidecar files such as report.json. */
+  readonly root: string;
+  /** `--run NAME`: overrides the run name the importer would choose. */
+  readonly runName?: string;
+  /** Non-fatal findings (a legacy format, a guessed field) shown to the user after the import. */
+  warn(message: string): void;
+}
+
+export interface Importer {
+  /** Stable id, also the value of `--format` and of `runs.source_format`. */
+  readonly format: string;
+  /** True when this importer handles the file. Must be cheap: looks at most at `head` (≤ 64 KiB) and the name. */
+  detect(head: string, fileName: string): boolean;
+  /** Streams the file's episodes. Throws ImportError for a bad file; yields nothing from it then. */
+  read(file: string, ctx: ImportContext): AsyncIterable<CanonicalEpisode>;
+}

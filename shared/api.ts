@@ -1,0 +1,163 @@
+/**
+ * The one API contract between the UI and the core (STYLE §1–2). Each entry names a call with a zod
+ * schema for its input and its output. Three transports carry it unchanged: Electron IPC (preload exposes
+ * `window.routelens`), HTTP in `serve` mode (POST /api/<name>), and direct calls (CLI, tests). Both ends
+ * validate with these schemas, so a payload that does not match is rejected at the boundary.
+ */
+import { z } from 'zod';
+import { Severity } from './canonical.ts';
+
+const id = z.number().int().nonnegative();
+const nullableNumber = z.number().nullable();
+
+export const RunSummary = z.object({
+  id,
+  name: z.string(),
+  format: z.string(),
+  source_path: z.string().nullable(),
+  imported_at: z.string(),
+  policy_name: z.string().nullable(),
+  episodes: z.number().int(),
+  turns: z.number().int(),
+  models: z.array(z.string()),
+  total_cost: z.number(),
+  /** Share of episodes with success = true among those with a known outcome; null when none is known. */
+  success_rate: nullableNumber,
+  mean_score_norm: nullableNumber,
+  priced_turns: z.number().int(),
+});
+export type RunSummary = z.infer<typeof RunSummary>;
+
+export const ModelInfo = z.object({
+  id,
+  name: z.string(),
+  provider: z.string().nullable(),
+  price_in_per_m: nullableNumber,
+  price_out_per_m: nullableNumber,
+  tier: z.string().nullable(),
+  /** Index into the shared model palette, stable across views and exports. */
+  color_index: z.number().int(),
+});
+export type ModelInfo = z.infer<typeof ModelInfo>;
+
+export const EPISODE_SORT_COLUMNS = [
+  'id', 'run', 'ext_id', 'task_category', 'n_turns', 'total_cost', 'final_score', 'success', 'n_errors', 'n_switches',
+] as const;
+export const EpisodeSortColumn = z.enum(EPISODE_SORT_COLUMNS);
+export type EpisodeSortColumn = z.infer<typeof EpisodeSortColumn>;
+
+export const EpisodeQuery = z.object({
+  runIds: z.array(id).max(1000).optional(),
+  /** Episodes that used any of these models at some turn. */
+  models: z.array(z.string().max(300)).max(100).optional(),
+  outcome: z.enum(['any', 'success', 'failure', 'unknown']).default('any'),
+  /** Full-text search over actions and observations (FTS5; words are ANDed, matched as prefixes). */
+  search: z.string().max(500).optional(),
+  sort: EpisodeSortColumn.default('id'),
+  desc: z.boolean().default(false),
+  offset: z.number().int().nonnegative().default(0),
+  limit: z.number().int().positive().max(5000).default(200),
+});
+export type EpisodeQuery = z.input<typeof EpisodeQuery>;
+
+export const EpisodeRow = z.object({
+  id,
+  run_id: id,
+  run: z.string(),
+  ext_id: z.string(),
+  task_category: z.string().nullable(),
+  n_turns: z.number().int(),
+  total_cost: z.number(),
+  final_score: nullableNumber,
+  score_norm: nullableNumber,
+  success: z.boolean().nullable(),
+  exit_reason: z.string().nullable(),
+  n_errors: z.number().int(),
+  n_switches: z.number().int(),
+  models: z.array(z.string()),
+});
+export type EpisodeRow = z.infer<typeof EpisodeRow>;
+
+export const EpisodePage = z.object({ total: z.number().int(), rows: z.array(EpisodeRow) });
+export type EpisodePage = z.infer<typeof EpisodePage>;
+
+export const TurnErrorInfo = z.object({
+  type: z.string(),
+  severity: Severity,
+  /** 'log' when the log carried it, 'rule' when an error rule detected it. */
+  source: z.enum(['log', 'rule']),
+});
+
+export const TurnDetail = z.object({
+  id,
+  t: z.number().int(),
+  model: z.string(),
+  switched: z.boolean(),
+  action_type: z.string(),
+  tool: z.string().nullable(),
+  action: z.string().nullable(),
+  observation: z.string().nullable(),
+  tokens_in: nullableNumber,
+  tokens_out: nullableNumber,
+  tokens_cached: nullableNumber,
+  cost: z.number(),
+  cost_source: z.enum(['logged', 'priced', 'none']),
+  cumulative_cost: z.number(),
+  latency_ms: nullableNumber,
+  propensity: nullableNumber,
+  candidates: z.record(z.string(), z.number()),
+  errors: z.array(TurnErrorInfo),
+  max_severity: Severity.nullable(),
+  s_tilde: nullableNumber,
+  penalty: nullableNumber,
+});
+export type TurnDetail = z.infer<typeof TurnDetail>;
+
+export const EpisodeDetail = z.object({
+  episode: EpisodeRow.extend({
+    task_id: z.string().nullable(),
+    task_type: z.string().nullable(),
+    task_text: z.string().nullable(),
+    expected_steps: z.number().int(),
+    budget_usd: nullableNumber,
+    max_turns: nullableNumber,
+    policy_name: z.string().nullable(),
+  }),
+  turns: z.array(TurnDetail),
+});
+export type EpisodeDetail = z.infer<typeof EpisodeDetail>;
+
+export const DbInfo = z.object({
+  path: z.string(),
+  runs: z.number().int(),
+  episodes: z.number().int(),
+  turns: z.number().int(),
+  schema_version: z.number().int(),
+});
+export type DbInfo = z.infer<typeof DbInfo>;
+
+/** Every call: name → input and output schema. Adding a call here is the whole contract change. */
+export const apiContract = {
+  dbInfo: { input: z.object({}), output: DbInfo },
+  listRuns: { input: z.object({}), output: z.array(RunSummary) },
+  listModels: { input: z.object({}), output: z.array(ModelInfo) },
+  queryEpisodes: { input: EpisodeQuery, output: EpisodePage },
+  getEpisode: {
+    input: z.union([z.object({ id }), z.object({ ext_id: z.string().max(300), run: z.string().max(300).optional() })]),
+    output: EpisodeDetail,
+  },
+} as const;
+
+export type ApiContract = typeof apiContract;
+export type ApiName = keyof ApiContract;
+export type ApiInput<N extends ApiName> = z.input<ApiContract[N]['input']>;
+export type ApiOutput<N extends ApiName> = z.infer<ApiContract[N]['output']>;
+
+/** The object the renderer talks to, whatever the transport. */
+export type RouteLensApi = { [N in ApiName]: (input: ApiInput<N>) => Promise<ApiOutput<N>> };
+
+export const API_NAMES = Object.keys(apiContract) as ApiName[];
+
+/** Error carried across a transport: `kind` tells a user error (bad input, not found) from an internal one. */
+export const ApiError = z.object({ kind: z.enum(['input', 'not_found', 'internal']), message: z.string() });
+export type ApiError = z.infer<typeof ApiError>;

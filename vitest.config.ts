@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['**/*.test.ts', '**/*.test.tsx'],
+    exclude: ['node_modules/**', 'dist/**', 'e2e/**'],
+    reporters: ['default', './test/summaryReporter.ts'],
+    testTimeout: 60_000,
+    pool: 'forks',
+  },
+});
