@@ -24,6 +24,8 @@ export interface ImportContext {
   readonly runName?: string;
   /** Non-fatal findings (a legacy format, a guessed field) shown to the user after the import. */
   warn(message: string): void;
+  /** Bytes of the current file read so far, for progress on big files (optional to call). */
+  onBytes?(bytes: number): void;
 }
 
 export interface Importer {

@@ -1,0 +1,229 @@
+/**
+ * The `routelens` command (DESIGN §9). Each subcommand parses its own flags, prints `--help`, writes one
+ * JSON document to stdout with `--json`, and exits 0 (ok), 1 (the user's input is wrong: message on
+ * stderr, no stack) or 2 (our bug).
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { existsSync } from 'node:fs';
+import { episodeTargets } from './analysis/targets.ts';
+import { bar, Progress } from './cliProgress.ts';
+import { openDatabase, SchemaError } from './db/database.ts';
+import { buildDemo } from './demo.ts';
+import { importPaths, type ImportReport } from './importers/pipeline.ts';
+import { IMPORTERS } from './importers/registry.ts';
+import { ImportError } from './importers/types.ts';
+import { startServer } from './server/serve.ts';
+import { createApi, resolveEpisodeId } from './services/api.ts';
+import { NotFoundError } from './services/dispatch.ts';
+
+class UsageError extends Error {}
+
+interface Command {
+  summary: string;
+  usage: string;
+  options: NonNullable<ParseArgsConfig['options']>;
+  allowPositionals?: boolean;
+  run(values: Record<string, unknown>, positionals: string[]): Promise<number>;
+}
+
+const out = (s: string): void => void process.stdout.write(`${s}\n`);
+const err = (s: string): void => void process.stderr.write(`${s}\n`);
+
+function requireDb(values: Record<string, unknown>, mustExist = true): string {
+  const db = values.db;
+  if (typeof db !== 'string' || db === '') throw new UsageError('--db FILE is required');
+  if (mustExist && !existsSync(db)) throw new UsageError(`${db}: no such database (create one with \`routelens import PATH --db ${db}\`)`);
+  return db;
+}
+
+function money(x: number): string {
+  return x >= 1 ? `$${x.toFixed(2)}` : `$${x.toFixed(4)}`;
+}
+
+function printImportReport(report: ImportReport): void {
+  for (const f of report.files) {
+    if (f.status === 'imported') err(`imported  ${f.path} (${f.format}: ${f.episodes} episodes, ${f.turns} turns)`);
+    else if (f.status === 'skipped') err(`skipped   ${f.path}: ${f.reason}`);
+    else err(`rejected  ${f.reason}`);
+  }
+  for (const w of report.warnings) err(`warning: ${w}`);
+}
+
+const commands: Record<string, Command> = {
+  import: {
+    summary: 'import trajectory logs (files or folders) into a database',
+    usage: `routelens import PATH... --db FILE [--format auto|${IMPORTERS.map((i) => i.format).join('|')}] [--run NAME] [--json]`,
+    options: { db: { type: 'string' }, format: { type: 'string' }, run: { type: 'string' }, json: { type: 'boolean' } },
+    allowPositionals: true,
+    async run(values, paths) {
+      if (paths.length === 0) throw new UsageError('give at least one file or folder to import');
+      const db = openDatabase(requireDb(values, false));
+      const progress = new Progress(process.stderr, values.json === true && !process.stderr.isTTY);
+      try {
+        const report = await importPaths(db, paths, {
+          format: values.format as string | undefined,
+          runName: values.run as string | undefined,
+          onProgress: (p) => {
+            const within = p.fileBytes > 0 ? p.fileBytesRead / p.fileBytes : 0;
+            const frac = p.filesTotal > 0 ? (p.filesDone + within) / p.filesTotal : 1;
+            progress.update(`importing ${bar(frac)} ${p.filesDone}/${p.filesTotal} files, ${p.episodes} episodes, ${p.turns} turns`);
+          },
+        });
+        progress.done();
+        if (values.json) out(JSON.stringify(report));
+        else printImportReport(report);
+        const rejected = report.files.filter((f) => f.status === 'rejected').length;
+        if (!values.json) {
+          const imported = report.files.filter((f) => f.status === 'imported');
+          err(`${imported.length} imported, ${report.files.length - imported.length - rejected} skipped, ${rejected} rejected` +
+            (report.ignored ? `, ${report.ignored} other files ignored` : ''));
+        }
+        return rejected > 0 ? 1 : 0;
+      } finally {
+        db.close();
+      }
+    },
+  },
+
+  info: {
+    summary: 'list the runs in a database',
+    usage: 'routelens info --db FILE [--json]',
+    options: { db: { type: 'string' }, json: { type: 'boolean' } },
+    async run(values) {
+      const db = openDatabase(requireDb(values));
+      try {
+        const runs = await createApi(db).listRuns({});
+        if (values.json) {
+          out(JSON.stringify({
+            runs: runs.map((r) => ({
+              name: r.name, format: r.format, episodes: r.episodes, turns: r.turns, models: r.models,
+              total_cost: r.total_cost, success_rate: r.success_rate,
+            })),
+          }));
+        } else if (runs.length === 0) {
+          out('no runs yet: routelens import PATH --db FILE');
+        } else {
+          for (const r of runs) {
+            const rate = r.success_rate === null ? 'n/a' : `${(r.success_rate * 100).toFixed(1)}%`;
+            out(`${r.name}  [${r.format}]  ${r.episodes} episodes, ${r.turns} turns, ${money(r.total_cost)}, success ${rate}`);
+            out(`  models: ${r.models.join(', ')}`);
+          }
+        }
+        return 0;
+      } finally {
+        db.close();
+      }
+    },
+  },
+
+  analyze: {
+    summary: 'run an analysis (now: targets)',
+    usage: 'routelens analyze targets --db FILE --episode ID [--run NAME] [--json]',
+    options: { db: { type: 'string' }, episode: { type: 'string' }, run: { type: 'string' }, json: { type: 'boolean' } },
+    allowPositionals: true,
+    async run(values, positionals) {
+      const analysis = positionals[0];
+      if (analysis !== 'targets') throw new UsageError(`unknown analysis "${analysis ?? ''}" (available: targets)`);
+      if (typeof values.episode !== 'string') throw new UsageError('--episode ID is required for targets');
+      const db = openDatabase(requireDb(values));
+      try {
+        const id = resolveEpisodeId(db, { ext_id: values.episode, run: values.run as string | undefined });
+        const result = episodeTargets(db, id);
+        if (values.json) {
+          out(JSON.stringify({ episode: values.episode, turns: result.turns }));
+        } else {
+          out('   t   s_tilde   penalty  errors');
+          for (const t of result.turns) {
+            const s = t.s_tilde === null ? '      n/a' : t.s_tilde.toFixed(4).padStart(9);
+            out(`${String(t.t).padStart(4)} ${s} ${t.penalty.toFixed(4).padStart(9)}  ${t.errors.join(', ')}`);
+          }
+        }
+        return 0;
+      } finally {
+        db.close();
+      }
+    },
+  },
+
+  serve: {
+    summary: 'serve the app to a browser on 127.0.0.1 (with an access token)',
+    usage: 'routelens serve --db FILE [--port P]',
+    options: { db: { type: 'string' }, port: { type: 'string' } },
+    async run(values) {
+      const port = values.port === undefined ? 0 : Number(values.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be a number from 0 to 65535');
+      const server = await startServer({ dbPath: requireDb(values), port });
+      out(`RouteLens is serving ${String(values.db)} at ${server.url}`);
+      out('Open that URL in a browser (it carries this launch\'s access token). Ctrl+C stops.');
+      await new Promise<void>((resolveStop) => {
+        const stop = (): void => void server.close().then(resolveStop);
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      return 0;
+    },
+  },
+
+  demo: {
+    summary: 'build the demo database from the bundled samples',
+    usage: 'routelens demo --db FILE [--force]',
+    options: { db: { type: 'string' }, force: { type: 'boolean' } },
+    async run(values) {
+      const path = requireDb(values, false);
+      const progress = new Progress();
+      const summary = await buildDemo(path, { force: values.force === true, onProgress: (m) => progress.update(m) });
+      progress.done();
+      err(summary);
+      return 0;
+    },
+  },
+};
+
+function help(): string {
+  const width = Math.max(...Object.keys(commands).map((c) => c.length));
+  return [
+    'routelens — inspect, compare and replay multi-model LLM agent trajectories',
+    '',
+    'Commands:',
+    ...Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
+    '',
+    'Run `routelens COMMAND --help` for its options.',
+  ].join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    out(help());
+    return name === undefined ? 1 : 0;
+  }
+  const command = commands[name];
+  if (!command) {
+    err(`routelens: unknown command "${name}"\n\n${help()}`);
+    return 1;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    out(`${command.summary}\n\nusage: ${command.usage}`);
+    return 0;
+  }
+  try {
+    const { values, positionals } = parseArgs({
+      args: rest,
+      options: command.options,
+      allowPositionals: command.allowPositionals ?? false,
+      strict: true,
+    });
+    return await command.run(values as Record<string, unknown>, positionals);
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof ImportError || e instanceof NotFoundError || e instanceof SchemaError) {
+      err(`routelens ${name}: ${e.message}`);
+      return 1;
+    }
+    if (e instanceof Error && 'code' in e && typeof e.code === 'string' && e.code.startsWith('ERR_PARSE_ARGS')) {
+      err(`routelens ${name}: ${e.message}\nusage: ${command.usage}`);
+      return 1;
+    }
+    err(`routelens ${name}: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    return 2;
+  }
+}

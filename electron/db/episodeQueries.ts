@@ -1,0 +1,107 @@
+/**
+ * Read-side SQL for runs and episodes, in one place (STYLE §7). Rows are decoded through the contract's
+ * zod schemas at the service boundary; here they are typed by the statements that produce them.
+ */
+import type { EpisodeQuery, EpisodeRow, EpisodeSortColumn, RunSummary } from '../../shared/api.ts';
+import type { Db } from './database.ts';
+
+const SORT_SQL: Record<EpisodeSortColumn, string> = {
+  id: 'e.id',
+  run: 'r.name',
+  ext_id: 'e.ext_id',
+  task_category: 'e.task_category',
+  n_turns: 'e.n_turns',
+  total_cost: 'e.total_cost',
+  final_score: 'e.score_norm',
+  success: 'e.success',
+  n_errors: 'e.n_errors',
+  n_switches: 'e.n_switches',
+};
+
+/** Turns free text into an FTS5 query: each word quoted (no operator injection) and matched as a prefix, ANDed. */
+export function ftsQuery(text: string): string | null {
+  const words = text.match(/[\p{L}\p{N}_]+/gu);
+  if (!words || words.length === 0) return null;
+  return words.slice(0, 20).map((w) => `"${w}"*`).join(' AND ');
+}
+
+interface RawEpisodeRow extends Omit<EpisodeRow, 'success' | 'models'> {
+  success: number | null;
+  models: string | null;
+}
+
+const EPISODE_COLUMNS = `e.id, e.run_id, r.name AS run, e.ext_id, e.task_category, e.n_turns, e.total_cost, e.final_score,
+  e.score_norm, e.success, e.exit_reason, e.n_errors, e.n_switches,
+  (SELECT group_concat(name, char(31)) FROM (SELECT DISTINCT m.name FROM turns t JOIN models m ON m.id = t.model_id
+    WHERE t.episode_id = e.id ORDER BY m.name)) AS models`;
+
+export function decodeEpisodeRow(raw: RawEpisodeRow): EpisodeRow {
+  return { ...raw, success: raw.success === null ? null : raw.success === 1, models: raw.models ? raw.models.split('\u001f') : [] };
+}
+
+export function queryEpisodes(db: Db, q: Required<Pick<EpisodeQuery, 'sort' | 'desc' | 'offset' | 'limit' | 'outcome'>> & EpisodeQuery) {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (q.runIds && q.runIds.length > 0) {
+    where.push(`e.run_id IN (${q.runIds.map(() => '?').join(',')})`);
+    params.push(...q.runIds);
+  }
+  if (q.models && q.models.length > 0) {
+    where.push(`e.id IN (SELECT DISTINCT t.episode_id FROM turns t JOIN models m ON m.id = t.model_id
+      WHERE m.name IN (${q.models.map(() => '?').join(',')}))`);
+    params.push(...q.models);
+  }
+  if (q.outcome === 'success') where.push('e.success = 1');
+  else if (q.outcome === 'failure') where.push('e.success = 0');
+  else if (q.outcome === 'unknown') where.push('e.success IS NULL');
+  const fts = q.search ? ftsQuery(q.search) : null;
+  if (q.search && q.search.trim() !== '') {
+    const alternatives = ["e.ext_id LIKE ? ESCAPE '\\'"];
+    params.push(`%${q.search.trim().replace(/[%_\\]/g, (c) => `\\${c}`)}%`);
+    if (fts) {
+      alternatives.push('e.id IN (SELECT t.episode_id FROM turn_fts JOIN turns t ON t.id = turn_fts.rowid WHERE turn_fts MATCH ?)');
+      params.push(fts);
+    }
+    where.push(`(${alternatives.join(' OR ')})`);
+  }
+  const whereSql = where.length ? `WHERE ${where.join(' AND ')}` : '';
+  const from = 'FROM episodes e JOIN runs r ON r.id = e.run_id';
+  const total = (db.prepare(`SELECT COUNT(*) ${from} ${whereSql}`).pluck().get(...params) as number) ?? 0;
+  const order = `${SORT_SQL[q.sort]} ${q.desc ? 'DESC' : 'ASC'} NULLS LAST, e.id ${q.desc ? 'DESC' : 'ASC'}`;
+  const rows = db
+    .prepare(`SELECT ${EPISODE_COLUMNS} ${from} ${whereSql} ORDER BY ${order} LIMIT ? OFFSET ?`)
+    .all(...params, q.limit, q.offset) as RawEpisodeRow[];
+  return { total, rows: rows.map(decodeEpisodeRow) };
+}
+
+export function episodeRowById(db: Db, id: number): EpisodeRow | undefined {
+  const raw = db.prepare(`SELECT ${EPISODE_COLUMNS} FROM episodes e JOIN runs r ON r.id = e.run_id WHERE e.id = ?`).get(id) as
+    | RawEpisodeRow
+    | undefined;
+  return raw && decodeEpisodeRow(raw);
+}
+
+/** Episode ids with this id from the log (`ext_id`), optionally within one run. */
+export function findEpisodeIds(db: Db, extId: string, run?: string): { id: number; run: string }[] {
+  const sql = `SELECT e.id, r.name AS run FROM episodes e JOIN runs r ON r.id = e.run_id WHERE e.ext_id = ?${run ? ' AND r.name = ?' : ''} ORDER BY e.id`;
+  return db.prepare(sql).all(...(run ? [extId, run] : [extId])) as { id: number; run: string }[];
+}
+
+export function listRuns(db: Db): RunSummary[] {
+  const runs = db
+    .prepare(`SELECT r.id, r.name, r.source_format AS format, r.source_path, r.imported_at, r.policy_name,
+      COUNT(e.id) AS episodes, COALESCE(SUM(e.n_turns), 0) AS turns, COALESCE(SUM(e.total_cost), 0) AS total_cost,
+      AVG(CASE WHEN e.success IS NULL THEN NULL ELSE e.success END) AS success_rate,
+      AVG(e.score_norm) AS mean_score_norm
+      FROM runs r LEFT JOIN episodes e ON e.run_id = r.id GROUP BY r.id ORDER BY r.name`)
+    .all() as Omit<RunSummary, 'models' | 'priced_turns'>[];
+  const models = db
+    .prepare(`SELECT e.run_id AS run_id, m.name AS name, SUM(t.cost_source = 'priced') AS priced
+      FROM turns t JOIN episodes e ON e.id = t.episode_id JOIN models m ON m.id = t.model_id
+      GROUP BY e.run_id, t.model_id ORDER BY COUNT(*) DESC`)
+    .all() as { run_id: number; name: string; priced: number }[];
+  return runs.map((r) => {
+    const mine = models.filter((m) => m.run_id === r.id);
+    return { ...r, models: mine.map((m) => m.name), priced_turns: mine.reduce((a, m) => a + m.priced, 0) };
+  });
+}

@@ -1,0 +1,200 @@
+/**
+ * Writes canonical episodes into the database. Everything a turn needs that the log may lack is filled
+ * here, once, for every format: model rows (unknown models added), priced costs, switches, errors
+ * detected by the rules, and the AEC targets. The caller owns the transaction (one per source file).
+ */
+import type { CanonicalEpisode, TurnError } from '../../shared/canonical.ts';
+import { SEVERITY_LEVEL, aecTargets, maxSeverity, normaliseScore } from '../../shared/formulas.ts';
+import type { ErrorRules } from '../analysis/errorRules.ts';
+import { expectedSteps } from '../analysis/expectedSteps.ts';
+import type { Db } from './database.ts';
+import { ModelResolver, priceTurn } from './models.ts';
+
+export interface WriteResult {
+  episodeId: number;
+  replaced: boolean;
+}
+
+export class EpisodeWriter {
+  readonly models: ModelResolver;
+  private readonly runIds = new Map<string, number>();
+  private readonly errorTypeIds = new Map<string, number>();
+  private readonly s;
+
+  constructor(
+    private readonly db: Db,
+    private readonly rules: ErrorRules,
+  ) {
+    this.models = new ModelResolver(db);
+    this.s = {
+      findRun: db.prepare('SELECT id FROM runs WHERE name = ?').pluck(),
+      insertRun: db.prepare(`INSERT INTO runs (name, source_format, source_path, imported_at, policy_name, policy_kind)
+        VALUES (?, ?, ?, ?, ?, ?)`),
+      findEpisode: db.prepare('SELECT id FROM episodes WHERE run_id = ? AND ext_id = ?').pluck(),
+      deleteEpisode: db.prepare('DELETE FROM episodes WHERE id = ?'),
+      insertEpisode: db.prepare(`INSERT INTO episodes (run_id, ext_id, task_id, task_type, task_category, split,
+        difficulty, final_score, score_lo, score_hi, score_norm, success, total_cost, n_turns, n_errors, n_switches,
+        expected_steps, exit_reason, budget_usd, budget_mode, max_turns, train_step, source_id)
+        VALUES (@run_id, @ext_id, @task_id, @task_type, @task_category, @split, @difficulty, @final_score, @score_lo,
+        @score_hi, @score_norm, @success, @total_cost, @n_turns, @n_errors, @n_switches, @expected_steps,
+        @exit_reason, @budget_usd, @budget_mode, @max_turns, @train_step, @source_id)`),
+      insertEpisodeText: db.prepare('INSERT INTO episode_text (episode_id, task_text, policy_name) VALUES (?, ?, ?)'),
+      insertTurn: db.prepare(`INSERT INTO turns (episode_id, t, model_id, prev_model_id, switched, action_type, tool,
+        tokens_in, tokens_out, tokens_cached, cost, cost_source, latency_ms, propensity, error_mask, max_severity,
+        verdict, verify_correct) VALUES (@episode_id, @t, @model_id, @prev_model_id, @switched, @action_type, @tool,
+        @tokens_in, @tokens_out, @tokens_cached, @cost, @cost_source, @latency_ms, @propensity, @error_mask,
+        @max_severity, @verdict, @verify_correct)`),
+      insertTurnText: db.prepare('INSERT INTO turn_text (turn_id, action, observation) VALUES (?, ?, ?)'),
+      insertFts: db.prepare('INSERT INTO turn_fts (rowid, action, observation) VALUES (?, ?, ?)'),
+      insertTurnError: db.prepare(
+        'INSERT OR IGNORE INTO turn_errors (turn_id, error_type_id, severity, source) VALUES (?, ?, ?, ?)',
+      ),
+      insertCandidate: db.prepare(
+        'INSERT OR REPLACE INTO turn_candidates (turn_id, model_id, logged_score) VALUES (?, ?, ?)',
+      ),
+      insertTarget: db.prepare('INSERT INTO targets (turn_id, s_tilde, penalty) VALUES (?, ?, ?)'),
+      insertPlanNode: db.prepare(`INSERT INTO plan_nodes (episode_id, turn_id, round, subtask_id, model_id, primitive,
+        status) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+      insertPlanEdge: db.prepare('INSERT INTO plan_edges (episode_id, round, src, dst) VALUES (?, ?, ?, ?)'),
+      findErrorType: db.prepare('SELECT id FROM error_types WHERE name = ?').pluck(),
+      insertErrorType: db.prepare('INSERT INTO error_types (name) VALUES (?)'),
+    };
+  }
+
+  private runId(ep: CanonicalEpisode, format: string, sourcePath: string): number {
+    const cached = this.runIds.get(ep.run);
+    if (cached !== undefined) return cached;
+    let id = this.s.findRun.get(ep.run) as number | undefined;
+    if (id === undefined) {
+      const info = this.s.insertRun.run(
+        ep.run, format, sourcePath, new Date().toISOString(), ep.policy?.name ?? null, ep.policy?.kind ?? null,
+      );
+      id = Number(info.lastInsertRowid);
+    }
+    this.runIds.set(ep.run, id);
+    return id;
+  }
+
+  private errorTypeId(name: string): number {
+    let id = this.errorTypeIds.get(name);
+    if (id === undefined) {
+      id = (this.s.findErrorType.get(name) as number | undefined) ?? Number(this.s.insertErrorType.run(name).lastInsertRowid);
+      this.errorTypeIds.set(name, id);
+    }
+    return id;
+  }
+
+  /** Inserts one episode; an episode with the same run and id is replaced (re-import of a changed file). */
+  write(ep: CanonicalEpisode, format: string, sourcePath: string, sourceId: number | null): WriteResult {
+    const runId = this.runId(ep, format, sourcePath);
+    const existing = this.s.findEpisode.get(runId, ep.episode_id) as number | undefined;
+    if (existing !== undefined) this.s.deleteEpisode.run(existing);
+
+    const ruleSet = this.rules.forTaskType(ep.task.type);
+    const n = expectedSteps(ep.task);
+    const scoreNorm = normaliseScore(ep.outcome.score, ep.outcome.score_range, ep.outcome.success);
+
+    // Resolve per-turn facts first: episode totals are needed before the episode row exists.
+    let prevModel: number | null = null;
+    let totalCost = 0;
+    let nErrors = 0;
+    let nSwitches = 0;
+    const turns = ep.turns.map((turn) => {
+      const model = this.models.resolve(turn.model);
+      const errors: { e: TurnError; source: 'log' | 'rule' }[] =
+        turn.errors != null
+          ? turn.errors.map((e) => ({ e, source: 'log' as const }))
+          : ruleSet.detect(turn.observation).map((e) => ({ e, source: 'rule' as const }));
+      const severity = maxSeverity(errors.map((x) => x.e.severity));
+      let cost = turn.cost_usd ?? null;
+      let costSource: 'logged' | 'priced' | 'none' = 'logged';
+      if (cost === null) {
+        cost = priceTurn(model, turn.tokens ?? {});
+        costSource = cost === null ? 'none' : 'priced';
+      }
+      const switched = prevModel !== null && prevModel !== model.id;
+      const row = { turn, model, errors, severity, cost: cost ?? 0, costSource, prev: prevModel, switched };
+      prevModel = model.id;
+      totalCost += row.cost;
+      if (errors.length > 0) nErrors++;
+      if (switched) nSwitches++;
+      return row;
+    });
+    const targets = aecTargets(scoreNorm, turns.map((r) => r.severity), n);
+
+    const difficulty = ep.task.difficulty == null ? null : String(ep.task.difficulty);
+    const info = this.s.insertEpisode.run({
+      run_id: runId,
+      ext_id: ep.episode_id,
+      task_id: ep.task.id ?? null,
+      task_type: ep.task.type ?? null,
+      task_category: ep.task.category ?? null,
+      split: ep.task.split ?? null,
+      difficulty,
+      final_score: ep.outcome.score ?? null,
+      score_lo: ep.outcome.score_range?.[0] ?? null,
+      score_hi: ep.outcome.score_range?.[1] ?? null,
+      score_norm: scoreNorm,
+      success: ep.outcome.success == null ? null : ep.outcome.success ? 1 : 0,
+      total_cost: totalCost,
+      n_turns: ep.turns.length,
+      n_errors: nErrors,
+      n_switches: nSwitches,
+      expected_steps: n,
+      exit_reason: ep.outcome.exit ?? null,
+      budget_usd: ep.budget?.usd ?? null,
+      budget_mode: ep.budget?.mode ?? null,
+      max_turns: ep.budget?.max_turns ?? null,
+      train_step: ep.policy?.train_step ?? null,
+      source_id: sourceId,
+    });
+    const episodeId = Number(info.lastInsertRowid);
+    this.s.insertEpisodeText.run(episodeId, ep.task.text ?? null, ep.policy?.name ?? null);
+
+    turns.forEach((r, i) => {
+      const { turn } = r;
+      let mask = 0;
+      const typeIds = r.errors.map((x) => this.errorTypeId(x.e.type));
+      for (const id of typeIds) if (id < 31) mask |= 1 << id;
+      const turnInfo = this.s.insertTurn.run({
+        episode_id: episodeId,
+        t: turn.t,
+        model_id: r.model.id,
+        prev_model_id: r.prev,
+        switched: r.switched ? 1 : 0,
+        action_type: turn.action.type,
+        tool: turn.action.tool ?? null,
+        tokens_in: turn.tokens?.in ?? null,
+        tokens_out: turn.tokens?.out ?? null,
+        tokens_cached: turn.tokens?.cached ?? null,
+        cost: r.cost,
+        cost_source: r.costSource,
+        latency_ms: turn.latency_ms ?? null,
+        propensity: turn.propensity ?? null,
+        error_mask: mask,
+        max_severity: r.severity ? SEVERITY_LEVEL[r.severity] : 0,
+        verdict: turn.verify?.verdict ?? null,
+        verify_correct: turn.verify?.correct == null ? null : turn.verify.correct ? 1 : 0,
+      });
+      const turnId = Number(turnInfo.lastInsertRowid);
+      const action = turn.action.text ?? null;
+      const observation = turn.observation ?? null;
+      this.s.insertTurnText.run(turnId, action, observation);
+      this.s.insertFts.run(turnId, action, observation);
+      r.errors.forEach((x, k) => this.s.insertTurnError.run(turnId, typeIds[k], SEVERITY_LEVEL[x.e.severity], x.source));
+      for (const [name, score] of Object.entries(turn.candidates ?? {})) {
+        this.s.insertCandidate.run(turnId, this.models.resolve(name).id, score);
+      }
+      const target = targets[i];
+      if (target) this.s.insertTarget.run(turnId, target.s_tilde, target.penalty);
+      if (turn.plan) {
+        for (const sub of turn.plan.subtasks) {
+          const modelId = sub.model ? this.models.resolve(sub.model).id : null;
+          this.s.insertPlanNode.run(episodeId, turnId, turn.plan.round, sub.id, modelId, sub.primitive ?? null, sub.status ?? null);
+          for (const dep of sub.depends_on) this.s.insertPlanEdge.run(episodeId, turn.plan.round, dep, sub.id);
+        }
+      }
+    });
+    return { episodeId, replaced: existing !== undefined };
+  }
+}

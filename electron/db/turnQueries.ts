@@ -1,0 +1,72 @@
+/** Read-side SQL for the turns of one episode, with their text, errors and candidate scores. */
+import type { Db } from './database.ts';
+
+export interface TurnRowRaw {
+  id: number;
+  t: number;
+  model: string;
+  switched: number;
+  action_type: string;
+  tool: string | null;
+  action: string | null;
+  observation: string | null;
+  tokens_in: number | null;
+  tokens_out: number | null;
+  tokens_cached: number | null;
+  cost: number;
+  cost_source: 'logged' | 'priced' | 'none';
+  latency_ms: number | null;
+  propensity: number | null;
+  max_severity: number;
+}
+
+export function turnsOfEpisode(db: Db, episodeId: number): TurnRowRaw[] {
+  return db
+    .prepare(`SELECT t.id, t.t, m.name AS model, t.switched, t.action_type, t.tool, x.action, x.observation,
+      t.tokens_in, t.tokens_out, t.tokens_cached, t.cost, t.cost_source, t.latency_ms, t.propensity, t.max_severity
+      FROM turns t JOIN models m ON m.id = t.model_id LEFT JOIN turn_text x ON x.turn_id = t.id
+      WHERE t.episode_id = ? ORDER BY t.t`)
+    .all(episodeId) as TurnRowRaw[];
+}
+
+export interface TurnErrorRaw {
+  turn_id: number;
+  type: string;
+  severity: number;
+  source: 'log' | 'rule';
+}
+
+export function errorsOfEpisode(db: Db, episodeId: number): TurnErrorRaw[] {
+  return db
+    .prepare(`SELECT te.turn_id, et.name AS type, te.severity, te.source FROM turn_errors te
+      JOIN error_types et ON et.id = te.error_type_id JOIN turns t ON t.id = te.turn_id
+      WHERE t.episode_id = ? ORDER BY te.turn_id, te.severity DESC, et.name`)
+    .all(episodeId) as TurnErrorRaw[];
+}
+
+export function candidatesOfEpisode(db: Db, episodeId: number): { turn_id: number; model: string; score: number }[] {
+  return db
+    .prepare(`SELECT c.turn_id, m.name AS model, c.logged_score AS score FROM turn_candidates c
+      JOIN models m ON m.id = c.model_id JOIN turns t ON t.id = c.turn_id WHERE t.episode_id = ?`)
+    .all(episodeId) as { turn_id: number; model: string; score: number }[];
+}
+
+export interface EpisodeMetaRaw {
+  id: number;
+  task_id: string | null;
+  task_type: string | null;
+  task_text: string | null;
+  expected_steps: number | null;
+  score_norm: number | null;
+  budget_usd: number | null;
+  max_turns: number | null;
+  policy_name: string | null;
+}
+
+export function episodeMeta(db: Db, episodeId: number): EpisodeMetaRaw | undefined {
+  return db
+    .prepare(`SELECT e.id, e.task_id, e.task_type, x.task_text, e.expected_steps, e.score_norm, e.budget_usd, e.max_turns,
+      COALESCE(x.policy_name, r.policy_name) AS policy_name
+      FROM episodes e JOIN runs r ON r.id = e.run_id LEFT JOIN episode_text x ON x.episode_id = e.id WHERE e.id = ?`)
+    .get(episodeId) as EpisodeMetaRaw | undefined;
+}

@@ -1,0 +1,51 @@
+/** `routelens/v1` JSON Lines (DESIGN §3): one canonical episode per line, validated with the shared schema. */
+import { CANONICAL_SCHEMA, CanonicalEpisode, describeIssue } from '../../shared/canonical.ts';
+import { readLines } from './lineReader.ts';
+import { ImportError, type ImportContext, type Importer } from './types.ts';
+
+/** A line longer than this is refused before parsing: no real episode comes near it, and it bounds memory. */
+const MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+function firstLine(head: string): string {
+  const trimmed = head.replace(/^\uFEFF/, '').trimStart();
+  const end = trimmed.indexOf('\n');
+  return end === -1 ? trimmed : trimmed.slice(0, end);
+}
+
+export const canonicalImporter: Importer = {
+  format: 'canonical',
+
+  detect(head) {
+    const line = firstLine(head);
+    return line.startsWith('{') && /"schema"\s*:\s*"routelens\/v1"/.test(line.slice(0, 65536));
+  },
+
+  async *read(file: string, ctx: ImportContext) {
+    const seen = new Map<string, number>();
+    for await (const { lineNo, text: line } of readLines(file, { maxLineBytes: MAX_LINE_BYTES, onBytes: ctx.onBytes })) {
+      if (line.trim() === '') continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch (err) {
+        throw new ImportError(file, lineNo, `invalid JSON: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        throw new ImportError(file, lineNo, 'expected one JSON object (an episode) per line');
+      }
+      if ((value as { schema?: unknown }).schema !== CANONICAL_SCHEMA) {
+        throw new ImportError(file, lineNo, `schema: expected "${CANONICAL_SCHEMA}"`);
+      }
+      const parsed = CanonicalEpisode.safeParse(value);
+      if (!parsed.success) throw new ImportError(file, lineNo, describeIssue(parsed.error));
+      const episode = ctx.runName ? { ...parsed.data, run: ctx.runName } : parsed.data;
+      const key = `${episode.run}\u0000${episode.episode_id}`;
+      const first = seen.get(key);
+      if (first !== undefined) {
+        throw new ImportError(file, lineNo, `duplicate episode_id "${episode.episode_id}" in run "${episode.run}" (first on line ${first})`);
+      }
+      seen.set(key, lineNo);
+      yield episode;
+    }
+  },
+};

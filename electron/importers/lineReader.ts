@@ -1,0 +1,65 @@
+/**
+ * Streams a file as numbered UTF-8 lines with bounded memory. Decoding is strict (invalid UTF-8 is an
+ * error with its line, not a silent U+FFFD), and a line longer than `maxLineBytes` is refused before it
+ * is held in memory whole.
+ */
+import { createReadStream } from 'node:fs';
+import { ImportError } from './types.ts';
+
+export interface Line {
+  lineNo: number;
+  text: string;
+}
+
+export interface LineReaderOptions {
+  maxLineBytes?: number;
+  /** Called with the bytes read so far, for progress. */
+  onBytes?: (bytes: number) => void;
+}
+
+export async function* readLines(file: string, options: LineReaderOptions = {}): AsyncGenerator<Line> {
+  const maxLineBytes = options.maxLineBytes ?? 64 * 1024 * 1024;
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let lineNo = 0;
+  let bytes = 0;
+
+  const decode = (buf: Buffer): string => {
+    try {
+      let text = decoder.decode(buf);
+      if (lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      return text.endsWith('\r') ? text.slice(0, -1) : text;
+    } catch {
+      throw new ImportError(file, lineNo, 'not valid UTF-8');
+    }
+  };
+
+  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
+    bytes += chunk.length;
+    options.onBytes?.(bytes);
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(10, start);
+      if (nl === -1) break;
+      lineNo++;
+      const piece = chunk.subarray(start, nl);
+      if (pendingBytes + piece.length > maxLineBytes) throw new ImportError(file, lineNo, `line longer than ${maxLineBytes} bytes`);
+      const whole = pending.length ? Buffer.concat([...pending, piece]) : piece;
+      pending = [];
+      pendingBytes = 0;
+      yield { lineNo, text: decode(whole) };
+      start = nl + 1;
+    }
+    if (start < chunk.length) {
+      const rest = chunk.subarray(start);
+      pendingBytes += rest.length;
+      if (pendingBytes > maxLineBytes) throw new ImportError(file, lineNo + 1, `line longer than ${maxLineBytes} bytes`);
+      pending.push(Buffer.from(rest));
+    }
+  }
+  if (pendingBytes > 0) {
+    lineNo++;
+    yield { lineNo, text: decode(Buffer.concat(pending)) };
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * The import pipeline: expands folders, picks an importer per file (content first, registry order),
+ * skips files already imported (content hash), and writes each file's episodes in one transaction, so
+ * a bad or interrupted file leaves nothing behind. Reports per-file results and progress.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, openSync, readSync, closeSync, readdirSync, statSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import type { Db } from '../db/database.ts';
+import { EpisodeWriter } from '../db/episodeWriter.ts';
+import { defaultErrorRules, type ErrorRules } from '../analysis/errorRules.ts';
+import { IMPORTERS, importerByFormat } from './registry.ts';
+import { ImportError, type Importer } from './types.ts';
+
+export interface FileResult {
+  path: string;
+  status: 'imported' | 'skipped' | 'rejected';
+  format: string | null;
+  episodes: number;
+  turns: number;
+  /** For skipped and rejected files: why, as `file:line: reason` for rejections. */
+  reason?: string;
+}
+
+export interface ImportReport {
+  files: FileResult[];
+  warnings: string[];
+  modelsAdded: string[];
+  /** Files found in folders that no importer recognised (sidecars such as report.json). */
+  ignored: number;
+}
+
+export interface ImportProgress {
+  file: string;
+  filesDone: number;
+  filesTotal: number;
+  episodes: number;
+  turns: number;
+  fileBytesRead: number;
+  fileBytes: number;
+}
+
+export interface ImportOptions {
+  format?: string;
+  runName?: string;
+  rules?: ErrorRules;
+  onProgress?: (p: ImportProgress) => void;
+}
+
+const HEAD_BYTES = 64 * 1024;
+const SKIP_DIRS = new Set(['node_modules', '.git']);
+
+interface Candidate {
+  path: string;
+  root: string;
+  explicit: boolean;
+}
+
+function expand(paths: string[]): Candidate[] {
+  const out: Candidate[] = [];
+  const walk = (dir: string, root: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (entry.name.startsWith('.') || SKIP_DIRS.has(entry.name)) continue;
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) walk(full, root);
+      else if (entry.isFile()) out.push({ path: full, root, explicit: false });
+    }
+  };
+  for (const p of paths) {
+    const abs = resolve(p);
+    let st;
+    try {
+      st = statSync(abs);
+    } catch {
+      throw new ImportError(p, 0, 'no such file or folder');
+    }
+    if (st.isDirectory()) walk(abs, abs);
+    else out.push({ path: abs, root: abs, explicit: true });
+  }
+  return out;
+}
+
+function readHead(path: string): string {
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.alloc(HEAD_BYTES);
+    const n = readSync(fd, buf, 0, HEAD_BYTES, 0);
+    return buf.subarray(0, n).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function hashFile(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+export function detectImporter(head: string, name: string): Importer | null {
+  return IMPORTERS.find((imp) => imp.detect(head, name)) ?? null;
+}
+
+export async function importPaths(db: Db, paths: string[], options: ImportOptions = {}): Promise<ImportReport> {
+  const forced = options.format && options.format !== 'auto' ? importerByFormat(options.format) : null;
+  if (options.format && options.format !== 'auto' && !forced) {
+    throw new ImportError(options.format, 0, `unknown format (known: auto, ${IMPORTERS.map((i) => i.format).join(', ')})`);
+  }
+  const writer = new EpisodeWriter(db, options.rules ?? defaultErrorRules());
+  const report: ImportReport = { files: [], warnings: [], modelsAdded: [], ignored: 0 };
+  const candidates = expand(paths);
+  const findSource = db.prepare('SELECT path FROM sources WHERE content_hash = ?').pluck();
+  const insertSource = db.prepare(
+    'INSERT INTO sources (content_hash, path, format, imported_at, episodes) VALUES (?, ?, ?, ?, 0)',
+  );
+  const setSourceCount = db.prepare('UPDATE sources SET episodes = ? WHERE id = ?');
+  let totalEpisodes = 0;
+  let totalTurns = 0;
+
+  for (const [index, c] of candidates.entries()) {
+    const size = statSync(c.path).size;
+    const progress = (bytes: number): void =>
+      options.onProgress?.({
+        file: c.path, filesDone: index, filesTotal: candidates.length, episodes: totalEpisodes, turns: totalTurns,
+        fileBytesRead: bytes, fileBytes: size,
+      });
+    progress(0);
+    const head = size === 0 ? '' : readHead(c.path);
+    const importer = forced ?? detectImporter(head, basename(c.path));
+    if (!importer) {
+      if (c.explicit) {
+        report.files.push({
+          path: c.path, status: 'rejected', format: null, episodes: 0, turns: 0,
+          reason: `${c.path}:1: not a trajectory format RouteLens reads (${IMPORTERS.map((i) => i.format).join(', ')})`,
+        });
+      } else {
+        report.ignored++;
+      }
+      continue;
+    }
+    const hash = await hashFile(c.path);
+    const previous = findSource.get(hash) as string | undefined;
+    if (previous !== undefined) {
+      report.files.push({
+        path: c.path, status: 'skipped', format: importer.format, episodes: 0, turns: 0,
+        reason: previous === c.path ? 'already imported' : `already imported (same content as ${previous})`,
+      });
+      continue;
+    }
+
+    const fileWarnings: string[] = [];
+    let episodes = 0;
+    let turns = 0;
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const sourceId = Number(insertSource.run(hash, c.path, importer.format, new Date().toISOString()).lastInsertRowid);
+      const ctx = {
+        root: c.root,
+        runName: options.runName,
+        warn: (m: string) => fileWarnings.push(`${c.path}: ${m}`),
+        onBytes: progress,
+      };
+      for await (const ep of importer.read(c.path, ctx)) {
+        writer.write(ep, importer.format, c.path, sourceId);
+        episodes++;
+        turns += ep.turns.length;
+      }
+      if (episodes === 0) throw new ImportError(c.path, 1, 'no episodes in this file');
+      setSourceCount.run(episodes, sourceId);
+      db.exec('COMMIT');
+      totalEpisodes += episodes;
+      totalTurns += turns;
+      report.warnings.push(...fileWarnings);
+      report.files.push({ path: c.path, status: 'imported', format: importer.format, episodes, turns });
+    } catch (err) {
+      db.exec('ROLLBACK');
+      // Only the file's own faults are rejections; anything else is a bug and stops the import.
+      if (!(err instanceof ImportError)) throw err;
+      report.files.push({ path: c.path, status: 'rejected', format: importer.format, episodes: 0, turns: 0, reason: err.message });
+    }
+  }
+  report.modelsAdded = [...new Set(writer.models.added)];
+  for (const m of report.modelsAdded) report.warnings.push(`model "${m}" is not in models/pool.json: added without prices`);
+  options.onProgress?.({
+    file: '', filesDone: candidates.length, filesTotal: candidates.length, episodes: totalEpisodes, turns: totalTurns,
+    fileBytesRead: 0, fileBytes: 0,
+  });
+  return report;
+}

@@ -1,0 +1,9 @@
+/** Importers in priority order (DESIGN §4): the first whose `detect` accepts a file reads it. */
+import { canonicalImporter } from './canonical.ts';
+import type { Importer } from './types.ts';
+
+export const IMPORTERS: readonly Importer[] = [canonicalImporter];
+
+export function importerByFormat(format: string): Importer | undefined {
+  return IMPORTERS.find((i) => i.format === format);
+}

@@ -1,0 +1,184 @@
+/**
+ * `serve` mode: the same API and UI as the desktop window, over HTTP for a browser (DESIGN §12).
+ * Bound to 127.0.0.1 only. Every request needs the per-launch token: the printed URL carries it once,
+ * the server trades it for an HttpOnly SameSite=Strict cookie and redirects to a clean URL; scripts may
+ * send it as `X-RouteLens-Token`. Host and Origin are checked against our own address, so a page on another
+ * site cannot reach the API even by DNS rebinding.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openDatabase } from '../db/database.ts';
+import { createApi } from '../services/api.ts';
+import { dispatch } from '../services/dispatch.ts';
+
+export interface ServeOptions {
+  dbPath: string;
+  port?: number;
+  host?: '127.0.0.1';
+  staticDir?: string;
+  /** Fixed token (tests); a random one per launch otherwise. */
+  token?: string;
+}
+
+export interface RunningServer {
+  url: string;
+  token: string;
+  close(): Promise<void>;
+}
+
+const MAX_BODY = 1024 * 1024;
+const COOKIE = 'routelens_token';
+const CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const MIME: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.json': 'application/json',
+  '.woff2': 'font/woff2',
+  '.ico': 'image/x-icon',
+};
+
+export const defaultStaticDir = fileURLToPath(new URL('../../dist/renderer/', import.meta.url));
+
+function sameToken(a: string | undefined, b: string): boolean {
+  if (!a) return false;
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function cookieToken(req: IncomingMessage): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const [k, v] = part.trim().split('=');
+    if (k === COOKIE) return v;
+  }
+  return undefined;
+}
+
+function send(res: ServerResponse, status: number, body: string | Buffer, type = 'text/plain; charset=utf-8'): void {
+  res.writeHead(status, {
+    'Content-Type': type,
+    'Content-Security-Policy': CSP,
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'Cache-Control': 'no-store',
+    'Cross-Origin-Opener-Policy': 'same-origin',
+    'Cross-Origin-Resource-Policy': 'same-origin',
+  });
+  res.end(body);
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) throw new RangeError('request body too large');
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const host = options.host ?? '127.0.0.1';
+  const token = options.token ?? randomBytes(24).toString('hex');
+  const staticDir = resolve(options.staticDir ?? defaultStaticDir);
+  const db = openDatabase(options.dbPath);
+  const api = createApi(db, options.dbPath);
+  let allowedHosts: Set<string> = new Set();
+  let allowedOrigins: Set<string> = new Set();
+
+  const serveStatic = (res: ServerResponse, pathname: string): void => {
+    const rel = pathname === '/' ? 'index.html' : decodeURIComponent(pathname).replace(/^\/+/, '');
+    const file = normalize(join(staticDir, rel));
+    if (!file.startsWith(staticDir + sep) && file !== staticDir) return send(res, 404, 'not found');
+    if (!existsSync(file) || !statSync(file).isFile()) {
+      if (pathname === '/' || pathname === '/index.html') {
+        return send(res, 503, 'The RouteLens UI is not built yet: run `npm run build:renderer`, then reload.');
+      }
+      return send(res, 404, 'not found');
+    }
+    send(res, 200, readFileSync(file), MIME[extname(file)] ?? 'application/octet-stream');
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (!allowedHosts.has(req.headers.host ?? '')) return send(res, 421, 'unexpected Host header');
+    const origin = req.headers.origin;
+    if (origin !== undefined && !allowedOrigins.has(origin)) return send(res, 403, 'cross-origin request refused');
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+
+    if (req.method === 'GET' && url.searchParams.has('token')) {
+      if (!sameToken(url.searchParams.get('token') ?? undefined, token)) return send(res, 401, 'wrong access token');
+      res.writeHead(303, {
+        Location: "/", // the browser keeps the #/deep/link fragment across the redirect
+        'Set-Cookie': `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`,
+        'Cache-Control': 'no-store',
+      });
+      return void res.end();
+    }
+    const presented = (req.headers['x-routelens-token'] as string | undefined) ?? cookieToken(req);
+    if (!sameToken(presented, token)) {
+      return send(res, 401, 'RouteLens: open the URL that `routelens serve` printed (it carries the access token).');
+    }
+    if (url.pathname.startsWith('/api/')) {
+      if (req.method !== 'POST') return send(res, 405, 'use POST');
+      let payload: unknown;
+      try {
+        const body = await readBody(req);
+        payload = body === '' ? {} : JSON.parse(body);
+      } catch (err) {
+        const message = err instanceof RangeError ? err.message : 'request body is not JSON';
+        return send(res, 400, JSON.stringify({ ok: false, error: { kind: 'input', message } }), 'application/json');
+      }
+      const result = await dispatch(api, url.pathname.slice(5), payload);
+      const status = result.ok ? 200 : result.error.kind === 'input' ? 400 : result.error.kind === 'not_found' ? 404 : 500;
+      return send(res, status, JSON.stringify(result), 'application/json');
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed');
+    serveStatic(res, url.pathname);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) send(res, 500, `internal error: ${err instanceof Error ? err.message : String(err)}`);
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolveListen());
+  });
+  const port = (server.address() as AddressInfo).port;
+  allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
+  allowedOrigins = new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
+  return {
+    url: `http://127.0.0.1:${port}/?token=${token}`,
+    token,
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => {
+          db.close();
+          done();
+        });
+      }),
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * The services behind the API contract, over one open database. Plain functions of their input: the
+ * transports (IPC, HTTP, CLI, tests) reach them through dispatch.ts, which validates first.
+ */
+import {
+  EpisodeQuery,
+  type EpisodeDetail,
+  type ModelInfo,
+  type RouteLensApi,
+  type TurnDetail,
+} from '../../shared/api.ts';
+import { severityFromLevel } from '../../shared/formulas.ts';
+import { episodeTargets } from '../analysis/targets.ts';
+import { schemaVersion, type Db } from '../db/database.ts';
+import { episodeRowById, findEpisodeIds, listRuns, queryEpisodes } from '../db/episodeQueries.ts';
+import { candidatesOfEpisode, episodeMeta, errorsOfEpisode, turnsOfEpisode } from '../db/turnQueries.ts';
+import { NotFoundError } from './dispatch.ts';
+
+export function resolveEpisodeId(db: Db, ref: { id: number } | { ext_id: string; run?: string }): number {
+  if ('id' in ref) return ref.id;
+  const hits = findEpisodeIds(db, ref.ext_id, ref.run);
+  if (hits.length === 0) throw new NotFoundError(`no episode "${ref.ext_id}"${ref.run ? ` in run "${ref.run}"` : ''}`);
+  if (hits.length > 1) {
+    throw new NotFoundError(`episode "${ref.ext_id}" is in several runs (${hits.map((h) => h.run).join(', ')}): name one with --run`);
+  }
+  return (hits[0] as { id: number }).id;
+}
+
+export function episodeDetail(db: Db, episodeId: number): EpisodeDetail {
+  const row = episodeRowById(db, episodeId);
+  const meta = episodeMeta(db, episodeId);
+  if (!row || !meta) throw new NotFoundError(`no episode with id ${episodeId}`);
+  const errors = errorsOfEpisode(db, episodeId);
+  const candidates = candidatesOfEpisode(db, episodeId);
+  const targets = episodeTargets(db, episodeId).turns;
+  let cumulative = 0;
+  const turns: TurnDetail[] = turnsOfEpisode(db, episodeId).map((t, i) => {
+    cumulative += t.cost;
+    return {
+      id: t.id,
+      t: t.t,
+      model: t.model,
+      switched: t.switched === 1,
+      action_type: t.action_type,
+      tool: t.tool,
+      action: t.action,
+      observation: t.observation,
+      tokens_in: t.tokens_in,
+      tokens_out: t.tokens_out,
+      tokens_cached: t.tokens_cached,
+      cost: t.cost,
+      cost_source: t.cost_source,
+      cumulative_cost: cumulative,
+      latency_ms: t.latency_ms,
+      propensity: t.propensity,
+      candidates: Object.fromEntries(candidates.filter((c) => c.turn_id === t.id).map((c) => [c.model, c.score])),
+      errors: errors
+        .filter((e) => e.turn_id === t.id)
+        .map((e) => ({ type: e.type, severity: severityFromLevel(e.severity) ?? 'low', source: e.source })),
+      max_severity: severityFromLevel(t.max_severity),
+      s_tilde: targets[i]?.s_tilde ?? null,
+      penalty: targets[i]?.penalty ?? null,
+    };
+  });
+  return {
+    episode: {
+      ...row,
+      task_id: meta.task_id,
+      task_type: meta.task_type,
+      task_text: meta.task_text,
+      expected_steps: meta.expected_steps ?? 0,
+      budget_usd: meta.budget_usd,
+      max_turns: meta.max_turns,
+      policy_name: meta.policy_name,
+    },
+    turns,
+  };
+}
+
+export function listModels(db: Db): ModelInfo[] {
+  // Colour order: pool models first, then others by first appearance, so a model keeps its colour as runs are added.
+  const rows = db
+    .prepare(`SELECT id, name, provider, price_in_per_m, price_out_per_m, tier FROM models
+      WHERE in_pool = 1 OR id IN (SELECT DISTINCT model_id FROM turns) ORDER BY in_pool DESC, id`)
+    .all() as Omit<ModelInfo, 'color_index'>[];
+  return rows.map((r, i) => ({ ...r, color_index: i }));
+}
+
+export function createApi(db: Db, path = db.name): RouteLensApi {
+  const count = (table: string): number => db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
+  return {
+    dbInfo: async () => ({
+      path,
+      runs: count('runs'),
+      episodes: count('episodes'),
+      turns: count('turns'),
+      schema_version: schemaVersion(db),
+    }),
+    listRuns: async () => listRuns(db),
+    listModels: async () => listModels(db),
+    queryEpisodes: async (input) => queryEpisodes(db, EpisodeQuery.parse(input)),
+    getEpisode: async (input) => episodeDetail(db, resolveEpisodeId(db, input)),
+  };
+}

@@ -1,0 +1,31 @@
+/**
+ * The boundary every transport goes through (IPC, HTTP, tests): checks the call name against the contract,
+ * validates the payload with its zod schema, runs the service, and turns failures into an `ApiError`
+ * that says whose fault it was. Transports only move bytes.
+ */
+import { z } from 'zod';
+import { apiContract, type ApiError, type ApiName, type RouteLensApi } from '../../shared/api.ts';
+import { describeIssue } from '../../shared/canonical.ts';
+
+export type DispatchResult = { ok: true; value: unknown } | { ok: false; error: ApiError };
+
+/** Thrown by services for a well-formed request naming something that does not exist. */
+export class NotFoundError extends Error {}
+
+export function isApiName(name: unknown): name is ApiName {
+  return typeof name === 'string' && Object.hasOwn(apiContract, name);
+}
+
+export async function dispatch(api: RouteLensApi, name: unknown, payload: unknown): Promise<DispatchResult> {
+  if (!isApiName(name)) return { ok: false, error: { kind: 'input', message: `unknown call ${String(name).slice(0, 80)}` } };
+  const parsed = apiContract[name].input.safeParse(payload ?? {});
+  if (!parsed.success) return { ok: false, error: { kind: 'input', message: `${name}: ${describeIssue(parsed.error)}` } };
+  try {
+    const call = api[name] as (input: unknown) => Promise<unknown>;
+    return { ok: true, value: await call(parsed.data) };
+  } catch (err) {
+    if (err instanceof NotFoundError) return { ok: false, error: { kind: 'not_found', message: err.message } };
+    if (err instanceof z.ZodError) return { ok: false, error: { kind: 'input', message: `${name}: ${describeIssue(err)}` } };
+    return { ok: false, error: { kind: 'internal', message: err instanceof Error ? err.message : String(err) } };
+  }
+}
