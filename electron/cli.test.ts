@@ -1,0 +1,81 @@
+// The CLI as a user runs it: a child process, real files, exit codes, stdout JSON and stderr messages.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { useSuiteTempDir } from './testing/tmp.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const bin = join(root, 'bin', 'routelens.mjs');
+const example = join(root, 'fixtures', 'canonical', 'example.jsonl');
+const tempDir = useSuiteTempDir();
+
+function routelens(...args: string[]) {
+  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', cwd: root, timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('routelens CLI', () => {
+  const dir = tempDir();
+  const db = join(dir, 'cli.db');
+
+  it('imports, then prints info as JSON', () => {
+    const imp = routelens('import', example, '--db', db);
+    expect(imp.code, imp.stderr).toBe(0);
+    expect(imp.stderr).toMatch(/1 imported, 0 skipped, 0 rejected/);
+    const info = routelens('info', '--db', db, '--json');
+    expect(info.code).toBe(0);
+    const parsed = JSON.parse(info.stdout);
+    expect(parsed.runs).toHaveLength(2);
+    expect(Object.keys(parsed.runs[0]).sort()).toEqual(['episodes', 'format', 'models', 'name', 'success_rate', 'total_cost', 'turns']);
+    expect(parsed.runs[0]).toMatchObject({ name: 'hle-router-demo', format: 'canonical', episodes: 7, turns: 51 });
+  });
+
+  it('prints the AEC targets of an episode as JSON', () => {
+    const r = routelens('analyze', 'targets', '--db', db, '--episode', 'handworked', '--json');
+    expect(r.code, r.stderr).toBe(0);
+    const parsed = JSON.parse(r.stdout);
+    expect(parsed.episode).toBe('handworked');
+    expect(parsed.turns[1]).toEqual({ t: 1, s_tilde: expect.closeTo(0.758, 10), penalty: expect.closeTo(0.03, 10), errors: ['python_traceback'] });
+    // most severe first
+    expect(parsed.turns[4].errors).toEqual(['tool_invalid_args', 'format_error']);
+  });
+
+  it('rejects a bad file with path:line and exit code 1, importing nothing of it', () => {
+    const bad = join(root, 'fixtures', 'broken', 'canonical-wrong-type.jsonl');
+    const fresh = join(dir, 'bad.db');
+    const r = routelens('import', bad, '--db', fresh);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/canonical-wrong-type\.jsonl:3: turns\[2\]\.tokens\.in/);
+    expect(JSON.parse(routelens('info', '--db', fresh, '--json').stdout).runs).toEqual([]);
+  });
+
+  it('skips a file imported before (same content under another name)', () => {
+    const copy = join(dir, 'copy.jsonl');
+    copyFileSync(example, copy);
+    const r = routelens('import', copy, '--db', db);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/skipped .*already imported/);
+  });
+
+  it('says what is wrong for user errors, without a stack trace', () => {
+    const missing = routelens('info', '--db', join(dir, 'nope.db'), '--json');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/no such database/);
+    expect(existsSync(join(dir, 'nope.db'))).toBe(false);
+    const unknownEp = routelens('analyze', 'targets', '--db', db, '--episode', 'zzz');
+    expect(unknownEp.code).toBe(1);
+    expect(unknownEp.stderr).not.toMatch(/\n\s+at /);
+    expect(routelens('frobnicate').code).toBe(1);
+    expect(routelens('import', '--db', db, '--bogus').code).toBe(1);
+  });
+
+  it('has --help for every command', () => {
+    for (const cmd of ['import', 'info', 'analyze', 'serve', 'demo']) {
+      const r = routelens(cmd, '--help');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/usage: routelens /);
+    }
+  });
+});

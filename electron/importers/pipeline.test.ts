@@ -1,0 +1,121 @@
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../db/database.ts';
+import { useTempDir } from '../testing/tmp.ts';
+import { importPaths, type ImportProgress } from './pipeline.ts';
+
+const example = fileURLToPath(new URL('../../fixtures/canonical/example.jsonl', import.meta.url));
+const broken = fileURLToPath(new URL('../../fixtures/broken/canonical-wrong-type.jsonl', import.meta.url));
+const tempDir = useTempDir();
+const count = (db: Db, table: string): number => db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
+
+describe('import pipeline', () => {
+  it('is idempotent: the same file again is skipped and changes nothing', async () => {
+    const db = openDatabase(join(tempDir(), 'p.db'));
+    await importPaths(db, [example]);
+    const before = [count(db, 'episodes'), count(db, 'turns'), count(db, 'turn_fts')];
+    const again = await importPaths(db, [example]);
+    expect(again.files[0]?.status).toBe('skipped');
+    expect([count(db, 'episodes'), count(db, 'turns'), count(db, 'turn_fts')]).toEqual(before);
+    db.close();
+  });
+
+  it('replaces episodes with the same run and id when a changed file is imported', async () => {
+    const dir = tempDir();
+    const db = openDatabase(join(dir, 'p.db'));
+    await importPaths(db, [example]);
+    const lines = readFileSync(example, 'utf8').trim().split('\n');
+    const first = JSON.parse(lines[0] as string);
+    first.turns = first.turns.slice(0, 2);
+    const changed = join(dir, 'changed.jsonl');
+    writeFileSync(changed, `${JSON.stringify(first)}\n`);
+    const report = await importPaths(db, [changed]);
+    expect(report.files[0]?.status).toBe('imported');
+    expect(count(db, 'episodes')).toBe(13);
+    const n = db.prepare('SELECT n_turns FROM episodes WHERE ext_id = ?').pluck().get(first.episode_id);
+    expect(n).toBe(2);
+    // No orphan text or search rows from the replaced episode.
+    expect(count(db, 'turn_text')).toBe(count(db, 'turns'));
+    expect(count(db, 'turn_fts')).toBe(count(db, 'turns'));
+    db.close();
+  });
+
+  it('imports the good files of a folder and reports the bad one', async () => {
+    const dir = tempDir();
+    const logs = join(dir, 'logs');
+    mkdirSync(join(logs, 'nested'), { recursive: true });
+    copyFileSync(example, join(logs, 'a.jsonl'));
+    copyFileSync(broken, join(logs, 'nested', 'b.jsonl'));
+    writeFileSync(join(logs, 'notes.txt'), 'not a log');
+    const db = openDatabase(join(dir, 'p.db'));
+    const report = await importPaths(db, [logs]);
+    expect(report.files.map((f) => f.status)).toEqual(['imported', 'rejected']);
+    expect(report.files[1]?.reason).toMatch(/b\.jsonl:3: /);
+    expect(report.ignored).toBe(1);
+    expect(count(db, 'episodes')).toBe(13);
+    db.close();
+  });
+
+  it('rejects an explicitly named file no importer recognises', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'notes.txt');
+    writeFileSync(file, 'hello');
+    const db = openDatabase(join(dir, 'p.db'));
+    const report = await importPaths(db, [file]);
+    expect(report.files[0]?.status).toBe('rejected');
+    expect(report.files[0]?.reason).toMatch(/notes\.txt:1: not a trajectory format/);
+    db.close();
+  });
+
+  it('renames the run with --run and reports progress', async () => {
+    const db = openDatabase(join(tempDir(), 'p.db'));
+    const seen: ImportProgress[] = [];
+    await importPaths(db, [example], { runName: 'mine', onProgress: (p) => seen.push(p) });
+    expect(db.prepare('SELECT name FROM runs').pluck().all()).toEqual(['mine']);
+    expect(seen.length).toBeGreaterThan(1);
+    expect(seen.at(-1)).toMatchObject({ filesDone: 1, filesTotal: 1, episodes: 13, turns: 107 });
+    db.close();
+  });
+});
+
+describe('what the writer fills in', () => {
+  it('detects errors by rule where the log has none, and trusts an empty errors array', async () => {
+    const db = openDatabase(join(tempDir(), 'p.db'));
+    await importPaths(db, [example]);
+    const sw = db
+      .prepare(`SELECT COUNT(*) FROM turn_errors te JOIN error_types et ON et.id = te.error_type_id
+        JOIN turn_text x ON x.turn_id = te.turn_id WHERE et.name = 'no_known_action' AND te.source = 'rule'`)
+      .pluck()
+      .get() as number;
+    const expected = db
+      .prepare("SELECT COUNT(*) FROM turn_text WHERE observation LIKE 'No known action matches that input%'")
+      .pluck()
+      .get();
+    expect(sw).toBeGreaterThan(0);
+    expect(sw).toBe(expected);
+    // handworked t=3 says "No results found" (a search_no_results pattern) but logs errors: [] — no error.
+    const t3 = db
+      .prepare(`SELECT t.max_severity FROM turns t JOIN episodes e ON e.id = t.episode_id WHERE e.ext_id = 'handworked' AND t.t = 3`)
+      .pluck()
+      .get();
+    expect(t3).toBe(0);
+    db.close();
+  });
+
+  it('prices turns without a logged cost and counts switches', async () => {
+    const db = openDatabase(join(tempDir(), 'p.db'));
+    await importPaths(db, [example]);
+    const row = db
+      .prepare(`SELECT t.cost, t.tokens_in, t.tokens_out, m.price_in_per_m, m.price_out_per_m FROM turns t
+        JOIN models m ON m.id = t.model_id JOIN episodes e ON e.id = t.episode_id
+        WHERE e.ext_id = 'hle_000' AND t.t = 0 AND t.cost_source = 'priced'`)
+      .get() as { cost: number; tokens_in: number; tokens_out: number; price_in_per_m: number; price_out_per_m: number };
+    expect(row.cost).toBeCloseTo((row.tokens_in * row.price_in_per_m + row.tokens_out * row.price_out_per_m) / 1e6, 12);
+    const hw = db.prepare("SELECT n_switches, n_errors, total_cost FROM episodes WHERE ext_id = 'handworked'").get();
+    // models: gpt-5 ×2, deepseek ×3, kimi ×2, gpt-5 ×3 → 3 switches; costs 0.001·(1+…+10) = 0.055
+    expect(hw).toEqual({ n_switches: 3, n_errors: 3, total_cost: expect.closeTo(0.055, 12) });
+    db.close();
+  });
+});

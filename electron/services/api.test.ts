@@ -1,0 +1,103 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { apiContract, API_NAMES, type RouteLensApi } from '../../shared/api.ts';
+import { openDatabase } from '../db/database.ts';
+import { importPaths } from '../importers/pipeline.ts';
+import { useSuiteTempDir } from '../testing/tmp.ts';
+import { createApi } from './api.ts';
+import { dispatch } from './dispatch.ts';
+
+const example = fileURLToPath(new URL('../../fixtures/canonical/example.jsonl', import.meta.url));
+const tempDir = useSuiteTempDir();
+let api: RouteLensApi;
+
+beforeAll(async () => {
+  const db = openDatabase(join(tempDir(), 'api.db'));
+  await importPaths(db, [example]);
+  api = createApi(db);
+});
+
+async function call(name: string, payload: unknown) {
+  const result = await dispatch(api, name, payload);
+  if (result.ok && name in apiContract) {
+    // Every output must satisfy its contract schema: this is what the transports promise the UI.
+    apiContract[name as keyof typeof apiContract].output.parse(result.value);
+  }
+  return result;
+}
+
+describe('API contract through dispatch', () => {
+  it('answers every call in the contract with output that matches its schema', async () => {
+    const inputs: Record<string, unknown> = {
+      dbInfo: {}, listRuns: {}, listModels: {}, queryEpisodes: {}, getEpisode: { ext_id: 'handworked' },
+    };
+    for (const name of API_NAMES) {
+      const r = await call(name, inputs[name]);
+      expect(r.ok, JSON.stringify(r)).toBe(true);
+    }
+  });
+
+  it('rejects unknown calls and invalid payloads as input errors', async () => {
+    expect(await call('dropTables', {})).toMatchObject({ ok: false, error: { kind: 'input' } });
+    expect(await call('queryEpisodes', { limit: -1 })).toMatchObject({ ok: false, error: { kind: 'input', message: /limit/ } });
+    expect(await call('queryEpisodes', { sort: 'password' })).toMatchObject({ ok: false, error: { kind: 'input' } });
+    expect(await call('getEpisode', { id: 'x' })).toMatchObject({ ok: false, error: { kind: 'input' } });
+  });
+
+  it('says not_found for an episode that does not exist', async () => {
+    expect(await call('getEpisode', { id: 999999 })).toMatchObject({ ok: false, error: { kind: 'not_found' } });
+    expect(await call('getEpisode', { ext_id: 'nope' })).toMatchObject({ ok: false, error: { kind: 'not_found' } });
+  });
+});
+
+describe('queries', () => {
+  it('summarises runs', async () => {
+    const runs = await api.listRuns({});
+    expect(runs.map((r) => [r.name, r.episodes, r.turns])).toEqual([
+      ['hle-router-demo', 7, 51],
+      ['sw-router-demo', 6, 56],
+    ]);
+    const hle = runs[0];
+    expect(hle?.priced_turns).toBe(41); // every hle turn but the 10 hand-worked ones, which log their cost
+  });
+
+  it('filters, sorts and pages episodes', async () => {
+    const all = await api.queryEpisodes({ sort: 'n_turns', desc: true, limit: 5 });
+    expect(all.total).toBe(13);
+    expect(all.rows).toHaveLength(5);
+    const turns = all.rows.map((r) => r.n_turns);
+    expect([...turns].sort((a, b) => b - a)).toEqual(turns);
+    const page2 = await api.queryEpisodes({ sort: 'n_turns', desc: true, limit: 5, offset: 5 });
+    expect(page2.rows.map((r) => r.id)).not.toContain(all.rows[0]?.id);
+    const ok = await api.queryEpisodes({ outcome: 'success' });
+    expect(ok.rows.every((r) => r.success === true)).toBe(true);
+    const withKimi = await api.queryEpisodes({ models: ['kimi-k2'], limit: 100 });
+    expect(withKimi.rows.every((r) => r.models.includes('kimi-k2'))).toBe(true);
+  });
+
+  it('searches actions and observations with full-text search, safely', async () => {
+    const hits = await api.queryEpisodes({ search: 'NameError', limit: 100 });
+    expect(hits.total).toBeGreaterThan(0);
+    for (const row of hits.rows) {
+      const ep = await api.getEpisode({ id: row.id });
+      expect(ep.turns.some((t) => t.observation?.includes('NameError'))).toBe(true);
+    }
+    // FTS operators and quotes in user text are not syntax errors.
+    expect((await api.queryEpisodes({ search: '"unbalanced AND OR NEAR(' })).total).toBeGreaterThanOrEqual(0);
+    expect((await api.queryEpisodes({ search: 'handwork' })).rows.map((r) => r.ext_id)).toContain('handworked');
+  });
+
+  it('returns an episode with its turns, errors and targets', async () => {
+    const ep = await api.getEpisode({ ext_id: 'handworked', run: 'hle-router-demo' });
+    expect(ep.episode.expected_steps).toBe(10);
+    expect(ep.turns).toHaveLength(10);
+    expect(ep.turns[1]?.errors).toEqual([{ type: 'python_traceback', severity: 'high', source: 'log' }]);
+    expect(ep.turns[4]?.max_severity).toBe('medium');
+    expect(ep.turns.map((t) => t.s_tilde)).toEqual(
+      [0.758, 0.758, 0.788, 0.788, 0.788, 0.84, 0.84, 0.84, 0.84, 0.86].map((x) => expect.closeTo(x, 10)),
+    );
+    expect(ep.turns[9]?.cumulative_cost).toBeCloseTo(0.055, 12);
+    expect(ep.turns.filter((t) => t.switched).map((t) => t.t)).toEqual([2, 5, 7]);
+  });
+});
