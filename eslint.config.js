@@ -20,6 +20,7 @@ export default tseslint.config(
   // Layers (STYLE §4): the renderer and shared/ never reach Node, the database or Electron.
   {
     files: ['renderer/**', 'shared/**'],
+    ignores: ['**/*.test.ts', '**/*.test.tsx'],
     rules: {
       'no-restricted-imports': [
         'error',
