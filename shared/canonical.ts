@@ -68,6 +68,16 @@ export const CanonicalTurn = z.object({
 });
 export type CanonicalTurn = z.infer<typeof CanonicalTurn>;
 
+export const GraderCall = z.object({
+  model: z.string().min(1).max(300),
+  tokens: z
+    .object({ in: count.nullish(), out: count.nullish(), cached: count.nullish() })
+    .nullish(),
+  cost_usd: finite.nonnegative().nullish(),
+  /** What the grader answered (its verdict or explanation). */
+  text: z.string().nullish(),
+});
+
 export const CanonicalEpisode = z
   .object({
     schema: z.literal(CANONICAL_SCHEMA),
@@ -107,6 +117,16 @@ export const CanonicalEpisode = z
         train_step: count.nullish(),
       })
       .nullish(),
+    /**
+     * The log's own total for the episode, for formats that record only totals (SWE-agent, Uno). Used as the
+     * episode's cost when no turn carries a cost or priceable tokens; otherwise the turns' sum wins.
+     */
+    cost_usd: finite.nonnegative().nullish(),
+    /**
+     * Model calls made to grade the episode (model-graded scorers), kept apart from the agent's turns:
+     * they are not routing decisions and their cost is evaluation cost, not agent cost.
+     */
+    grader_calls: z.array(GraderCall).nullish(),
     turns: z.array(CanonicalTurn),
   })
   .superRefine((ep, ctx) => {

@@ -8,7 +8,18 @@ import { SEVERITY_LEVEL, aecTargets, maxSeverity, normaliseScore } from '../../s
 import type { ErrorRules } from '../analysis/errorRules.ts';
 import { expectedSteps } from '../analysis/expectedSteps.ts';
 import type { Db } from './database.ts';
-import { ModelResolver, priceTurn } from './models.ts';
+import { ModelResolver, priceTurn, type ModelPrice } from './models.ts';
+
+/** A logged cost wins; else tokens × list price ('priced'); else nothing is known ('none', counted as 0). */
+function costOf(
+  model: ModelPrice,
+  logged: number | null | undefined,
+  tokens: { in?: number | null; out?: number | null; cached?: number | null } | null | undefined,
+): { cost: number; costSource: 'logged' | 'priced' | 'none' } {
+  if (logged != null) return { cost: logged, costSource: 'logged' };
+  const priced = priceTurn(model, tokens ?? {});
+  return priced === null ? { cost: 0, costSource: 'none' } : { cost: priced, costSource: 'priced' };
+}
 
 export interface WriteResult {
   episodeId: number;
@@ -33,11 +44,13 @@ export class EpisodeWriter {
       findEpisode: db.prepare('SELECT id FROM episodes WHERE run_id = ? AND ext_id = ?').pluck(),
       deleteEpisode: db.prepare('DELETE FROM episodes WHERE id = ?'),
       insertEpisode: db.prepare(`INSERT INTO episodes (run_id, ext_id, task_id, task_type, task_category, split,
-        difficulty, final_score, score_lo, score_hi, score_norm, success, total_cost, n_turns, n_errors, n_switches,
-        expected_steps, exit_reason, budget_usd, budget_mode, max_turns, train_step, source_id)
+        difficulty, final_score, score_lo, score_hi, score_norm, success, total_cost, logged_cost, grader_cost, n_turns,
+        n_errors, n_switches, expected_steps, exit_reason, budget_usd, budget_mode, max_turns, train_step, source_id)
         VALUES (@run_id, @ext_id, @task_id, @task_type, @task_category, @split, @difficulty, @final_score, @score_lo,
-        @score_hi, @score_norm, @success, @total_cost, @n_turns, @n_errors, @n_switches, @expected_steps,
-        @exit_reason, @budget_usd, @budget_mode, @max_turns, @train_step, @source_id)`),
+        @score_hi, @score_norm, @success, @total_cost, @logged_cost, @grader_cost, @n_turns, @n_errors, @n_switches,
+        @expected_steps, @exit_reason, @budget_usd, @budget_mode, @max_turns, @train_step, @source_id)`),
+      insertGraderCall: db.prepare(`INSERT INTO grader_calls (episode_id, model_id, tokens_in, tokens_out, cost, cost_source, text)
+        VALUES (?, ?, ?, ?, ?, ?, ?)`),
       insertEpisodeText: db.prepare('INSERT INTO episode_text (episode_id, task_text, policy_name) VALUES (?, ?, ?)'),
       insertTurn: db.prepare(`INSERT INTO turns (episode_id, t, model_id, prev_model_id, switched, action_type, tool,
         tokens_in, tokens_out, tokens_cached, cost, cost_source, latency_ms, propensity, error_mask, max_severity,
@@ -106,14 +119,9 @@ export class EpisodeWriter {
           ? turn.errors.map((e) => ({ e, source: 'log' as const }))
           : ruleSet.detect(turn.observation).map((e) => ({ e, source: 'rule' as const }));
       const severity = maxSeverity(errors.map((x) => x.e.severity));
-      let cost = turn.cost_usd ?? null;
-      let costSource: 'logged' | 'priced' | 'none' = 'logged';
-      if (cost === null) {
-        cost = priceTurn(model, turn.tokens ?? {});
-        costSource = cost === null ? 'none' : 'priced';
-      }
+      const { cost, costSource } = costOf(model, turn.cost_usd, turn.tokens);
       const switched = prevModel !== null && prevModel !== model.id;
-      const row = { turn, model, errors, severity, cost: cost ?? 0, costSource, prev: prevModel, switched };
+      const row = { turn, model, errors, severity, cost, costSource, prev: prevModel, switched };
       prevModel = model.id;
       totalCost += row.cost;
       if (errors.length > 0) nErrors++;
@@ -121,6 +129,12 @@ export class EpisodeWriter {
       return row;
     });
     const targets = aecTargets(scoreNorm, turns.map((r) => r.severity), n);
+    // A log that records only the episode's total (SWE-agent, Uno) still gets a cost, never split across turns.
+    if (ep.cost_usd != null && turns.every((r) => r.costSource === 'none')) totalCost = ep.cost_usd;
+    const graders = (ep.grader_calls ?? []).map((g) => {
+      const model = this.models.resolve(g.model);
+      return { g, model, ...costOf(model, g.cost_usd, g.tokens) };
+    });
 
     const difficulty = ep.task.difficulty == null ? null : String(ep.task.difficulty);
     const info = this.s.insertEpisode.run({
@@ -137,6 +151,8 @@ export class EpisodeWriter {
       score_norm: scoreNorm,
       success: ep.outcome.success == null ? null : ep.outcome.success ? 1 : 0,
       total_cost: totalCost,
+      logged_cost: ep.cost_usd ?? null,
+      grader_cost: graders.reduce((a, x) => a + x.cost, 0),
       n_turns: ep.turns.length,
       n_errors: nErrors,
       n_switches: nSwitches,
@@ -150,6 +166,11 @@ export class EpisodeWriter {
     });
     const episodeId = Number(info.lastInsertRowid);
     this.s.insertEpisodeText.run(episodeId, ep.task.text ?? null, ep.policy?.name ?? null);
+    for (const x of graders) {
+      this.s.insertGraderCall.run(
+        episodeId, x.model.id, x.g.tokens?.in ?? null, x.g.tokens?.out ?? null, x.cost, x.costSource, x.g.text ?? null,
+      );
+    }
 
     turns.forEach((r, i) => {
       const { turn } = r;

@@ -58,6 +58,8 @@ CREATE TABLE episodes (
   score_norm REAL,
   success INTEGER,
   total_cost REAL NOT NULL DEFAULT 0,
+  logged_cost REAL,
+  grader_cost REAL NOT NULL DEFAULT 0,
   n_turns INTEGER NOT NULL DEFAULT 0,
   n_errors INTEGER NOT NULL DEFAULT 0,
   n_switches INTEGER NOT NULL DEFAULT 0,
@@ -118,6 +120,16 @@ CREATE TABLE turn_errors (
   severity INTEGER NOT NULL,
   source TEXT NOT NULL CHECK (source IN ('log', 'rule')),
   PRIMARY KEY (turn_id, error_type_id)
+);
+CREATE TABLE grader_calls (
+  id INTEGER PRIMARY KEY,
+  episode_id INTEGER NOT NULL REFERENCES episodes(id) ON DELETE CASCADE,
+  model_id INTEGER NOT NULL REFERENCES models(id),
+  tokens_in INTEGER,
+  tokens_out INTEGER,
+  cost REAL NOT NULL DEFAULT 0,
+  cost_source TEXT NOT NULL CHECK (cost_source IN ('logged', 'priced', 'none')),
+  text TEXT
 );
 CREATE TABLE turn_candidates (
   turn_id INTEGER NOT NULL REFERENCES turns(id) ON DELETE CASCADE,

@@ -119,3 +119,34 @@ describe('what the writer fills in', () => {
     db.close();
   });
 });
+
+describe('episode-level cost and grader calls', () => {
+  const line = (extra: Record<string, unknown>, turns: unknown[]) =>
+    JSON.stringify({ schema: 'routelens/v1', run: 'r', episode_id: 'e', turns, ...extra });
+  const bare = { t: 0, model: 'gpt-5', action: { type: 'tool', tool: 'bash' } };
+
+  it('uses the logged episode total when no turn has a cost or tokens', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'a.jsonl');
+    writeFileSync(file, `${line({ cost_usd: 1.26719 }, [bare, { ...bare, t: 1 }])}\n`);
+    const db = openDatabase(join(dir, 'p.db'));
+    await importPaths(db, [file]);
+    expect(db.prepare('SELECT total_cost, logged_cost FROM episodes').get()).toEqual({ total_cost: 1.26719, logged_cost: 1.26719 });
+    expect(db.prepare("SELECT COUNT(*) FROM turns WHERE cost_source = 'none' AND cost = 0").pluck().get()).toBe(2);
+    db.close();
+  });
+
+  it('keeps grader calls apart from the turns and their cost out of the agent cost', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'g.jsonl');
+    const grader = { model: 'gpt-4o-mini', tokens: { in: 1000, out: 10 }, text: 'GRADE: C' };
+    writeFileSync(file, `${line({ grader_calls: [grader] }, [{ ...bare, cost_usd: 0.5 }])}\n`);
+    const db = openDatabase(join(dir, 'p.db'));
+    await importPaths(db, [file]);
+    expect(db.prepare('SELECT n_turns, total_cost, grader_cost FROM episodes').get()).toEqual({
+      n_turns: 1, total_cost: 0.5, grader_cost: expect.closeTo((1000 * 0.15 + 10 * 0.6) / 1e6, 12),
+    });
+    expect(db.prepare('SELECT cost_source, text FROM grader_calls').get()).toEqual({ cost_source: 'priced', text: 'GRADE: C' });
+    db.close();
+  });
+});
