@@ -35,8 +35,9 @@ const COOKIE = 'routelens_token';
 const CSP = [
   "default-src 'self'",
   "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "worker-src 'self'",
   "font-src 'self'",
   "connect-src 'self'",
   "object-src 'none'",
