@@ -1,8 +1,15 @@
 /** Importers in priority order (DESIGN §4): the first whose `detect` accepts a file reads it. */
 import { canonicalImporter } from './canonical.ts';
+import { inspectImporter } from './inspect.ts';
+import { sweAgentImporter } from './sweAgent.ts';
 import type { Importer } from './types.ts';
 
-export const IMPORTERS: readonly Importer[] = [canonicalImporter];
+export const IMPORTERS: readonly Importer[] = [
+  canonicalImporter,
+  // mini-swe-agent / MTRouter `*.traj.json` goes here (DESIGN §4 order).
+  sweAgentImporter,
+  inspectImporter,
+];
 
 export function importerByFormat(format: string): Importer | undefined {
   return IMPORTERS.find((i) => i.format === format);

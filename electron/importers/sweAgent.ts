@@ -1,0 +1,223 @@
+/**
+ * SWE-agent `.traj` files (v0.x and v1): one JSON object per instance, one episode per file.
+ *
+ * Turns are the model's steps: `trajectory[]` (or, when that is empty, the assistant messages of `history`
+ * that are not an injected demonstration). The files carry no per-step tokens, cost or model, so turns have
+ * none; the model is the run's (`replay_config.agent.model.name`, else a sibling `args.yaml`
+ * `agent.model.model_name`, else the run directory's `<model>__…` prefix) and the logged
+ * `info.model_stats.instance_cost` becomes the episode's cost, never split across turns.
+ * Outcome: only `info.exit_status`, plus resolved/unresolved when a sibling `results.json` or `report.json`
+ * (SWE-bench evaluation) names the instance.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { CANONICAL_SCHEMA, CanonicalEpisode, describeIssue, type CanonicalTurn } from '../../shared/canonical.ts';
+import { decodeJson, failAt, parseJson, readTextFile } from './jsonDocument.ts';
+import { ImportError, type ImportContext, type Importer } from './types.ts';
+
+const Content = z.union([
+  z.string(),
+  z.array(z.object({ type: z.string().nullish(), text: z.string().nullish() })),
+]);
+
+const Step = z.object({
+  action: z.string(),
+  observation: z.string().nullish(),
+  thought: z.string().nullish(),
+});
+
+const HistoryMessage = z.object({
+  role: z.string(),
+  content: Content.nullish(),
+  action: z.string().nullish(),
+  is_demo: z.boolean().nullish(),
+});
+
+const Trajectory = z.object({
+  trajectory: z.array(Step),
+  history: z.array(HistoryMessage).nullish(),
+  info: z
+    .object({
+      exit_status: z.string().nullish(),
+      model_stats: z.object({ instance_cost: z.number().nonnegative().nullish() }).nullish(),
+    })
+    .nullish(),
+  replay_config: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish(),
+});
+
+/** What we use of the run config, whether from `replay_config` (v1) or `args.yaml` (v0.x). */
+const ReplayConfig = z.object({
+  agent: z.object({
+    model: z.object({ name: z.string().min(1), per_instance_cost_limit: z.number().nonnegative().nullish() }),
+  }),
+  problem_statement: z.object({ id: z.string().min(1).nullish() }).nullish(),
+});
+const ArgsYaml = z.object({
+  agent: z.object({
+    model: z.object({ model_name: z.string().min(1), per_instance_cost_limit: z.number().nonnegative().nullish() }),
+  }),
+});
+
+interface RunConfig {
+  model: string;
+  costLimit: number | null;
+  taskId: string | null;
+}
+
+const textOf = (content: z.infer<typeof Content> | null | undefined): string =>
+  content == null ? '' : typeof content === 'string' ? content : content.map((p) => p.text ?? '').join('\n');
+
+/** The command's first word (`edit 1:1\n…` → `edit`); `submit` ends the episode. */
+export function sweAction(command: string): CanonicalTurn['action'] {
+  const text = command.replace(/\s+$/, '');
+  const word = /^\s*([^\s;|&<>()]+)/.exec(text)?.[1] ?? null;
+  if (word === null) return { type: 'message', tool: null, text };
+  return { type: word === 'submit' ? 'submit' : 'tool', tool: word, text };
+}
+
+function runConfig(file: string, replay: unknown, ctx: ImportContext): RunConfig {
+  if (replay != null) {
+    let value: unknown = replay;
+    if (typeof replay === 'string') {
+      try {
+        value = JSON.parse(replay);
+      } catch {
+        ctx.warn('replay_config is not valid JSON; ignored');
+        value = null;
+      }
+    }
+    const parsed = ReplayConfig.safeParse(value);
+    if (parsed.success) {
+      const m = parsed.data.agent.model;
+      return { model: m.name, costLimit: m.per_instance_cost_limit ?? null, taskId: parsed.data.problem_statement?.id ?? null };
+    }
+  }
+  const argsPath = join(dirname(file), 'args.yaml');
+  if (existsSync(argsPath)) {
+    try {
+      const parsed = ArgsYaml.safeParse(parseYaml(readFileSync(argsPath, 'utf8')));
+      if (parsed.success) {
+        const m = parsed.data.agent.model;
+        return { model: m.model_name, costLimit: m.per_instance_cost_limit ?? null, taskId: null };
+      }
+      ctx.warn(`args.yaml: no agent.model.model_name (${describeIssue(parsed.error)})`);
+    } catch (err) {
+      ctx.warn(`args.yaml is not valid YAML (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); ignored`);
+    }
+  }
+  const dir = basename(dirname(file));
+  const prefix = dir.includes('__') ? dir.slice(0, dir.indexOf('__')) : '';
+  if (prefix) return { model: prefix, costLimit: null, taskId: null };
+  ctx.warn('no model name in the file, args.yaml or the run directory name; using "unknown"');
+  return { model: 'unknown', costLimit: null, taskId: null };
+}
+
+/** SWE-bench evaluation results: id lists, or a per-instance report `{<id>: {resolved: bool, …}}`. */
+const EvaluationReport = z.record(z.string(), z.unknown());
+const IdList = z.array(z.unknown());
+const InstanceReport = z.object({ resolved: z.boolean() });
+
+/**
+ * The instance's resolved / unresolved label from a sibling `results.json` or `report.json`
+ * (`{resolved: [ids], unresolved: [ids]}`, also spelled `*_ids`, or per instance); null when none names it.
+ */
+function resolvedFromSidecar(dir: string, instanceIds: string[], ctx: ImportContext): boolean | null {
+  for (const name of ['results.json', 'report.json']) {
+    const path = join(dir, name);
+    if (!existsSync(path)) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(readFileSync(path, 'utf8'));
+    } catch {
+      ctx.warn(`${name} is not valid JSON; outcome left unknown`);
+      continue;
+    }
+    const report = EvaluationReport.safeParse(value);
+    if (!report.success) continue;
+    const listed = (...keys: string[]): boolean =>
+      keys.some((key) => {
+        const list = IdList.safeParse(report.data[key]);
+        return list.success && instanceIds.some((id) => list.data.includes(id));
+      });
+    if (listed('resolved', 'resolved_ids')) return true;
+    if (listed('unresolved', 'unresolved_ids')) return false;
+    for (const id of instanceIds) {
+      const entry = InstanceReport.safeParse(report.data[id]);
+      if (entry.success) return entry.data.resolved;
+    }
+  }
+  return null;
+}
+
+export const sweAgentImporter: Importer = {
+  format: 'swe-agent',
+
+  detect(head, fileName) {
+    if (!fileName.endsWith('.traj')) return false;
+    const text = head.replace(/^\uFEFF/, '').trimStart();
+    if (!text.startsWith('{') || !/"trajectory"\s*:/.test(text)) return false;
+    // mini-swe-agent writes `.traj.json`, but be sure: its files name their format and carry `messages`.
+    if (/"trajectory_format"\s*:/.test(text)) return false;
+    // `history` and `info` follow the steps, so a head cut at 64 KiB by a long first step may not reach them.
+    return /"(history|info)"\s*:/.test(text) || head.length >= 60_000;
+  },
+
+  async *read(file: string, ctx: ImportContext) {
+    const fail = failAt(file);
+    const text = readTextFile(file, ctx.onBytes);
+    const value = parseJson(text, fail);
+    const traj = decodeJson(Trajectory, value, text, [], fail);
+    const instance = basename(file).replace(/\.traj$/, '');
+    const config = runConfig(file, traj.replay_config, ctx);
+
+    const steps: { action: string; observation: string | null }[] = traj.trajectory.map((s) => ({
+      action: s.action,
+      observation: s.observation ?? null,
+    }));
+    if (steps.length === 0) {
+      // Older or partial files: the model's replies are the non-demo assistant messages; each one's
+      // observation is the environment's next message.
+      for (const m of traj.history ?? []) {
+        if (m.is_demo) continue;
+        if (m.role === 'assistant') steps.push({ action: m.action ?? textOf(m.content), observation: null });
+        else if (m.role !== 'system') {
+          const last = steps.at(-1);
+          if (last) last.observation = last.observation === null ? textOf(m.content) : `${last.observation}\n${textOf(m.content)}`;
+        }
+      }
+    }
+    if (steps.length === 0) throw new ImportError(file, 1, 'no model steps: trajectory and history have none');
+
+    const firstTask = (traj.history ?? []).find((m) => m.role === 'user' && !m.is_demo);
+    const resolved = resolvedFromSidecar(dirname(file), [instance, config.taskId].filter((x): x is string => !!x), ctx);
+    const episode: CanonicalEpisode = {
+      schema: CANONICAL_SCHEMA,
+      run: ctx.runName ?? basename(dirname(file)),
+      episode_id: instance,
+      task: {
+        id: config.taskId ?? instance,
+        type: 'swe',
+        text: firstTask ? textOf(firstTask.content) : null,
+      },
+      outcome: {
+        score: resolved === null ? null : resolved ? 1 : 0,
+        score_range: resolved === null ? null : [0, 1],
+        success: resolved,
+        exit: traj.info?.exit_status ?? null,
+      },
+      budget: config.costLimit ? { mode: null, usd: config.costLimit, max_turns: null } : null,
+      cost_usd: traj.info?.model_stats?.instance_cost ?? null,
+      turns: steps.map((s, t) => ({
+        t,
+        model: config.model,
+        action: sweAction(s.action),
+        observation: s.observation,
+      })),
+    };
+    const checked = CanonicalEpisode.safeParse(episode);
+    if (!checked.success) throw new ImportError(file, 1, describeIssue(checked.error));
+    yield checked.data;
+  },
+};
