@@ -6,6 +6,7 @@ export default defineConfig({
     exclude: ['node_modules/**', 'dist/**', 'e2e/**'],
     reporters: ['default', './test/summaryReporter.ts'],
     testTimeout: 60_000,
+    hookTimeout: 60_000,
     pool: 'forks',
   },
 });
