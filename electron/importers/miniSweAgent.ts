@@ -1,0 +1,260 @@
+/**
+ * mini-swe-agent (`mini-swe-agent-1`) and MTRouter (`mini-agentic-router-1`) `*.traj.json`: one JSON object
+ * per instance, one episode per file; also the legacy bare array of `{role, content}` messages.
+ *
+ * A turn is one assistant message. Its action is the message's single ```` ```bash ```` block (mini-swe-agent
+ * runs a reply only when it has exactly one); `action.text` keeps the whole reply, THOUGHT and command,
+ * since the reasoning is what a reader of the turn wants beside the command. The observation is what the
+ * environment said next (the following non-assistant messages). Tokens and cost are per turn from the raw
+ * response (`usage.cost` for OpenRouter, `extra.cost` for Portkey); routing fields (`model_name`,
+ * `propensity`, `q_values`, `router_info`) from MTRouter's assistant messages. Outcome labels come from
+ * SWE-bench files beside the run (sweBenchLabels.ts). Errors are left to the rules (DESIGN §5).
+ */
+import { statSync } from 'node:fs';
+import { basename, dirname, isAbsolute, relative, resolve } from 'node:path';
+import type { z } from 'zod';
+import { CANONICAL_SCHEMA, CanonicalEpisode, describeIssue, type CanonicalTurn } from '../../shared/canonical.ts';
+import { sniffJsonHead } from './jsonHead.ts';
+import { decodeJson, failAt, lineOfPath, parseJson, readTextFile, type Fail, type JsonPath } from './jsonDocument.ts';
+import { LegacyMessages, Trajectory, TRAJECTORY_FORMATS, type Content, type Message } from './miniSweAgentFormat.ts';
+import { findSweBenchLabel } from './sweBenchLabels.ts';
+import { ImportError, type ImportContext, type Importer } from './types.ts';
+
+// mini-swe-agent 1.x's own action regex (`re.findall(r"```bash\s*\n(.*?)\n```", re.DOTALL)`).
+const BASH_BLOCK = /```bash\s*\n([\s\S]*?)\n```/g;
+// The commands that end an episode: 1.x prints COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT, older versions the other.
+const SUBMIT = /^\s*echo\s+['"]?(?:COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT|MINI_SWE_AGENT_FINAL_OUTPUT)\b/;
+const CHAT_ROLES = new Set(['system', 'user', 'assistant']);
+const KNOWN_FORMATS: ReadonlySet<string> = new Set(TRAJECTORY_FORMATS);
+
+const textOf = (content: Content | null | undefined): string =>
+  content == null ? '' : typeof content === 'string' ? content : content.map((p) => p.text ?? '').join('\n');
+
+/** The turn's action from an assistant reply: `tool`/`bash`, `submit` for the final command, else `message`. */
+export function actionOf(reply: string): CanonicalTurn['action'] {
+  const blocks = [...reply.matchAll(BASH_BLOCK)];
+  const command = blocks.length === 1 ? blocks[0]?.[1] : undefined;
+  if (command === undefined) return { type: 'message', tool: null, text: reply };
+  return { type: SUBMIT.test(command) ? 'submit' : 'tool', tool: 'bash', text: reply };
+}
+
+/** `django__django-12143` → `django` (SWE-bench ids are `<owner>__<repo>-<number>`); null for other ids. */
+export function repoOf(instanceId: string): string | null {
+  return /^.+?__(.+)-\d+$/.exec(instanceId)?.[1] ?? null;
+}
+
+const stemOf = (file: string): string => basename(file).replace(/\.traj\.json$/, '').replace(/\.json$/, '');
+
+/**
+ * The run's folder: the one holding `trajs/` for `…/trajs/<id>/<id>.traj.json`, else the one holding the
+ * per-instance folder (mini-swe-agent's own `<output>/<id>/<id>.traj.json`), else the file's folder.
+ */
+function runDirOf(file: string, instanceId: string): string {
+  let dir = dirname(resolve(file));
+  if ([stemOf(file), instanceId].includes(basename(dir))) dir = dirname(dir);
+  if (basename(dir) === 'trajs') dir = dirname(dir);
+  return dir;
+}
+
+const isWithin = (dir: string, ancestor: string): boolean => {
+  const rel = relative(ancestor, dir);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+};
+
+/**
+ * Labels are searched up to the folder the user imported, and at least up to the run folder: importing one
+ * trajectory (root = the file) or only `trajs/` should still find the run's `logs/` and summaries.
+ */
+function labelStopDir(file: string, root: string, runDir: string): string {
+  const rootDir = resolve(root) === resolve(file) ? dirname(resolve(file)) : resolve(root);
+  return isWithin(runDir, rootDir) ? rootDir : runDir;
+}
+
+const firstName = (...names: (string | null | undefined)[]): string | null =>
+  names.map((n) => n?.trim()).find((n): n is string => !!n) ?? null;
+
+/** Router scores per model: `q_values` as a record, or as an array aligned with `model_pool`. */
+function candidatesOf(message: Message, warnOnce: (m: string) => void): Record<string, number> | null {
+  const info = message.router_info ?? message.extra?.router_info;
+  const q = message.q_values ?? info?.q_values;
+  if (q == null) return null;
+  if (!Array.isArray(q)) return q;
+  const pool = info?.model_pool;
+  if (!pool || pool.length !== q.length) {
+    warnOnce('q_values without a model_pool of the same length; candidates left out');
+    return null;
+  }
+  return Object.fromEntries(pool.map((model, i) => [model, q[i] ?? 0]));
+}
+
+function tokensOf(message: Message): CanonicalTurn['tokens'] {
+  const usage = message.extra?.response?.usage;
+  if (!usage) return null;
+  const tokens = {
+    in: usage.prompt_tokens ?? null,
+    out: usage.completion_tokens ?? null,
+    cached: usage.prompt_tokens_details?.cached_tokens ?? null,
+  };
+  return tokens.in === null && tokens.out === null && tokens.cached === null ? null : tokens;
+}
+
+interface Turns {
+  turns: CanonicalTurn[];
+  /** Index in `messages` of each turn's assistant message, to place errors. */
+  messageIndex: number[];
+}
+
+function turnsOf(messages: Message[], configuredModel: string | null, warnOnce: (m: string) => void): Turns {
+  const replies = messages.flatMap((message, at) => (message.role === 'assistant' ? [{ message, at }] : []));
+  const turns = replies.map(({ message: m, at }, t): CanonicalTurn => {
+    const end = replies[t + 1]?.at ?? messages.length;
+    // The environment's answer: every non-assistant message up to the next reply (usually exactly one).
+    const answers = messages.slice(at + 1, end).filter((r) => r.role !== 'system');
+    const router = m.router_info ?? m.extra?.router_info;
+    const usage = m.extra?.response?.usage;
+    return {
+      t,
+      model:
+        firstName(m.model_name, m.selected_model, router?.selected_model, m.extra?.response?.model, configuredModel) ??
+        'unknown',
+      action: actionOf(textOf(m.content)),
+      observation: answers.length ? answers.map((r) => textOf(r.content)).join('\n\n') : null,
+      tokens: tokensOf(m),
+      cost_usd: usage?.cost ?? m.extra?.cost ?? null,
+      latency_ms: null,
+      propensity: m.propensity ?? router?.propensity ?? null,
+      candidates: candidatesOf(m, warnOnce),
+    };
+  });
+  return { turns, messageIndex: replies.map((r) => r.at) };
+}
+
+interface Document {
+  messages: Message[];
+  /** Where `messages` is in the file (`[]` for a bare array), to place errors. */
+  at: JsonPath;
+  traj: Trajectory | null;
+}
+
+function decodeDocument(value: unknown, text: string, fail: Fail, warn: (m: string) => void): Document {
+  if (Array.isArray(value)) {
+    return { messages: decodeJson(LegacyMessages, value, text, [], fail), at: [], traj: null };
+  }
+  if (typeof value !== 'object' || value === null) {
+    throw fail(1, 'expected a mini-swe-agent trajectory (a JSON object with messages) or an array of messages');
+  }
+  const traj = decodeJson(Trajectory, value, text, [], fail);
+  const format = traj.trajectory_format;
+  if (format != null && !KNOWN_FORMATS.has(format)) {
+    warn(`trajectory_format "${format}" is not one this importer knows (${TRAJECTORY_FORMATS.join(', ')}); read as mini-swe-agent-1`);
+  }
+  return { messages: traj.messages, at: ['messages'], traj };
+}
+
+/** Router runs name the router in `router_info`/`router_type`, or configure a pool (`model_kwargs`). */
+function policyOf(traj: Trajectory | null, messages: Message[]): NonNullable<CanonicalEpisode['policy']> {
+  const config = traj?.info?.config;
+  const assistant = messages.filter((m) => m.role === 'assistant');
+  const routerType = firstName(
+    ...assistant.map((m) => firstName(m.router_info?.router_type, m.extra?.router_info?.router_type, m.router_type)),
+  );
+  const routed =
+    routerType !== null ||
+    Array.isArray(config?.model?.model_kwargs) ||
+    /\.routers?\./.test(config?.model_type ?? '') ||
+    assistant.some((m) => m.propensity != null || m.q_values != null || m.router_info != null || m.extra?.router_info != null);
+  if (routed) {
+    return { name: firstName(routerType, config?.model?.model_name, config?.model_type), kind: 'router', train_step: null };
+  }
+  return { name: firstName(config?.model?.model_name), kind: 'single-model', train_step: null };
+}
+
+function budgetOf(traj: Trajectory | null): CanonicalEpisode['budget'] {
+  const agent = traj?.info?.config?.agent;
+  // 0 is mini-swe-agent's "no limit".
+  const usd = agent?.cost_limit ? agent.cost_limit : null;
+  const maxTurns = agent?.step_limit ? agent.step_limit : null;
+  return usd === null && maxTurns === null ? null : { mode: null, usd, max_turns: maxTurns };
+}
+
+/** Places a schema failure of the built episode on its assistant message when it is about a turn. */
+function episodeFailure(file: string, text: string, doc: Document, messageIndex: number[], error: z.ZodError): ImportError {
+  const path = error.issues[0]?.path ?? [];
+  const turn = path[0] === 'turns' && typeof path[1] === 'number' ? messageIndex[path[1]] : undefined;
+  const line = turn === undefined ? 1 : lineOfPath(text, [...doc.at, turn]);
+  return new ImportError(file, line, describeIssue(error));
+}
+
+export const miniSweAgentImporter: Importer = {
+  format: 'mini-swe-agent',
+
+  detect(head, fileName) {
+    const sniff = sniffJsonHead(head);
+    if (sniff.container === 'array') {
+      // The legacy form: a bare array whose first element is a chat message.
+      const role = sniff.strings.get('role');
+      return sniff.keys.includes('content') && role !== undefined && CHAT_ROLES.has(role);
+    }
+    if (sniff.container !== 'object') return false;
+    const format = sniff.strings.get('trajectory_format');
+    if (format !== undefined) return /^mini-(swe-agent|agentic-router)-/.test(format);
+    if (sniff.keys.includes('messages') && sniff.keys.includes('info')) return true;
+    // save_traj writes `info` first, opening with `exit_status`; a long `info` (prompt templates, a big
+    // diff) can push `messages` and `trajectory_format` past the head, so the name has to help.
+    return fileName.endsWith('.traj.json') && /^\uFEFF?\s*\{\s*"info"\s*:\s*\{\s*"exit_status"\s*:/.test(head);
+  },
+
+  async *read(file: string, ctx: ImportContext) {
+    const fail = failAt(file);
+    const text = readTextFile(file);
+    ctx.onBytes?.(statSync(file).size);
+    const warned = new Set<string>();
+    const warnOnce = (message: string): void => {
+      if (warned.has(message)) return;
+      warned.add(message);
+      ctx.warn(message);
+    };
+    const doc = decodeDocument(parseJson(text, fail), text, fail, warnOnce);
+    const { traj, messages } = doc;
+    const policy = policyOf(traj, messages);
+    // A router's configured "model" is the router itself (`roulette`), never a turn's model.
+    const configuredModel = policy.kind === 'router' ? null : (traj?.info?.config?.model?.model_name ?? null);
+    const { turns, messageIndex } = turnsOf(messages, configuredModel, warnOnce);
+    if (turns.length === 0) {
+      throw fail(lineOfPath(text, doc.at), 'no assistant messages: the trajectory has no turns');
+    }
+    const unknown = turns.filter((t) => t.model === 'unknown').length;
+    if (unknown > 0) {
+      warnOnce(traj === null ? 'legacy bare message array: model unknown' : `${unknown} assistant message(s) name no model: model "unknown"`);
+    }
+    const apiCalls = traj?.info?.model_stats?.api_calls;
+    if (apiCalls != null && apiCalls !== turns.length) {
+      warnOnce(`info.model_stats.api_calls is ${apiCalls} but there are ${turns.length} assistant messages`);
+    }
+
+    const instanceId = traj?.instance_id ?? stemOf(file);
+    const runDir = runDirOf(file, instanceId);
+    const label = findSweBenchLabel(resolve(file), instanceId, labelStopDir(file, ctx.root, runDir), warnOnce);
+    const task = messages.find((m) => m.role === 'user');
+    const episode: CanonicalEpisode = {
+      schema: CANONICAL_SCHEMA,
+      run: ctx.runName ?? (basename(runDir) || 'mini-swe-agent'),
+      episode_id: instanceId,
+      task: { id: instanceId, type: 'swe', category: repoOf(instanceId), text: task ? textOf(task.content) : null },
+      outcome: {
+        score: label ? (label.resolved ? 1 : 0) : null,
+        score_range: label ? [0, 1] : null,
+        success: label ? label.resolved : null,
+        exit: traj?.info?.exit_status ?? null,
+      },
+      budget: budgetOf(traj),
+      policy,
+      // The log's own total; the turns' costs win when they have them (canonical.ts).
+      cost_usd: traj?.info?.model_stats?.instance_cost ?? null,
+      turns,
+    };
+    const checked = CanonicalEpisode.safeParse(episode);
+    if (!checked.success) throw episodeFailure(file, text, doc, messageIndex, checked.error);
+    yield checked.data;
+  },
+};
