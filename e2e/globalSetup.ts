@@ -1,0 +1,60 @@
+/**
+ * Before the browser tests: make sure the renderer build is current, build a fresh database in a temporary
+ * folder through the real CLI (`routelens import`), record what `routelens info --json` says it holds (the
+ * specs compare the UI against it), and start `routelens serve` on a free port. The returned function
+ * stops the server and removes the folder.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cli, freePort, startServe } from './serveProcess.ts';
+import { STATE_ENV, type E2eState } from './state.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** Fixture inputs, in import order; sample folders that are not there yet are skipped. */
+const INPUTS = [
+  'fixtures/canonical/example.jsonl',
+  'fixtures/samples/mini-swe-agent',
+  'e2e/fixtures/hostile.jsonl',
+];
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+function ensureRendererBuilt(): void {
+  const index = join(root, 'dist', 'renderer', 'index.html');
+  const sources = Math.max(newestMtime(join(root, 'renderer')), statSync(join(root, 'vite.config.ts')).mtimeMs);
+  if (existsSync(index) && statSync(index).mtimeMs >= sources) return;
+  const built = spawnSync(process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  if (built.status !== 0) throw new Error('vite build failed');
+}
+
+export default async function globalSetup(): Promise<() => Promise<void>> {
+  ensureRendererBuilt();
+  const dir = mkdtempSync(join(tmpdir(), 'routelens-e2e-'));
+  const dbPath = join(dir, 'e2e.db');
+  const inputs = INPUTS.filter((p) => existsSync(join(root, p)));
+  cli(['import', ...inputs, '--db', dbPath]);
+  const info = JSON.parse(cli(['info', '--db', dbPath, '--json'])) as E2eState['info'];
+  const server = await startServe(dbPath, await freePort());
+  const state: E2eState = { url: server.url, dbPath, inputs, info };
+  const statePath = join(dir, 'state.json');
+  writeFileSync(statePath, JSON.stringify(state, null, 2));
+  process.env[STATE_ENV] = statePath;
+  return async () => {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+}

@@ -1,0 +1,44 @@
+import { expect, type Locator, type Page } from '@playwright/test';
+
+export class InspectorPage {
+  readonly view: Locator;
+  readonly title: Locator;
+  readonly legend: Locator;
+  readonly timelineTurns: Locator;
+  readonly timelineErrors: Locator;
+  readonly timelineSwitches: Locator;
+  readonly detail: Locator;
+  readonly turnTitle: Locator;
+  readonly action: Locator;
+  readonly observation: Locator;
+  readonly note: Locator;
+  readonly turnItems: Locator;
+
+  constructor(readonly page: Page) {
+    this.view = page.getByTestId('inspector-view');
+    this.title = page.getByTestId('episode-title');
+    this.legend = page.getByTestId('model-legend');
+    this.timelineTurns = page.getByTestId('timeline-turn');
+    this.timelineErrors = page.getByTestId('timeline-error');
+    this.timelineSwitches = page.getByTestId('timeline-switch');
+    this.detail = page.getByTestId('turn-detail');
+    this.turnTitle = page.getByTestId('turn-title');
+    this.action = page.getByTestId('turn-action-text');
+    this.observation = page.getByTestId('turn-observation-text');
+    this.note = page.getByTestId('turn-nav-note');
+    this.turnItems = page.getByTestId('turn-item');
+  }
+
+  async waitReady(): Promise<void> {
+    await expect(this.view).toHaveAttribute('data-state', 'ready');
+  }
+
+  async expectTurn(t: number): Promise<void> {
+    await expect(this.detail).toHaveAttribute('data-t', String(t));
+    await expect(this.page).toHaveURL(new RegExp(`#/episode/\\d+/turn/${t}(\\?|$)`));
+  }
+
+  button(name: 'prev-turn' | 'next-turn' | 'prev-error' | 'next-error' | 'next-switch'): Locator {
+    return this.page.getByTestId(name);
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Browser tests against `routelens serve` (e2e/globalSetup.ts builds a fresh database from the fixtures and
+ * starts the server), plus an Electron project that runs only where an Electron binary is installed.
+ * Chromium is the system one (/usr/bin/chromium); `npx playwright install` is never needed.
+ */
+import { defineConfig } from '@playwright/test';
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-dev-shm-usage',
+];
+
+export default defineConfig({
+  testDir: './e2e',
+  outputDir: 'test-results/artifacts',
+  globalSetup: './e2e/globalSetup.ts',
+  fullyParallel: true,
+  forbidOnly: !!process.env.CI,
+  retries: 0,
+  workers: process.env.CI ? 2 : 4,
+  timeout: 30_000,
+  expect: { timeout: 7_000 },
+  reporter: [['list'], ['./e2e/summaryReporter.ts']],
+  use: {
+    viewport: { width: 1440, height: 900 },
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+  },
+  projects: [
+    {
+      name: 'chromium',
+      testIgnore: /electron\.spec\.ts/,
+      use: {
+        browserName: 'chromium',
+        launchOptions: { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS },
+      },
+    },
+    {
+      name: 'electron',
+      testMatch: /electron\.spec\.ts/,
+    },
+  ],
+});

@@ -1,0 +1,76 @@
+/**
+ * The window: rail, top bar and the current view. Views are separate chunks, loaded when first shown.
+ * Start-up: read the URL fragment (store), load the database's runs and models, then mark the root
+ * `data-app-state="ready"` (tests wait on it instead of sleeping).
+ */
+import { lazy, Suspense, useEffect } from 'react';
+import { ErrorNotice } from './components/EmptyState.tsx';
+import { Rail } from './components/Rail.tsx';
+import { TopBar } from './components/TopBar.tsx';
+import { useAppStore } from './store/index.ts';
+
+const RunsView = lazy(() => import('./views/runs/RunsView.tsx'));
+const EpisodesView = lazy(() => import('./views/episodes/EpisodesView.tsx'));
+const InspectorView = lazy(() => import('./views/episode/InspectorView.tsx'));
+
+function CurrentView() {
+  const route = useAppStore((s) => s.route);
+  const status = useAppStore((s) => s.status);
+  const loadError = useAppStore((s) => s.loadError);
+  const loadSession = useAppStore((s) => s.loadSession);
+  if (status === 'loading') return <div className="view-loading" data-testid="app-loading">Opening the database…</div>;
+  if (status === 'error') {
+    return (
+      <div className="view-pad">
+        <ErrorNotice title="The database could not be read." message={loadError ?? 'unknown error'} />
+        <button type="button" className="btn" onClick={() => void loadSession()}>
+          Try again
+        </button>
+      </div>
+    );
+  }
+  switch (route.view) {
+    case 'runs':
+      return <RunsView />;
+    case 'episodes':
+      return <EpisodesView />;
+    case 'episode':
+      return <InspectorView key={route.episodeId} episodeId={route.episodeId} turn={route.turn} />;
+  }
+}
+
+export function App() {
+  const status = useAppStore((s) => s.status);
+
+  useEffect(() => {
+    const { loadSession, syncFromHash } = useAppStore.getState();
+    const onHash = () => syncFromHash(window.location.hash);
+    onHash(); // normalises what was typed or linked (an unknown path becomes #/runs)
+    void loadSession();
+    window.addEventListener('popstate', onHash);
+    window.addEventListener('hashchange', onHash);
+    return () => {
+      window.removeEventListener('popstate', onHash);
+      window.removeEventListener('hashchange', onHash);
+    };
+  }, []);
+
+  useEffect(() => {
+    const root = document.getElementById('root');
+    if (root) root.dataset.appState = status;
+  }, [status]);
+
+  return (
+    <div className="app">
+      <Rail />
+      <div className="app-main">
+        <TopBar />
+        <main className="view" data-testid="view">
+          <Suspense fallback={<div className="view-loading">Loading…</div>}>
+            <CurrentView />
+          </Suspense>
+        </main>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,42 @@
+/** The top bar: the open database, the run selection, and the theme toggle. */
+import { plural } from '../format/numbers.ts';
+import { useAppStore } from '../store/index.ts';
+import { DatabaseIcon, MoonIcon, SunIcon } from './icons.tsx';
+import { RunSelector } from './RunSelector.tsx';
+
+function baseName(path: string): string {
+  return path.split(/[\\/]/).filter(Boolean).pop() ?? path;
+}
+
+export function TopBar() {
+  const dbInfo = useAppStore((s) => s.dbInfo);
+  const status = useAppStore((s) => s.status);
+  const theme = useAppStore((s) => s.theme);
+  const toggleTheme = useAppStore((s) => s.toggleTheme);
+  return (
+    <header className="topbar">
+      <div className="topbar-db" title={dbInfo?.path} data-testid="db-name">
+        <DatabaseIcon />
+        <span className="topbar-db-name">{dbInfo ? baseName(dbInfo.path) : 'RouteLens'}</span>
+        {dbInfo && (
+          <span className="topbar-db-counts faint">
+            {plural(dbInfo.episodes, 'episode')} · {plural(dbInfo.turns, 'turn')}
+          </span>
+        )}
+      </div>
+      {status === 'ready' && <RunSelector />}
+      <div className="topbar-spacer" />
+      <button
+        type="button"
+        className="btn btn-ghost btn-icon"
+        onClick={toggleTheme}
+        title={theme === 'dark' ? 'Switch to the light theme' : 'Switch to the dark theme'}
+        aria-label={theme === 'dark' ? 'Switch to the light theme' : 'Switch to the dark theme'}
+        data-testid="theme-toggle"
+        data-theme={theme}
+      >
+        {theme === 'dark' ? <SunIcon /> : <MoonIcon />}
+      </button>
+    </header>
+  );
+}

@@ -1,0 +1,29 @@
+/** The UI store (zustand): typed slices combined into one hook. Components select narrowly. */
+import { useCallback } from 'react';
+import { create } from 'zustand';
+import { paletteColor } from '../theme/palette.ts';
+import { createEpisodeFiltersSlice } from './episodeFiltersSlice.ts';
+import { createLocationSlice } from './locationSlice.ts';
+import { createPrefsSlice } from './prefsSlice.ts';
+import { createSessionSlice } from './sessionSlice.ts';
+import type { AppStore } from './types.ts';
+
+export type { AppStore } from './types.ts';
+
+export const useAppStore = create<AppStore>()((...a) => ({
+  ...createSessionSlice(...a),
+  ...createLocationSlice(...a),
+  ...createEpisodeFiltersSlice(...a),
+  ...createPrefsSlice(...a),
+}));
+
+/** The palette colour of a model, by name (grey for a model listModels did not report). */
+export function useModelColor(name: string): string {
+  return useAppStore((s) => paletteColor(s.modelColorIndex[name]));
+}
+
+/** A stable function from model name to colour for components that colour many models at once. */
+export function useModelColors(): (name: string) => string {
+  const index = useAppStore((s) => s.modelColorIndex);
+  return useCallback((name: string) => paletteColor(index[name]), [index]);
+}

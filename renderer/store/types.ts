@@ -1,0 +1,7 @@
+import type { EpisodeFiltersSlice } from './episodeFiltersSlice.ts';
+import type { LocationSlice } from './locationSlice.ts';
+import type { PrefsSlice } from './prefsSlice.ts';
+import type { SessionSlice } from './sessionSlice.ts';
+
+/** The whole UI store: one typed slice per concern, combined in index.ts. */
+export type AppStore = SessionSlice & LocationSlice & EpisodeFiltersSlice & PrefsSlice;

@@ -1,0 +1,106 @@
+/**
+ * Episode inspector: header, timeline, and the turn list beside the selected turn's detail. The selected turn
+ * lives in the URL (#/episode/<id>/turn/<t>), replaced rather than pushed as the user steps through turns.
+ */
+import { useEffect, useState } from 'react';
+import { EmptyState, ErrorNotice } from '../../components/EmptyState.tsx';
+import { useAppStore } from '../../store/index.ts';
+import { EpisodeHeader } from './EpisodeHeader.tsx';
+import { Timeline } from './Timeline.tsx';
+import { clampTurn, nextError, nextSwitch, prevError, prevSwitch } from './turnNavigation.ts';
+import { TurnDetailPanel } from './TurnDetailPanel.tsx';
+import { TurnList } from './TurnList.tsx';
+import { TurnNav } from './TurnNav.tsx';
+import { useEpisode } from './useEpisode.ts';
+import { useTurnKeys, type TurnKeyActions } from './useTurnKeys.ts';
+import './episode.css';
+
+export default function InspectorView({ episodeId, turn }: { episodeId: number; turn: number | null }) {
+  const load = useEpisode(episodeId);
+  const navigate = useAppStore((s) => s.navigate);
+  const [note, setNote] = useState<string | null>(null);
+  const turns = load.status === 'ready' ? load.detail.turns : [];
+  const current = clampTurn(turn, turns.length);
+
+  const go = (t: number | null, miss: string) => {
+    if (t === null) {
+      setNote(miss);
+      return;
+    }
+    setNote(null);
+    navigate({ view: 'episode', episodeId, turn: t }, { replace: true });
+  };
+  const actions: TurnKeyActions = {
+    next: () => go(current + 1 < turns.length ? current + 1 : null, 'This is the last turn.'),
+    prev: () => go(current > 0 ? current - 1 : null, 'This is the first turn.'),
+    first: () => go(turns.length > 0 ? 0 : null, ''),
+    last: () => go(turns.length > 0 ? turns.length - 1 : null, ''),
+    nextError: () => go(nextError(turns, current), 'No error after this turn.'),
+    prevError: () => go(prevError(turns, current), 'No error before this turn.'),
+    nextSwitch: () => go(nextSwitch(turns, current), 'No model switch after this turn.'),
+    prevSwitch: () => go(prevSwitch(turns, current), 'No model switch before this turn.'),
+  };
+  useTurnKeys(actions);
+
+  // A deep link to a turn the episode does not have shows the nearest one; make the URL say so.
+  const loaded = load.status === 'ready';
+  useEffect(() => {
+    if (loaded && turns.length > 0 && turn !== current) navigate({ view: 'episode', episodeId, turn: current }, { replace: true });
+  }, [loaded, turns.length, turn, current, episodeId, navigate]);
+
+  if (load.status === 'loading') {
+    return (
+      <div className="view-loading" data-testid="inspector-view" data-state="loading">
+        Loading episode {episodeId}…
+      </div>
+    );
+  }
+  if (load.status === 'not_found') {
+    return (
+      <div className="view-pad" data-testid="inspector-view" data-state="ready">
+        <EmptyState title={`Episode ${episodeId} is not in this database`} testId="episode-not-found">
+          <p>It may belong to another database, or its run was removed.</p>
+          <button type="button" className="btn" onClick={() => navigate({ view: 'episodes' })}>
+            Browse episodes
+          </button>
+        </EmptyState>
+      </div>
+    );
+  }
+  if (load.status === 'error') {
+    return (
+      <div className="view-pad" data-testid="inspector-view" data-state="error">
+        <ErrorNotice title={`Could not load episode ${episodeId}.`} message={load.message} />
+      </div>
+    );
+  }
+
+  const detail = load.detail;
+  const selected = detail.turns[current];
+  return (
+    <div className="view-fill inspector-view" data-testid="inspector-view" data-state="ready" data-episode-id={episodeId}>
+      <EpisodeHeader detail={detail} />
+      {turns.length === 0 ? (
+        <EmptyState title="This episode has no turns">The log recorded the task and outcome only.</EmptyState>
+      ) : (
+        <>
+          <Timeline turns={turns} current={current} onSelect={(t) => go(t, '')} />
+          <TurnNav actions={actions} canPrev={current > 0} canNext={current < turns.length - 1} note={note} />
+          <div className="inspector-body">
+            <TurnList turns={turns} current={current} onSelect={(t) => go(t, '')} />
+            <div className="turn-detail-scroll" data-testid="turn-detail-scroll">
+              {selected && (
+                <TurnDetailPanel
+                  key={current}
+                  turn={selected}
+                  previousModel={current > 0 ? (detail.turns[current - 1]?.model ?? null) : null}
+                  count={turns.length}
+                />
+              )}
+            </div>
+          </div>
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,72 @@
+/** The list of turns beside the detail; virtualised, since some agents run for hundreds of turns. */
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useRef } from 'react';
+import type { TurnDetail } from '../../../shared/api.ts';
+import { ErrorIcon, SwitchIcon } from '../../components/icons.tsx';
+import { ModelDot } from '../../components/ModelChip.tsx';
+import { formatCost } from '../../format/numbers.ts';
+
+const ROW_HEIGHT = 34;
+
+function summary(turn: TurnDetail): string {
+  const text = (turn.action ?? '').trim().split('\n', 1)[0] ?? '';
+  return text || turn.tool || turn.action_type;
+}
+
+export function TurnList({ turns, current, onSelect }: { turns: TurnDetail[]; current: number; onSelect(t: number): void }) {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: turns.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 8,
+  });
+
+  useEffect(() => {
+    virtualizer.scrollToIndex(current, { align: 'auto' });
+  }, [current, virtualizer]);
+
+  return (
+    <div className="turn-list" ref={scrollRef} data-testid="turn-list" role="listbox" aria-label="Turns" aria-activedescendant={`turn-${current}`}>
+      <div className="turn-list-inner" style={{ height: virtualizer.getTotalSize() }}>
+        {virtualizer.getVirtualItems().map((item) => {
+          const turn = turns[item.index];
+          if (!turn) return null;
+          const worst = turn.max_severity;
+          return (
+            <div
+              key={item.key}
+              id={`turn-${item.index}`}
+              role="option"
+              aria-selected={item.index === current}
+              className={item.index === current ? 'turn-item is-current' : 'turn-item'}
+              style={{ transform: `translateY(${item.start}px)`, height: ROW_HEIGHT }}
+              onClick={() => onSelect(item.index)}
+              data-testid="turn-item"
+              data-t={item.index}
+            >
+              <span className="turn-item-t num">{turn.t}</span>
+              <ModelDot name={turn.model} />
+              <span className="turn-item-text" title={turn.model}>
+                {summary(turn)}
+              </span>
+              <span className="turn-item-flags">
+                {turn.switched && (
+                  <span className="flag-switch" title="Model switched at this turn">
+                    <SwitchIcon />
+                  </span>
+                )}
+                {worst && (
+                  <span className={`flag-error sev-text-${worst}`} title={`Error (${worst})`}>
+                    <ErrorIcon />
+                  </span>
+                )}
+              </span>
+              <span className="turn-item-cost num">{formatCost(turn.cost)}</span>
+            </div>
+          );
+        })}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,56 @@
+/** Episodes: every episode of the selected runs, filtered, sorted and searched on the server, scrolled as a window. */
+import { EmptyState, ErrorNotice } from '../../components/EmptyState.tsx';
+import { NoRunsYet } from '../../components/NoRunsYet.tsx';
+import { useAppStore } from '../../store/index.ts';
+import { EpisodeTable } from './EpisodeTable.tsx';
+import { EpisodeToolbar } from './EpisodeToolbar.tsx';
+import { useEpisodeWindow } from './useEpisodeWindow.ts';
+import './episodes.css';
+
+export default function EpisodesView() {
+  const runs = useAppStore((s) => s.runs);
+  const runIds = useAppStore((s) => s.runIds);
+  const filters = useAppStore((s) => s.episodeFilters);
+  const resetEpisodeFilters = useAppStore((s) => s.resetEpisodeFilters);
+  const navigate = useAppStore((s) => s.navigate);
+  const search = filters.search.trim();
+  const win = useEpisodeWindow({
+    runIds: runIds.length > 0 ? runIds : undefined,
+    models: filters.models.length > 0 ? filters.models : undefined,
+    outcome: filters.outcome,
+    search: search === '' ? undefined : search,
+    sort: filters.sort,
+    desc: filters.desc,
+  });
+  if (runs.length === 0) return <NoRunsYet />;
+
+  const inScope = (runIds.length > 0 ? runs.filter((r) => runIds.includes(r.id)) : runs).reduce((a, r) => a + r.episodes, 0);
+  const total = win.rows?.total ?? null;
+  const error = win.rows?.error ?? null;
+  const ready = win.rows !== null && !win.stale;
+
+  return (
+    <div
+      className="view-fill episodes-view"
+      data-testid="episodes-view"
+      data-state={ready ? 'ready' : 'loading'}
+      data-search={win.shownQuery?.search ?? ''}
+    >
+      <div className="view-header view-header-tight">
+        <h1>Episodes</h1>
+      </div>
+      <EpisodeToolbar total={win.stale ? null : total} of={inScope} loading={!ready} />
+      {error && <ErrorNotice title="Could not load episodes." message={error} />}
+      {total === 0 && !win.stale ? (
+        <EmptyState title="No episodes match" testId="episodes-empty">
+          <p>Nothing in the selected runs matches these filters.</p>
+          <button type="button" className="btn" onClick={resetEpisodeFilters}>
+            Clear filters
+          </button>
+        </EmptyState>
+      ) : (
+        <EpisodeTable window={win} onOpen={(episodeId) => navigate({ view: 'episode', episodeId, turn: null })} />
+      )}
+    </div>
+  );
+}

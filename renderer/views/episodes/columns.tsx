@@ -1,0 +1,102 @@
+/** Column definitions of the Episodes table. Every sortable column's id is an `EpisodeSortColumn` (server-side sort). */
+import {
+  createColumnHelper,
+  rowSortingFeature,
+  tableFeatures,
+} from '@tanstack/react-table';
+import { EPISODE_SORT_COLUMNS, type EpisodeRow, type EpisodeSortColumn } from '../../../shared/api.ts';
+import { OutcomeBadge } from '../../components/figures.tsx';
+import { ModelDot } from '../../components/ModelChip.tsx';
+import { formatCost, formatCount, formatScore, formatUnit } from '../../format/numbers.ts';
+
+/** A loaded row with its absolute position in the sorted result. */
+export interface IndexedEpisode {
+  index: number;
+  row: EpisodeRow;
+}
+
+export const episodeTableFeatures = tableFeatures({ rowSortingFeature });
+
+const helper = createColumnHelper<typeof episodeTableFeatures, IndexedEpisode>();
+
+export function isSortColumn(id: string): id is EpisodeSortColumn {
+  return (EPISODE_SORT_COLUMNS as readonly string[]).includes(id);
+}
+
+/** CSS grid track per column, in column order (fixed widths for figures, the rest share the space). */
+export const COLUMN_TRACKS: Record<string, string> = {
+  id: '64px',
+  ext_id: 'minmax(160px, 2fr)',
+  run: 'minmax(120px, 1.3fr)',
+  task_category: 'minmax(90px, 0.8fr)',
+  n_turns: '68px',
+  total_cost: '92px',
+  final_score: '72px',
+  success: '104px',
+  n_errors: '68px',
+  n_switches: '80px',
+  models: 'minmax(90px, 0.8fr)',
+};
+
+export const NUMERIC_COLUMNS = new Set(['id', 'n_turns', 'total_cost', 'final_score', 'n_errors', 'n_switches']);
+
+export const episodeColumns = helper.columns([
+  helper.accessor((r) => r.row.id, { id: 'id', header: '#', sortDescFirst: false }),
+  helper.accessor((r) => r.row.ext_id, {
+    id: 'ext_id',
+    header: 'Episode',
+    cell: (info) => <span className="cell-ellipsis mono" title={info.getValue()}>{info.getValue()}</span>,
+  }),
+  helper.accessor((r) => r.row.run, {
+    id: 'run',
+    header: 'Run',
+    cell: (info) => <span className="cell-ellipsis" title={info.getValue()}>{info.getValue()}</span>,
+  }),
+  helper.accessor((r) => r.row.task_category, {
+    id: 'task_category',
+    header: 'Category',
+    cell: (info) => <span className="cell-ellipsis">{info.getValue() ?? <span className="faint">—</span>}</span>,
+  }),
+  helper.accessor((r) => r.row.n_turns, { id: 'n_turns', sortDescFirst: true, header: 'Turns', cell: (info) => formatCount(info.getValue()) }),
+  helper.accessor((r) => r.row.total_cost, { id: 'total_cost', sortDescFirst: true, header: 'Cost', cell: (info) => formatCost(info.getValue()) }),
+  helper.accessor((r) => r.row.score_norm, {
+    // Sorting by 'final_score' orders by the normalised score (runs use different score ranges), so show that.
+    id: 'final_score',
+    sortDescFirst: true,
+    header: 'Score',
+    cell: (info) => {
+      const raw = info.row.original.row.final_score;
+      return <span title={raw === null ? 'no score logged' : `score as logged: ${formatScore(raw)}`}>{formatUnit(info.getValue())}</span>;
+    },
+  }),
+  helper.accessor((r) => r.row.success, {
+    id: 'success',
+    header: 'Outcome',
+    cell: (info) => <OutcomeBadge success={info.getValue()} />,
+  }),
+  helper.accessor((r) => r.row.n_errors, {
+    id: 'n_errors',
+    sortDescFirst: true,
+    header: 'Errors',
+    cell: (info) => <span className={info.getValue() > 0 ? 'has-errors' : 'faint'}>{formatCount(info.getValue())}</span>,
+  }),
+  helper.accessor((r) => r.row.n_switches, {
+    id: 'n_switches',
+    sortDescFirst: true,
+    header: 'Switches',
+    cell: (info) => <span className={info.getValue() > 0 ? undefined : 'faint'}>{formatCount(info.getValue())}</span>,
+  }),
+  helper.accessor((r) => r.row.models, {
+    id: 'models',
+    header: 'Models',
+    enableSorting: false,
+    cell: (info) => (
+      <span className="model-dots" title={info.getValue().join(', ')}>
+        {info.getValue().map((m) => (
+          <ModelDot key={m} name={m} />
+        ))}
+        <span className="model-dots-count faint">{info.getValue().length}</span>
+      </span>
+    ),
+  }),
+]);

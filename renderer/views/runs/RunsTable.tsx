@@ -1,0 +1,104 @@
+import type { KeyboardEvent } from 'react';
+import type { RunSummary } from '../../../shared/api.ts';
+import { Cost } from '../../components/figures.tsx';
+import { ModelChip } from '../../components/ModelChip.tsx';
+import { formatCount, formatPercent, formatUnit } from '../../format/numbers.ts';
+import { useAppStore } from '../../store/index.ts';
+
+function ShareBar({ value }: { value: number | null }) {
+  if (value === null) return null;
+  return (
+    <span className="share-bar" aria-hidden="true">
+      <span style={{ width: `${Math.round(Math.max(0, Math.min(1, value)) * 100)}%` }} />
+    </span>
+  );
+}
+
+function RunRow({ run }: { run: RunSummary }) {
+  const setRunIds = useAppStore((s) => s.setRunIds);
+  const navigate = useAppStore((s) => s.navigate);
+  const open = () => {
+    setRunIds([run.id]);
+    navigate({ view: 'episodes' });
+  };
+  const onKey = (e: KeyboardEvent) => {
+    if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      open();
+    }
+  };
+  const estimated = run.priced_turns > 0;
+  return (
+    <tr className="run-row" tabIndex={0} onClick={open} onKeyDown={onKey} data-testid="run-row" data-run-name={run.name}>
+      <td className="run-name-cell">
+        <div className="run-name" data-testid="run-name">
+          {run.name}
+        </div>
+        <div className="run-meta faint">
+          <span className="format-tag">{run.format}</span>
+          {run.policy_name && <span>{run.policy_name}</span>}
+          {run.source_path && (
+            <span className="run-source" title={run.source_path}>
+              {run.source_path.split(/[\\/]/).pop()}
+            </span>
+          )}
+        </div>
+      </td>
+      <td className="num" data-testid="run-episodes">
+        {formatCount(run.episodes)}
+      </td>
+      <td className="num" data-testid="run-turns">
+        {formatCount(run.turns)}
+      </td>
+      <td className="run-models">
+        {run.models.map((m) => (
+          <ModelChip key={m} name={m} compact />
+        ))}
+      </td>
+      <td className="num" data-testid="run-cost" title={estimated ? `${run.priced_turns} of ${run.turns} turns priced from tokens` : undefined}>
+        <Cost usd={run.total_cost} estimated={estimated} />
+      </td>
+      <td className="num" data-testid="run-success">
+        <span className="with-bar">
+          {formatPercent(run.success_rate)}
+          <ShareBar value={run.success_rate} />
+        </span>
+      </td>
+      <td className="num" data-testid="run-score">
+        <span className="with-bar">
+          {formatUnit(run.mean_score_norm)}
+          <ShareBar value={run.mean_score_norm} />
+        </span>
+      </td>
+    </tr>
+  );
+}
+
+export function RunsTable({ runs }: { runs: RunSummary[] }) {
+  return (
+    <div className="card table-card">
+      <table className="runs-table" data-testid="runs-table">
+        <thead>
+          <tr>
+            <th>Run</th>
+            <th className="num">Episodes</th>
+            <th className="num">Turns</th>
+            <th>Models</th>
+            <th className="num">Total cost</th>
+            <th className="num" title="Share of episodes with success = true, among those with a known outcome">
+              Success
+            </th>
+            <th className="num" title="Mean normalised score in [0, 1]">
+              Mean score
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {runs.map((r) => (
+            <RunRow key={r.id} run={r} />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

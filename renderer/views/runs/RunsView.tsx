@@ -1,0 +1,46 @@
+/** Runs: one row per imported run with its KPIs; a click opens the Episodes view filtered to that run. */
+import { NoRunsYet } from '../../components/NoRunsYet.tsx';
+import { formatCost, plural } from '../../format/numbers.ts';
+import { useAppStore } from '../../store/index.ts';
+import { RunsTable } from './RunsTable.tsx';
+import './runs.css';
+
+export default function RunsView() {
+  const runs = useAppStore((s) => s.runs);
+  const runIds = useAppStore((s) => s.runIds);
+  const setRunIds = useAppStore((s) => s.setRunIds);
+  const dbPath = useAppStore((s) => s.dbInfo?.path);
+  if (runs.length === 0) return <NoRunsYet />;
+
+  const shown = runIds.length === 0 ? runs : runs.filter((r) => runIds.includes(r.id));
+  const episodes = shown.reduce((a, r) => a + r.episodes, 0);
+  const turns = shown.reduce((a, r) => a + r.turns, 0);
+  const cost = shown.reduce((a, r) => a + r.total_cost, 0);
+
+  return (
+    <div className="view-pad runs-view" data-testid="runs-view" data-state="ready">
+      <div className="view-header">
+        <h1>Runs</h1>
+        <div className="view-summary muted" data-testid="runs-summary">
+          <span>{plural(shown.length, 'run')}</span>
+          <span>{plural(episodes, 'episode')}</span>
+          <span>{plural(turns, 'turn')}</span>
+          <span className="num">{formatCost(cost)} total</span>
+        </div>
+      </div>
+      {shown.length < runs.length && (
+        <div className="filter-banner" data-testid="runs-filter-banner">
+          Showing {shown.length} of {runs.length} runs, as selected in the top bar.
+          <button type="button" className="btn btn-ghost" onClick={() => setRunIds([])}>
+            Show all runs
+          </button>
+        </div>
+      )}
+      <RunsTable runs={shown} />
+      <p className="view-footnote faint">
+        Add runs with <code>routelens import &lt;path&gt; --db {dbPath ?? '<file>'}</code>. Costs marked ≈ include turns priced
+        from token counts because the log had no cost.
+      </p>
+    </div>
+  );
+}
