@@ -31,7 +31,11 @@ for (const theme of ['light', 'dark'] as const) {
     await inspector.waitReady();
     await page.keyboard.press('j');
     await inspector.expectTurn(1);
-    await page.screenshot({ path: `${shots}inspector-errors-${theme}.png`, fullPage: true });
+    await page.screenshot({ path: `${shots}inspector-errors-${theme}.png` });
+    await page.keyboard.press('j');
+    await inspector.expectTurn(2);
+    await page.getByTestId('turn-detail-scroll').evaluate((el) => el.scrollTo({ top: el.scrollHeight }));
+    await page.screenshot({ path: `${shots}inspector-long-text-${theme}.png` });
     await expect(page.locator('html')).toHaveAttribute('data-theme', theme);
   });
 }

@@ -12,8 +12,8 @@ export interface ServeProcess {
   stop(): Promise<void>;
 }
 
-export function cli(args: string[]): string {
-  const result = spawnSync(process.execPath, [CLI, ...args], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+export function cli(args: string[], timeoutMs = 120_000): string {
+  const result = spawnSync(process.execPath, [CLI, ...args], { cwd: root, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
   if (result.status !== 0) throw new Error(`routelens ${args.join(' ')} failed (${result.status}):\n${result.stderr}`);
   return result.stdout;
 }

@@ -33,6 +33,8 @@ export class EpisodesPage {
       await this.waitReady();
     }
     await expect(header).toHaveAttribute('aria-sort', direction);
+    await expect(this.view).toHaveAttribute('data-sort', `${column}:${direction === 'ascending' ? 'asc' : 'desc'}`);
+    await this.waitReady();
   }
 
   /** The text of one column for every rendered row, top to bottom. */

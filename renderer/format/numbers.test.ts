@@ -7,6 +7,8 @@ describe('number formats', () => {
     expect(formatCost(1.26719)).toBe('$1.27');
     expect(formatCost(0.26231396)).toBe('$0.262');
     expect(formatCost(0.00034812)).toBe('$0.000348');
+    expect(formatCost(0.017)).toBe('$0.0170');
+    expect(formatCost(0.003, { trimZeros: true })).toBe('$0.003');
     expect(formatCost(12345.6)).toBe('$12,346');
     expect(formatCost(null)).toBe('—');
   });

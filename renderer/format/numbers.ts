@@ -10,7 +10,7 @@ export function formatCount(n: number | null | undefined): string {
  * Dollars with a precision that suits the size: cents for a dollar and up, three significant digits below
  * (agent turns routinely cost fractions of a cent, and `$0.00` would hide every difference that matters).
  */
-export function formatCost(usd: number | null | undefined): string {
+export function formatCost(usd: number | null | undefined, options?: { trimZeros?: boolean }): string {
   if (usd == null || !Number.isFinite(usd)) return '—';
   if (usd === 0) return '$0';
   const abs = Math.abs(usd);
@@ -18,7 +18,9 @@ export function formatCost(usd: number | null | undefined): string {
   if (abs >= 1000) return `${sign}$${integer.format(Math.round(abs))}`;
   if (abs >= 1) return `${sign}$${abs.toFixed(2)}`;
   if (abs < 0.000001) return `${sign}<$0.000001`;
-  return `${sign}$${Number(abs.toPrecision(3)).toString()}`;
+  // toPrecision keeps trailing zeros ($0.0170), so a column of costs lines up digit for digit; axis ticks trim them.
+  const digits = abs.toPrecision(3);
+  return `${sign}$${options?.trimZeros ? String(Number(digits)) : digits}`;
 }
 
 /** A share in [0, 1] as a percentage with one decimal where it matters (57.1%, 100%, 0%). */

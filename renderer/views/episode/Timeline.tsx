@@ -41,7 +41,7 @@ export function Timeline({ turns, current, onSelect }: { turns: TurnDetail[]; cu
             <g key={tick.value}>
               <line className="timeline-grid" x1={layout.plot.left} x2={layout.plot.right} y1={tick.y} y2={tick.y} />
               <text className="timeline-tick" x={layout.plot.left - 6} y={tick.y + 3.5} textAnchor="end">
-                {formatCost(tick.value)}
+                {formatCost(tick.value, { trimZeros: true })}
               </text>
             </g>
           ))}

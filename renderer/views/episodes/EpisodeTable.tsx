@@ -17,6 +17,14 @@ const PREFETCH = 100;
 /** Wait this long after scrolling stops before fetching, so a fling across 30k rows fetches only where it lands. */
 const FETCH_DELAY_MS = 40;
 
+/** Scroll offset per query (JSON key), for the last few queries. */
+const scrollMemory = new Map<string, number>();
+function rememberScroll(key: string, top: number): void {
+  scrollMemory.delete(key);
+  scrollMemory.set(key, top);
+  if (scrollMemory.size > 20) scrollMemory.delete(scrollMemory.keys().next().value ?? '');
+}
+
 const GRID_TEMPLATE = episodeColumns.map((c) => COLUMN_TRACKS[c.id ?? ''] ?? '1fr').join(' ');
 
 function SortArrow({ direction }: { direction: false | 'asc' | 'desc' }) {
@@ -49,10 +57,13 @@ export function EpisodeTable({ window: win, onOpen }: { window: EpisodeWindow; o
     return () => clearTimeout(timer);
   }, [rows, start, end]);
 
-  // A new result starts at the top.
+  // A new result starts at the top; coming back to one (say from the inspector) returns to where you were.
   useEffect(() => {
-    scrollRef.current?.scrollTo({ top: 0 });
+    scrollRef.current?.scrollTo({ top: win.shownKey ? (scrollMemory.get(win.shownKey) ?? 0) : 0 });
   }, [win.shownKey]);
+  const onScroll = () => {
+    if (win.shownKey && scrollRef.current) rememberScroll(win.shownKey, scrollRef.current.scrollTop);
+  };
 
   const data = useMemo<IndexedEpisode[]>(() => {
     const out: IndexedEpisode[] = [];
@@ -98,7 +109,7 @@ export function EpisodeTable({ window: win, onOpen }: { window: EpisodeWindow; o
       aria-rowcount={total}
       data-testid="episodes-table"
     >
-      <div className="etable-scroll" ref={scrollRef} data-testid="episodes-scroll">
+      <div className="etable-scroll" ref={scrollRef} onScroll={onScroll} data-testid="episodes-scroll">
         <div className="etable-head" role="rowgroup">
           {table.getHeaderGroups().map((group) => (
             <div className="etable-row etable-header-row" role="row" key={group.id} style={{ gridTemplateColumns: GRID_TEMPLATE }}>

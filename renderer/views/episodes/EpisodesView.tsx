@@ -35,6 +35,7 @@ export default function EpisodesView() {
       data-testid="episodes-view"
       data-state={ready ? 'ready' : 'loading'}
       data-search={win.shownQuery?.search ?? ''}
+      data-sort={win.shownQuery ? `${win.shownQuery.sort}:${win.shownQuery.desc ? 'desc' : 'asc'}` : ''}
     >
       <div className="view-header view-header-tight">
         <h1>Episodes</h1>
