@@ -1,14 +1,18 @@
 /** Importers in priority order (DESIGN §4): the first whose `detect` accepts a file reads it. */
 import { canonicalImporter } from './canonical.ts';
 import { inspectImporter } from './inspect.ts';
+import { otelImporter } from './otel.ts';
 import { sweAgentImporter } from './sweAgent.ts';
 import type { Importer } from './types.ts';
+import { unoImporter } from './uno.ts';
 
 export const IMPORTERS: readonly Importer[] = [
   canonicalImporter,
   // mini-swe-agent / MTRouter `*.traj.json` goes here (DESIGN §4 order).
   sweAgentImporter,
   inspectImporter,
+  otelImporter,
+  unoImporter,
 ];
 
 export function importerByFormat(format: string): Importer | undefined {
