@@ -32,10 +32,12 @@ describe('fixture manifest', () => {
         expect(db.prepare('SELECT COUNT(*) FROM episodes').pluck().get()).toBe(0);
         expect(db.prepare('SELECT COUNT(*) FROM sources').pluck().get()).toBe(0);
       } else {
-        expect(file?.status, file?.reason).toBe('imported');
-        expect(file?.format).toBe(row.format);
-        expect(file?.episodes).toBe(row.expect?.episodes);
-        expect(file?.turns).toBe(row.expect?.turns);
+        // A folder row imports every trajectory in it; all must import.
+        for (const f of report.files) expect(f.status, f.reason).toBe('imported');
+        expect(report.files.length).toBeGreaterThan(0);
+        expect(new Set(report.files.map((f) => f.format))).toEqual(new Set([row.format]));
+        expect(report.files.reduce((a, f) => a + f.episodes, 0)).toBe(row.expect?.episodes);
+        expect(report.files.reduce((a, f) => a + f.turns, 0)).toBe(row.expect?.turns);
         if (row.expect?.runs) {
           expect(db.prepare('SELECT name FROM runs ORDER BY name').pluck().all()).toEqual(row.expect.runs);
         }

@@ -1,6 +1,7 @@
 /** Importers in priority order (DESIGN §4): the first whose `detect` accepts a file reads it. */
 import { canonicalImporter } from './canonical.ts';
 import { inspectImporter } from './inspect.ts';
+import { miniSweAgentImporter } from './miniSweAgent.ts';
 import { otelImporter } from './otel.ts';
 import { sweAgentImporter } from './sweAgent.ts';
 import type { Importer } from './types.ts';
@@ -8,7 +9,7 @@ import { unoImporter } from './uno.ts';
 
 export const IMPORTERS: readonly Importer[] = [
   canonicalImporter,
-  // mini-swe-agent / MTRouter `*.traj.json` goes here (DESIGN §4 order).
+  miniSweAgentImporter,
   sweAgentImporter,
   inspectImporter,
   otelImporter,
