@@ -1,5 +1,5 @@
 /**
- * The demo database `npm start` opens: the bundled real samples and the canonical example runs. Built
+ * The demo database `npm start` opens: the bundled real samples of every format and the canonical example runs. Built
  * into a temporary file and renamed into place, so an interrupted build never leaves a half database.
  */
 import { existsSync, renameSync, rmSync, mkdirSync } from 'node:fs';
@@ -14,6 +14,12 @@ export const DEMO_SOURCES: readonly { path: string; run?: string }[] = [
   { path: 'canonical/example.jsonl' },
   { path: 'samples/mini-swe-agent', run: 'swe-gemini-3-pro (mini-swe-agent)' },
   { path: 'samples/mtrouter/local.traj.json', run: 'mtrouter-legacy-fixture' },
+  { path: 'samples/swe-agent' },
+  { path: 'samples/inspect' },
+  { path: 'samples/otel/genai-attribute-dialects' },
+  { path: 'samples/otel/vercel-ai-sdk-v6' },
+  // The same five paper transcripts exist as .xml files too; one container is enough for the demo.
+  { path: 'samples/uno/uno-transcripts.jsonl', run: 'uno-orchestra (paper cases)' },
 ];
 
 export interface DemoOptions {
