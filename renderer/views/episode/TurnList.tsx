@@ -22,8 +22,12 @@ export function TurnList({ turns, current, onSelect }: { turns: TurnDetail[]; cu
     overscan: 8,
   });
 
+  // A step to the next turn scrolls just enough; a jump (next error, a click on the timeline) centres the turn.
+  const previous = useRef<number | null>(null);
   useEffect(() => {
-    virtualizer.scrollToIndex(current, { align: 'auto' });
+    const jump = previous.current === null || Math.abs(current - previous.current) > 1;
+    previous.current = current;
+    virtualizer.scrollToIndex(current, { align: jump ? 'center' : 'auto' });
   }, [current, virtualizer]);
 
   return (
