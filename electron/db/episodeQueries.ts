@@ -32,8 +32,8 @@ interface RawEpisodeRow extends Omit<EpisodeRow, 'success' | 'models'> {
 
 const EPISODE_COLUMNS = `e.id, e.run_id, r.name AS run, e.ext_id, e.task_category, e.n_turns, e.total_cost, e.final_score,
   e.score_norm, e.success, e.exit_reason, e.n_errors, e.n_switches,
-  (SELECT group_concat(name, char(31)) FROM (SELECT DISTINCT m.name FROM turns t JOIN models m ON m.id = t.model_id
-    WHERE t.episode_id = e.id ORDER BY m.name)) AS models`;
+  (SELECT group_concat(name, char(31)) FROM (SELECT m.name FROM episode_models em JOIN models m ON m.id = em.model_id
+    WHERE em.episode_id = e.id ORDER BY m.name)) AS models`;
 
 export function decodeEpisodeRow(raw: RawEpisodeRow): EpisodeRow {
   return { ...raw, success: raw.success === null ? null : raw.success === 1, models: raw.models ? raw.models.split('\u001f') : [] };
@@ -47,7 +47,7 @@ export function queryEpisodes(db: Db, q: Required<Pick<EpisodeQuery, 'sort' | 'd
     params.push(...q.runIds);
   }
   if (q.models && q.models.length > 0) {
-    where.push(`e.id IN (SELECT DISTINCT t.episode_id FROM turns t JOIN models m ON m.id = t.model_id
+    where.push(`e.id IN (SELECT em.episode_id FROM episode_models em JOIN models m ON m.id = em.model_id
       WHERE m.name IN (${q.models.map(() => '?').join(',')}))`);
     params.push(...q.models);
   }
@@ -96,9 +96,9 @@ export function listRuns(db: Db): RunSummary[] {
       FROM runs r LEFT JOIN episodes e ON e.run_id = r.id GROUP BY r.id ORDER BY r.name`)
     .all() as Omit<RunSummary, 'models' | 'priced_turns'>[];
   const models = db
-    .prepare(`SELECT e.run_id AS run_id, m.name AS name, SUM(t.cost_source = 'priced') AS priced
-      FROM turns t JOIN episodes e ON e.id = t.episode_id JOIN models m ON m.id = t.model_id
-      GROUP BY e.run_id, t.model_id ORDER BY COUNT(*) DESC`)
+    .prepare(`SELECT e.run_id AS run_id, m.name AS name, SUM(em.priced_turns) AS priced
+      FROM episode_models em JOIN episodes e ON e.id = em.episode_id JOIN models m ON m.id = em.model_id
+      GROUP BY e.run_id, em.model_id ORDER BY SUM(em.n_turns) DESC, m.name`)
     .all() as { run_id: number; name: string; priced: number }[];
   return runs.map((r) => {
     const mine = models.filter((m) => m.run_id === r.id);

@@ -49,6 +49,9 @@ export class EpisodeWriter {
         VALUES (@run_id, @ext_id, @task_id, @task_type, @task_category, @split, @difficulty, @final_score, @score_lo,
         @score_hi, @score_norm, @success, @total_cost, @logged_cost, @grader_cost, @n_turns, @n_errors, @n_switches,
         @expected_steps, @exit_reason, @budget_usd, @budget_mode, @max_turns, @train_step, @source_id)`),
+      insertEpisodeModel: db.prepare(
+        'INSERT INTO episode_models (episode_id, model_id, n_turns, priced_turns, cost) VALUES (?, ?, ?, ?, ?)',
+      ),
       insertGraderCall: db.prepare(`INSERT INTO grader_calls (episode_id, model_id, tokens_in, tokens_out, cost, cost_source, text)
         VALUES (?, ?, ?, ?, ?, ?, ?)`),
       insertEpisodeText: db.prepare('INSERT INTO episode_text (episode_id, task_text, policy_name) VALUES (?, ?, ?)'),
@@ -166,6 +169,15 @@ export class EpisodeWriter {
     });
     const episodeId = Number(info.lastInsertRowid);
     this.s.insertEpisodeText.run(episodeId, ep.task.text ?? null, ep.policy?.name ?? null);
+    const perModel = new Map<number, { n: number; priced: number; cost: number }>();
+    for (const r of turns) {
+      const m = perModel.get(r.model.id) ?? { n: 0, priced: 0, cost: 0 };
+      m.n++;
+      if (r.costSource === 'priced') m.priced++;
+      m.cost += r.cost;
+      perModel.set(r.model.id, m);
+    }
+    for (const [modelId, m] of perModel) this.s.insertEpisodeModel.run(episodeId, modelId, m.n, m.priced, m.cost);
     for (const x of graders) {
       this.s.insertGraderCall.run(
         episodeId, x.model.id, x.g.tokens?.in ?? null, x.g.tokens?.out ?? null, x.cost, x.costSource, x.g.text ?? null,

@@ -121,6 +121,22 @@ CREATE TABLE turn_errors (
   source TEXT NOT NULL CHECK (source IN ('log', 'rule')),
   PRIMARY KEY (turn_id, error_type_id)
 );
+-- Per episode and model: a summary kept at import so run and episode listings never scan all turns
+-- (listing runs over 500k turns took ~760 ms by scanning turns; this table has one row per episode-model pair).
+CREATE TABLE episode_models (
+  episode_id INTEGER NOT NULL REFERENCES episodes(id) ON DELETE CASCADE,
+  model_id INTEGER NOT NULL REFERENCES models(id),
+  n_turns INTEGER NOT NULL,
+  priced_turns INTEGER NOT NULL,
+  cost REAL NOT NULL,
+  PRIMARY KEY (episode_id, model_id)
+) WITHOUT ROWID;
+CREATE INDEX episode_models_model ON episode_models(model_id, episode_id);
+-- Sort keys of the Episodes table: deep pages of a sorted 30k-episode list otherwise sort the whole table.
+CREATE INDEX episodes_total_cost ON episodes(total_cost);
+CREATE INDEX episodes_n_turns ON episodes(n_turns);
+CREATE INDEX episodes_n_errors ON episodes(n_errors);
+CREATE INDEX episodes_score_norm ON episodes(score_norm);
 CREATE TABLE grader_calls (
   id INTEGER PRIMARY KEY,
   episode_id INTEGER NOT NULL REFERENCES episodes(id) ON DELETE CASCADE,

@@ -81,7 +81,7 @@ export function listModels(db: Db): ModelInfo[] {
   // Colour order: pool models first, then others by first appearance, so a model keeps its colour as runs are added.
   const rows = db
     .prepare(`SELECT id, name, provider, price_in_per_m, price_out_per_m, tier FROM models
-      WHERE in_pool = 1 OR id IN (SELECT DISTINCT model_id FROM turns) ORDER BY in_pool DESC, id`)
+      WHERE in_pool = 1 OR id IN (SELECT DISTINCT model_id FROM episode_models) ORDER BY in_pool DESC, id`)
     .all() as Omit<ModelInfo, 'color_index'>[];
   return rows.map((r, i) => ({ ...r, color_index: i }));
 }
