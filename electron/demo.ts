@@ -1,12 +1,15 @@
 /**
- * The demo database `npm start` opens: the bundled real samples of every format and the canonical example runs. Built
+ * The demo database `npm start` opens: the bundled real samples of every format, the canonical example runs
+ * and simulated runs of every preset (fixtures/simulator). Built
  * into a temporary file and renamed into place, so an interrupted build never leaves a half database.
  */
-import { existsSync, renameSync, rmSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from './db/database.ts';
 import { importPaths } from './importers/pipeline.ts';
+import { PRESET_NAMES, simulateToFile } from '../fixtures/simulator/index.ts';
 
 const fixture = (p: string): string => fileURLToPath(new URL(`../fixtures/${p}`, import.meta.url));
 
@@ -22,6 +25,10 @@ export const DEMO_SOURCES: readonly { path: string; run?: string }[] = [
   { path: 'samples/uno/uno-transcripts.jsonl', run: 'uno-orchestra (paper cases)' },
 ];
 
+/** Simulated episodes per preset: enough for every figure to have something to show, quick to build (~2 s). */
+export const DEMO_EPISODES_PER_PRESET = 300;
+const DEMO_SEED = 20261122;
+
 export interface DemoOptions {
   force?: boolean;
   onProgress?: (message: string) => void;
@@ -33,14 +40,23 @@ export async function buildDemo(path: string, options: DemoOptions = {}): Promis
   const tmp = `${path}.building`;
   for (const suffix of ['', '-wal', '-shm']) rmSync(tmp + suffix, { force: true });
   const db = openDatabase(tmp);
+  const simDir = mkdtempSync(join(tmpdir(), 'routelens-demo-'));
   let episodes = 0;
   try {
-    for (const [i, src] of DEMO_SOURCES.entries()) {
-      const file = fixture(src.path);
-      if (!existsSync(file)) continue;
-      const report = await importPaths(db, [file], {
+    const sources: { path: string; run?: string; label: string }[] = DEMO_SOURCES.map((s) => ({
+      ...s, path: fixture(s.path), label: s.path,
+    }));
+    for (const preset of PRESET_NAMES) {
+      const out = join(simDir, `${preset}.jsonl`);
+      options.onProgress?.(`demo: simulating ${preset}`);
+      await simulateToFile({ preset, episodes: DEMO_EPISODES_PER_PRESET, seed: DEMO_SEED, out });
+      sources.push({ path: out, label: `simulated ${preset}` });
+    }
+    for (const [i, src] of sources.entries()) {
+      if (!existsSync(src.path)) continue;
+      const report = await importPaths(db, [src.path], {
         runName: src.run,
-        onProgress: (p) => options.onProgress?.(`demo ${i + 1}/${DEMO_SOURCES.length}: ${p.episodes} episodes`),
+        onProgress: (p) => options.onProgress?.(`demo ${i + 1}/${sources.length} (${src.label}): ${p.episodes} episodes`),
       });
       const bad = report.files.find((f) => f.status === 'rejected');
       if (bad) throw new Error(`demo source rejected: ${bad.reason}`);
@@ -49,6 +65,7 @@ export async function buildDemo(path: string, options: DemoOptions = {}): Promis
     db.pragma('wal_checkpoint(TRUNCATE)');
   } finally {
     db.close();
+    rmSync(simDir, { recursive: true, force: true });
   }
   for (const suffix of ['-wal', '-shm']) rmSync(path + suffix, { force: true });
   renameSync(tmp, path);
