@@ -5,7 +5,7 @@ const nodeBuiltins = ['fs', 'path', 'os', 'child_process', 'worker_threads', 'ht
 const nodeOnly = ['better-sqlite3', 'onnxruntime-node', 'electron'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'demo/**', 'test-results/**', 'playwright-report/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'demo/**', 'test-results/**', 'playwright-report/**', '.tmp/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
