@@ -4,6 +4,7 @@
  * (a broken globalSetup, an interrupt), those tests count as failed so the line never reads green.
  */
 import type { FullResult, Reporter, Suite, TestCase } from '@playwright/test/reporter';
+import { recordCounts } from '../test/summaryFile.ts';
 
 export default class SummaryReporter implements Reporter {
   private all: TestCase[] = [];
@@ -30,6 +31,7 @@ export default class SummaryReporter implements Reporter {
     if (result.status === 'passed') skipped += notRun;
     else failed += notRun;
     if (result.status !== 'passed' && failed === 0) failed = 1;
+    recordCounts('e2e', { passed, failed, skipped });
     process.stdout.write(`e2e: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
 

@@ -1,5 +1,6 @@
 // CI reads a plain closing line `N passed, N failed, N skipped`; vitest's own summary is not recognised.
 import type { Reporter, TestModule } from 'vitest/node';
+import { recordCounts } from './summaryFile.ts';
 
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
@@ -15,6 +16,7 @@ export default class SummaryReporter implements Reporter {
       }
       if (mod.state() === 'failed' && [...mod.children.allTests()].length === 0) failed++;
     }
+    recordCounts('unit', { passed, failed, skipped });
     process.stdout.write(`\nunit: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
 }

@@ -12,7 +12,7 @@ export const MODEL_PALETTE: readonly string[] = [
   '#D55E00', // vermillion
   '#CC79A7', // reddish purple
   '#56B4E9', // sky blue
-  '#F0E442', // yellow
+  '#CCBB44', // yellow: Paul Tol's, since Okabe–Ito #F0E442 is unreadable on white
   '#4E79A7',
   '#F28E2B',
   '#E15759',

@@ -4,13 +4,13 @@ import { useEffect, useRef } from 'react';
 import type { TurnDetail } from '../../../shared/api.ts';
 import { ErrorIcon, SwitchIcon } from '../../components/icons.tsx';
 import { ModelDot } from '../../components/ModelChip.tsx';
+import { actionSummary } from '../../format/actionSummary.ts';
 import { formatCost } from '../../format/numbers.ts';
 
 const ROW_HEIGHT = 34;
 
 function summary(turn: TurnDetail): string {
-  const text = (turn.action ?? '').trim().split('\n', 1)[0] ?? '';
-  return text || turn.tool || turn.action_type;
+  return actionSummary(turn.action, turn.tool || turn.action_type);
 }
 
 export function TurnList({ turns, current, onSelect }: { turns: TurnDetail[]; current: number; onSelect(t: number): void }) {
