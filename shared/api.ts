@@ -136,6 +136,46 @@ export const DbInfo = z.object({
 });
 export type DbInfo = z.infer<typeof DbInfo>;
 
+/** A file the user chose or dropped, sent whole: `path` is relative to what they dropped (keeps run folders). */
+export const UploadedFile = z.object({
+  path: z.string().min(1).max(1000),
+  data_base64: z.string().max(400 * 1024 * 1024),
+});
+
+export const ImportFileResult = z.object({
+  path: z.string(),
+  status: z.enum(['imported', 'skipped', 'rejected']),
+  format: z.string().nullable(),
+  episodes: z.number().int(),
+  turns: z.number().int(),
+  /** Why a file was skipped or rejected; rejections read `file:line: reason`. */
+  reason: z.string().optional(),
+});
+
+export const ImportReport = z.object({
+  files: z.array(ImportFileResult),
+  warnings: z.array(z.string()),
+  modelsAdded: z.array(z.string()),
+  ignored: z.number().int(),
+});
+export type ImportReport = z.infer<typeof ImportReport>;
+
+export const ImportJob = z.object({
+  job: z.number().int(),
+  state: z.enum(['running', 'done', 'failed']),
+  progress: z.object({
+    filesDone: z.number().int(),
+    filesTotal: z.number().int(),
+    episodes: z.number().int(),
+    turns: z.number().int(),
+    file: z.string(),
+  }),
+  report: ImportReport.nullable(),
+  /** Set when the import stopped on an internal error (a bad file is a rejection in the report, not this). */
+  error: z.string().nullable(),
+});
+export type ImportJob = z.infer<typeof ImportJob>;
+
 /** Every call: name → input and output schema. Adding a call here is the whole contract change. */
 export const apiContract = {
   dbInfo: { input: z.object({}), output: DbInfo },
@@ -146,6 +186,12 @@ export const apiContract = {
     input: z.union([z.object({ id }), z.object({ ext_id: z.string().max(300), run: z.string().max(300).optional() })]),
     output: EpisodeDetail,
   },
+  /** Starts importing uploaded files in the background; poll `importStatus` for progress and the report. */
+  startImport: {
+    input: z.object({ files: z.array(UploadedFile).min(1).max(50_000), run: z.string().min(1).max(300).optional() }),
+    output: ImportJob,
+  },
+  importStatus: { input: z.object({ job: z.number().int().nonnegative() }), output: ImportJob },
 } as const;
 
 export type ApiContract = typeof apiContract;

@@ -21,6 +21,12 @@ const api: RouteLensApi = {
   getEpisode: vi.fn(async () => {
     throw new NotFoundError('no episode with id 3');
   }),
+  startImport: vi.fn(async () => {
+    throw new NotFoundError('not under test');
+  }),
+  importStatus: vi.fn(async () => {
+    throw new NotFoundError('not under test');
+  }),
 };
 
 const ours = (id = 1): IpcInvokeEventLike => ({ sender: { id }, senderFrame: { url: 'app://routelens/index.html#/runs', parent: null } });

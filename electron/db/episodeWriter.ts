@@ -77,6 +77,18 @@ export class EpisodeWriter {
     };
   }
 
+  /** Call after the caller's transaction commits. */
+  commit(): void {
+    this.models.commit();
+  }
+
+  /** Call after the caller's transaction rolls back: ids cached during it may name rows that no longer exist. */
+  rollback(): void {
+    this.runIds.clear();
+    this.errorTypeIds.clear();
+    this.models.rollback();
+  }
+
   private runId(ep: CanonicalEpisode, format: string, sourcePath: string): number {
     const cached = this.runIds.get(ep.run);
     if (cached !== undefined) return cached;

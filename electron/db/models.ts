@@ -70,6 +70,7 @@ export class ModelResolver {
   private readonly insert;
   private readonly addAlias;
   readonly added: string[] = [];
+  private addedSinceCommit: string[] = [];
 
   constructor(private readonly db: Db) {
     this.find = db.prepare(`SELECT m.id, m.name, m.price_in_per_m, m.price_out_per_m, m.price_cached_per_m
@@ -78,6 +79,18 @@ export class ModelResolver {
     this.addAlias = db.prepare(
       'INSERT OR IGNORE INTO model_aliases (alias, model_id) SELECT ?, id FROM models WHERE name = ?',
     );
+  }
+
+  /** The file's transaction committed: models it added are real now. */
+  commit(): void {
+    this.added.push(...this.addedSinceCommit);
+    this.addedSinceCommit = [];
+  }
+
+  /** The file's transaction rolled back: rows it added are gone, so no cached id may outlive them. */
+  rollback(): void {
+    this.byAlias.clear();
+    this.addedSinceCommit = [];
   }
 
   resolve(rawName: string): ModelPrice {
@@ -90,7 +103,7 @@ export class ModelResolver {
       this.insert.run(name);
       this.addAlias.run(key, name);
       row = this.find.get(key) as ModelPrice;
-      this.added.push(name);
+      this.addedSinceCommit.push(name);
     }
     this.byAlias.set(key, row);
     return row;

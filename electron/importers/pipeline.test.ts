@@ -150,3 +150,23 @@ describe('episode-level cost and grader calls', () => {
     db.close();
   });
 });
+
+describe('a rejected file in the middle of an import', () => {
+  it('leaves no cached ids behind: a later file of the same run still imports', async () => {
+    const dir = tempDir();
+    const logs = join(dir, 'logs');
+    mkdirSync(logs);
+    // Same runs and an unknown model in both; the bad file comes first and is rolled back.
+    const lines = readFileSync(example, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    lines[0].turns[0].model = 'brand-new-model';
+    const good = lines.map((l) => JSON.stringify(l)).join('\n');
+    writeFileSync(join(logs, 'a-bad.jsonl'), `${good}\n{"schema":"routelens/v1"\n`);
+    writeFileSync(join(logs, 'b-good.jsonl'), `${good}\n`);
+    const db = openDatabase(join(dir, 'p.db'));
+    const report = await importPaths(db, [logs]);
+    expect(report.files.map((f) => f.status)).toEqual(['rejected', 'imported']);
+    expect(count(db, 'episodes')).toBe(13);
+    expect(report.modelsAdded).toEqual(['brand-new-model']);
+    db.close();
+  });
+});

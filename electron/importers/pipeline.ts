@@ -168,12 +168,14 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
       if (episodes === 0) throw new ImportError(c.path, 1, 'no episodes in this file');
       setSourceCount.run(episodes, sourceId);
       db.exec('COMMIT');
+      writer.commit();
       totalEpisodes += episodes;
       totalTurns += turns;
       report.warnings.push(...fileWarnings);
       report.files.push({ path: c.path, status: 'imported', format: importer.format, episodes, turns });
     } catch (err) {
       db.exec('ROLLBACK');
+      writer.rollback();
       // Only the file's own faults are rejections; anything else is a bug and stops the import.
       if (!(err instanceof ImportError)) throw err;
       report.files.push({ path: c.path, status: 'rejected', format: importer.format, episodes: 0, turns: 0, reason: err.message });

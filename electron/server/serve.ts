@@ -31,6 +31,8 @@ export interface RunningServer {
 }
 
 const MAX_BODY = 1024 * 1024;
+/** Uploads from the import dialog carry whole log files (base64): allow those, and only those, to be large. */
+const MAX_UPLOAD_BODY = 512 * 1024 * 1024;
 const COOKIE = 'routelens_token';
 const CSP = [
   "default-src 'self'",
@@ -87,12 +89,12 @@ function send(res: ServerResponse, status: number, body: string | Buffer, type =
   res.end(body);
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readBody(req: IncomingMessage, limit: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new RangeError('request body too large');
+    if (size > limit) throw new RangeError('request body too large');
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
@@ -143,7 +145,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       if (req.method !== 'POST') return send(res, 405, 'use POST');
       let payload: unknown;
       try {
-        const body = await readBody(req);
+        const body = await readBody(req, url.pathname === '/api/startImport' ? MAX_UPLOAD_BODY : MAX_BODY);
         payload = body === '' ? {} : JSON.parse(body);
       } catch (err) {
         const message = err instanceof RangeError ? err.message : 'request body is not JSON';

@@ -31,6 +31,7 @@ describe('API contract through dispatch', () => {
   it('answers every call in the contract with output that matches its schema', async () => {
     const inputs: Record<string, unknown> = {
       dbInfo: {}, listRuns: {}, listModels: {}, queryEpisodes: {}, getEpisode: { ext_id: 'handworked' },
+      startImport: { files: [{ path: 'empty.jsonl', data_base64: '' }] }, importStatus: { job: 1 },
     };
     for (const name of API_NAMES) {
       const r = await call(name, inputs[name]);

@@ -14,7 +14,8 @@ import { episodeTargets } from '../analysis/targets.ts';
 import { schemaVersion, type Db } from '../db/database.ts';
 import { episodeRowById, findEpisodeIds, listRuns, queryEpisodes } from '../db/episodeQueries.ts';
 import { candidatesOfEpisode, episodeMeta, errorsOfEpisode, turnsOfEpisode } from '../db/turnQueries.ts';
-import { NotFoundError } from './dispatch.ts';
+import { InputError, NotFoundError } from './dispatch.ts';
+import { ImportJobs, UploadPathError } from './importJobs.ts';
 
 export function resolveEpisodeId(db: Db, ref: { id: number } | { ext_id: string; run?: string }): number {
   if ('id' in ref) return ref.id;
@@ -87,6 +88,7 @@ export function listModels(db: Db): ModelInfo[] {
 }
 
 export function createApi(db: Db, path = db.name): RouteLensApi {
+  const jobs = new ImportJobs(db);
   const count = (table: string): number => db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
   return {
     dbInfo: async () => ({
@@ -100,5 +102,14 @@ export function createApi(db: Db, path = db.name): RouteLensApi {
     listModels: async () => listModels(db),
     queryEpisodes: async (input) => queryEpisodes(db, EpisodeQuery.parse(input)),
     getEpisode: async (input) => episodeDetail(db, resolveEpisodeId(db, input)),
+    startImport: async (input) => {
+      try {
+        return jobs.start(input.files, input.run);
+      } catch (err) {
+        if (err instanceof UploadPathError) throw new InputError(err.message);
+        throw err;
+      }
+    },
+    importStatus: async (input) => jobs.status(input.job),
   };
 }

@@ -12,6 +12,9 @@ export type DispatchResult = { ok: true; value: unknown } | { ok: false; error: 
 /** Thrown by services for a well-formed request naming something that does not exist. */
 export class NotFoundError extends Error {}
 
+/** Thrown by services for a request the schema accepts but the service cannot (an unsafe upload path). */
+export class InputError extends Error {}
+
 export function isApiName(name: unknown): name is ApiName {
   return typeof name === 'string' && Object.hasOwn(apiContract, name);
 }
@@ -25,6 +28,7 @@ export async function dispatch(api: RouteLensApi, name: unknown, payload: unknow
     return { ok: true, value: await call(parsed.data) };
   } catch (err) {
     if (err instanceof NotFoundError) return { ok: false, error: { kind: 'not_found', message: err.message } };
+    if (err instanceof InputError) return { ok: false, error: { kind: 'input', message: `${name}: ${err.message}` } };
     if (err instanceof z.ZodError) return { ok: false, error: { kind: 'input', message: `${name}: ${describeIssue(err)}` } };
     return { ok: false, error: { kind: 'internal', message: err instanceof Error ? err.message : String(err) } };
   }

@@ -1,0 +1,104 @@
+/**
+ * Imports started from the UI: the files the user chose or dropped arrive whole (a browser cannot hand
+ * over paths), are written under a private temporary folder with their relative layout kept — so sidecars
+ * such as `logs/<id>/report.json` still sit beside their trajectories — and go through the same pipeline
+ * as `routelens import`. The call returns at once; the UI polls the job for progress and the report.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, sep } from 'node:path';
+import type { ImportJob, ImportReport } from '../../shared/api.ts';
+import type { Db } from '../db/database.ts';
+import { importPaths } from '../importers/pipeline.ts';
+import { NotFoundError } from './dispatch.ts';
+
+export class UploadPathError extends Error {}
+
+/** A relative path from the user, made safe to join under our folder: no `..`, no absolute paths or drive letters. */
+export function safeRelativePath(raw: string): string {
+  const parts = raw.split(/[\\/]+/).filter((p) => p !== '' && p !== '.');
+  if (parts.length === 0 || parts.length > 32) throw new UploadPathError(`unusable file path "${raw.slice(0, 200)}"`);
+  for (const p of parts) {
+    if (p === '..' || /^[a-zA-Z]:$/.test(p) || p.includes('\0')) throw new UploadPathError(`unsafe file path "${raw.slice(0, 200)}"`);
+  }
+  return parts.join(sep);
+}
+
+const KEEP_FINISHED = 20;
+
+export class ImportJobs {
+  private readonly jobs = new Map<number, ImportJob>();
+  private nextId = 1;
+  /** One import at a time: SQLite has one writer, and a queue keeps progress meaningful. */
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(private readonly db: Db) {}
+
+  start(files: { path: string; data_base64: string }[], run?: string): ImportJob {
+    const root = mkdtempSync(join(tmpdir(), 'routelens-upload-'));
+    const uploads = join(root, 'upload');
+    try {
+      for (const f of files) {
+        const target = join(uploads, safeRelativePath(f.path));
+        mkdirSync(dirname(target), { recursive: true });
+        writeFileSync(target, Buffer.from(f.data_base64, 'base64'));
+      }
+    } catch (err) {
+      rmSync(root, { recursive: true, force: true });
+      throw err;
+    }
+    const job: ImportJob = {
+      job: this.nextId++,
+      state: 'running',
+      progress: { filesDone: 0, filesTotal: files.length, episodes: 0, turns: 0, file: '' },
+      report: null,
+      error: null,
+    };
+    this.jobs.set(job.job, job);
+    const shown = (p: string): string => (p.startsWith(uploads + sep) ? p.slice(uploads.length + 1).split(sep).join('/') : p);
+    this.chain = this.chain.then(async () => {
+      try {
+        const report = await importPaths(this.db, [uploads], {
+          runName: run,
+          onProgress: (p) => {
+            job.progress = { filesDone: p.filesDone, filesTotal: p.filesTotal, episodes: p.episodes, turns: p.turns, file: shown(p.file) };
+          },
+        });
+        job.report = relabel(report, shown);
+        job.state = 'done';
+      } catch (err) {
+        job.state = 'failed';
+        job.error = err instanceof Error ? err.message : String(err);
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+        this.forgetOld();
+      }
+    });
+    return { ...job };
+  }
+
+  status(id: number): ImportJob {
+    const job = this.jobs.get(id);
+    if (!job) throw new NotFoundError(`no import job ${id}`);
+    return structuredClone(job);
+  }
+
+  /** Resolves when every queued import has finished (tests, shutdown). */
+  idle(): Promise<void> {
+    return this.chain;
+  }
+
+  private forgetOld(): void {
+    const finished = [...this.jobs.values()].filter((j) => j.state !== 'running');
+    for (const j of finished.slice(0, Math.max(0, finished.length - KEEP_FINISHED))) this.jobs.delete(j.job);
+  }
+}
+
+function relabel(report: ImportReport, shown: (p: string) => string): ImportReport {
+  const fix = (text: string): string => text.replace(/\/[^\s:]*routelens-upload-[^/]+\/upload\//g, '');
+  return {
+    ...report,
+    files: report.files.map((f) => ({ ...f, path: shown(f.path), reason: f.reason === undefined ? undefined : fix(f.reason) })),
+    warnings: report.warnings.map(fix),
+  };
+}
