@@ -119,10 +119,12 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
 
   for (const [index, c] of candidates.entries()) {
     const size = statSync(c.path).size;
+    let episodes = 0;
+    let turns = 0;
     const progress = (bytes: number): void =>
       options.onProgress?.({
-        file: c.path, filesDone: index, filesTotal: candidates.length, episodes: totalEpisodes, turns: totalTurns,
-        fileBytesRead: bytes, fileBytes: size,
+        file: c.path, filesDone: index, filesTotal: candidates.length, episodes: totalEpisodes + episodes,
+        turns: totalTurns + turns, fileBytesRead: bytes, fileBytes: size,
       });
     progress(0);
     const head = size === 0 ? '' : readHead(c.path);
@@ -149,8 +151,6 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
     }
 
     const fileWarnings: string[] = [];
-    let episodes = 0;
-    let turns = 0;
     db.exec('BEGIN IMMEDIATE');
     try {
       const sourceId = Number(insertSource.run(hash, c.path, importer.format, new Date().toISOString()).lastInsertRowid);
