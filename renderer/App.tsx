@@ -1,13 +1,15 @@
 /**
  * The window: rail, top bar and the current view. Views are separate chunks, loaded when first shown.
  * Start-up: read the URL fragment (store), load the database's runs and models, then mark the root
- * `data-app-state="ready"` (tests wait on it instead of sleeping).
+ * `data-app-state="ready"` (tests wait on it instead of sleeping). Beside the shell, the import host listens
+ * for files dropped anywhere on the window and holds the import dialog.
  */
 import { lazy, Suspense, useEffect } from 'react';
 import { ErrorNotice } from './components/EmptyState.tsx';
 import { Rail } from './components/Rail.tsx';
 import { TopBar } from './components/TopBar.tsx';
 import { useAppStore } from './store/index.ts';
+import { ImportHost } from './views/import/ImportHost.tsx';
 
 const RunsView = lazy(() => import('./views/runs/RunsView.tsx'));
 const EpisodesView = lazy(() => import('./views/episodes/EpisodesView.tsx'));
@@ -41,6 +43,7 @@ function CurrentView() {
 
 export function App() {
   const status = useAppStore((s) => s.status);
+  const dialogOpen = useAppStore((s) => s.importOpen);
 
   useEffect(() => {
     const { loadSession, syncFromHash } = useAppStore.getState();
@@ -61,16 +64,20 @@ export function App() {
   }, [status]);
 
   return (
-    <div className="app">
-      <Rail />
-      <div className="app-main">
-        <TopBar />
-        <main className="view" data-testid="view">
-          <Suspense fallback={<div className="view-loading">Loading…</div>}>
-            <CurrentView />
-          </Suspense>
-        </main>
+    <>
+      {/* Behind an open dialog the app is inert: no focus, no clicks, hidden from screen readers. */}
+      <div className="app" inert={dialogOpen}>
+        <Rail />
+        <div className="app-main">
+          <TopBar />
+          <main className="view" data-testid="view">
+            <Suspense fallback={<div className="view-loading">Loading…</div>}>
+              <CurrentView />
+            </Suspense>
+          </main>
+        </div>
       </div>
-    </div>
+      <ImportHost />
+    </>
   );
 }

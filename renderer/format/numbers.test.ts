@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCost, formatLatency, formatPercent, formatScore, formatTokensShort, plural } from './numbers.ts';
+import { formatBytes, formatCost, formatLatency, formatPercent, formatScore, formatTokensShort, plural } from './numbers.ts';
 
 describe('number formats', () => {
   it('prints costs with a precision that suits their size', () => {
@@ -23,5 +23,14 @@ describe('number formats', () => {
     expect(formatTokensShort(1196)).toBe('1.2k');
     expect(plural(1, 'turn')).toBe('1 turn');
     expect(plural(1200, 'turn')).toBe('1,200 turns');
+  });
+});
+
+describe('byte sizes', () => {
+  it('uses binary units with one decimal below ten', () => {
+    expect(formatBytes(820)).toBe('820 B');
+    expect(formatBytes(14_540)).toBe('14 KiB');
+    expect(formatBytes(3.4 * 1024 * 1024)).toBe('3.4 MiB');
+    expect(formatBytes(400 * 1024 * 1024)).toBe('400 MiB');
   });
 });

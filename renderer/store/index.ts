@@ -3,6 +3,7 @@ import { useCallback } from 'react';
 import { create } from 'zustand';
 import { paletteColor } from '../theme/palette.ts';
 import { createEpisodeFiltersSlice } from './episodeFiltersSlice.ts';
+import { createImportSlice } from './importSlice.ts';
 import { createLocationSlice } from './locationSlice.ts';
 import { createPrefsSlice } from './prefsSlice.ts';
 import { createSessionSlice } from './sessionSlice.ts';
@@ -15,6 +16,7 @@ export const useAppStore = create<AppStore>()((...a) => ({
   ...createLocationSlice(...a),
   ...createEpisodeFiltersSlice(...a),
   ...createPrefsSlice(...a),
+  ...createImportSlice(...a),
 }));
 
 /** The palette colour of a model, by name (grey for a model listModels did not report). */

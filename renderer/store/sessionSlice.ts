@@ -14,27 +14,46 @@ export interface SessionSlice {
   models: ModelInfo[];
   /** model name → color_index from listModels */
   modelColorIndex: Record<string, number>;
+  /** Bumped when the database's contents change under the UI (an import), so views re-query what they show. */
+  dataVersion: number;
   loadSession(): Promise<void>;
+  /** Re-reads info, runs and models without leaving the current view (after an import). */
+  refreshSession(): Promise<void>;
 }
 
-export const createSessionSlice: StateCreator<AppStore, [], [], SessionSlice> = (set, get) => ({
-  status: 'loading',
-  loadError: null,
-  dbInfo: null,
-  runs: [],
-  models: [],
-  modelColorIndex: {},
-  loadSession: async () => {
-    set({ status: 'loading', loadError: null });
-    try {
-      const [dbInfo, runs, models] = await Promise.all([api.dbInfo({}), api.listRuns({}), api.listModels({})]);
-      const modelColorIndex = Object.fromEntries(models.map((m) => [m.name, m.color_index]));
-      const known = new Set(runs.map((r) => r.id));
-      const runIds = get().runIds.filter((id) => known.has(id));
-      set({ status: 'ready', dbInfo, runs, models, modelColorIndex });
-      if (runIds.length !== get().runIds.length) get().setRunIds(runIds);
-    } catch (err) {
-      set({ status: 'error', loadError: errorMessage(err) });
-    }
-  },
-});
+async function fetchSession(): Promise<Pick<SessionSlice, 'dbInfo' | 'runs' | 'models'>> {
+  const [dbInfo, runs, models] = await Promise.all([api.dbInfo({}), api.listRuns({}), api.listModels({})]);
+  return { dbInfo, runs, models };
+}
+
+export const createSessionSlice: StateCreator<AppStore, [], [], SessionSlice> = (set, get) => {
+  const adopt = ({ dbInfo, runs, models }: Pick<SessionSlice, 'dbInfo' | 'runs' | 'models'>): void => {
+    const modelColorIndex = Object.fromEntries(models.map((m) => [m.name, m.color_index]));
+    const known = new Set(runs.map((r) => r.id));
+    const runIds = get().runIds.filter((id) => known.has(id));
+    set({ status: 'ready', loadError: null, dbInfo, runs, models, modelColorIndex });
+    if (runIds.length !== get().runIds.length) get().setRunIds(runIds);
+  };
+  return {
+    status: 'loading',
+    loadError: null,
+    dbInfo: null,
+    runs: [],
+    models: [],
+    modelColorIndex: {},
+    dataVersion: 0,
+    loadSession: async () => {
+      set({ status: 'loading', loadError: null });
+      try {
+        adopt(await fetchSession());
+      } catch (err) {
+        set({ status: 'error', loadError: errorMessage(err) });
+      }
+    },
+    refreshSession: async () => {
+      // Throws on failure and leaves what is on screen; the caller says so.
+      adopt(await fetchSession());
+      set({ dataVersion: get().dataVersion + 1 });
+    },
+  };
+};

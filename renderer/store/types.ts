@@ -1,7 +1,8 @@
 import type { EpisodeFiltersSlice } from './episodeFiltersSlice.ts';
+import type { ImportSlice } from './importSlice.ts';
 import type { LocationSlice } from './locationSlice.ts';
 import type { PrefsSlice } from './prefsSlice.ts';
 import type { SessionSlice } from './sessionSlice.ts';
 
 /** The whole UI store: one typed slice per concern, combined in index.ts. */
-export type AppStore = SessionSlice & LocationSlice & EpisodeFiltersSlice & PrefsSlice;
+export type AppStore = SessionSlice & LocationSlice & EpisodeFiltersSlice & PrefsSlice & ImportSlice;

@@ -11,6 +11,7 @@ export default function EpisodesView() {
   const runs = useAppStore((s) => s.runs);
   const runIds = useAppStore((s) => s.runIds);
   const filters = useAppStore((s) => s.episodeFilters);
+  const dataVersion = useAppStore((s) => s.dataVersion);
   const resetEpisodeFilters = useAppStore((s) => s.resetEpisodeFilters);
   const navigate = useAppStore((s) => s.navigate);
   const search = filters.search.trim();
@@ -21,7 +22,7 @@ export default function EpisodesView() {
     search: search === '' ? undefined : search,
     sort: filters.sort,
     desc: filters.desc,
-  });
+  }, dataVersion);
   if (runs.length === 0) return <NoRunsYet />;
 
   const inScope = (runIds.length > 0 ? runs.filter((r) => runIds.includes(r.id)) : runs).reduce((a, r) => a + r.episodes, 0);

@@ -23,7 +23,8 @@ export interface EpisodeWindow {
   version: number;
 }
 
-export function useEpisodeWindow(query: EpisodeWindowQuery): EpisodeWindow {
+/** `dataVersion` (the store's) re-queries the same filters when the database changed (an import). */
+export function useEpisodeWindow(query: EpisodeWindowQuery, dataVersion = 0): EpisodeWindow {
   const key = JSON.stringify(query);
   const [shown, setShown] = useState<{ key: string; query: EpisodeWindowQuery; rows: PagedRows<EpisodeRow> } | null>(null);
   const [version, bump] = useReducer((n: number) => n + 1, 0);
@@ -41,7 +42,7 @@ export function useEpisodeWindow(query: EpisodeWindowQuery): EpisodeWindow {
     };
     rows.ensure(0, PAGE_SIZE);
     return () => rows.dispose();
-  }, [key]);
+  }, [key, dataVersion]);
 
   return {
     rows: shown?.rows ?? null,

@@ -1,4 +1,5 @@
 /** Runs: one row per imported run with its KPIs; a click opens the Episodes view filtered to that run. */
+import { ImportButton } from '../../components/ImportButton.tsx';
 import { NoRunsYet } from '../../components/NoRunsYet.tsx';
 import { formatCost, plural } from '../../format/numbers.ts';
 import { useAppStore } from '../../store/index.ts';
@@ -27,6 +28,9 @@ export default function RunsView() {
           <span>{plural(turns, 'turn')}</span>
           <span className="num">{formatCost(cost)} total</span>
         </div>
+        <div className="view-header-actions">
+          <ImportButton />
+        </div>
       </div>
       {shown.length < runs.length && (
         <div className="filter-banner" data-testid="runs-filter-banner">
@@ -38,8 +42,9 @@ export default function RunsView() {
       )}
       <RunsTable runs={shown} />
       <p className="view-footnote faint">
-        Add runs with <code>routelens import &lt;path&gt; --db {dbPath ?? '<file>'}</code>. Costs marked ≈ include turns priced
-        from token counts because the log had no cost.
+        Add runs with Import logs, by dropping files or folders on the window, or with{' '}
+        <code>routelens import &lt;path&gt; --db {dbPath ?? '<file>'}</code>. Costs marked ≈ include turns priced from token counts
+        because the log had no cost.
       </p>
     </div>
   );

@@ -1,0 +1,13 @@
+/** Opens the import dialog (views/import): in the Runs header and in every "no runs yet" state. */
+import { useAppStore } from '../store/index.ts';
+import { ImportIcon } from './icons.tsx';
+
+export function ImportButton({ testId = 'import-open', primary = false }: { testId?: string; primary?: boolean }) {
+  const openImport = useAppStore((s) => s.openImport);
+  return (
+    <button type="button" className={primary ? 'btn btn-primary' : 'btn'} onClick={() => openImport()} data-testid={testId}>
+      <ImportIcon />
+      Import logs…
+    </button>
+  );
+}

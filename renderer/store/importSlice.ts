@@ -1,0 +1,116 @@
+/**
+ * Importing logs from the window: the files the user chose or dropped, the dialog, and the job's life —
+ * read and encode the files, `startImport`, poll `importStatus` until the core is done, then refresh the
+ * session so new runs show without a reload. The job lives here rather than in the dialog, so closing the
+ * dialog while the core imports neither loses the report nor the refresh.
+ */
+import type { StateCreator } from 'zustand';
+import type { ImportJob } from '../../shared/api.ts';
+import { api, errorMessage } from '../api/index.ts';
+import { encodeFiles, uploadProblem, type ReadProgress } from '../views/import/encodeUpload.ts';
+import { mergeFiles, type Picked, type PickedFile } from '../views/import/pickedFiles.ts';
+import type { AppStore } from './types.ts';
+
+/** How often the dialog asks for progress: often enough to look live; a status call is a map lookup in the core. */
+export const IMPORT_POLL_MS = 300;
+
+export type ImportPhase =
+  | { kind: 'choosing' }
+  | ({ kind: 'reading' } & ReadProgress)
+  | { kind: 'sending'; bytes: number }
+  | { kind: 'running'; job: ImportJob }
+  /** The core finished (the job's state says whether it stopped on an internal error). */
+  | { kind: 'finished'; job: ImportJob; refreshError: string | null }
+  /** The files could not be read or sent, or the core stopped answering. */
+  | { kind: 'failed'; message: string };
+
+export interface ImportSlice {
+  importOpen: boolean;
+  importFiles: PickedFile[];
+  /** Hidden files left out of what was picked (shown, so a user is not surprised by a missing .file). */
+  importHidden: number;
+  /** Dropped items the browser would not hand over. */
+  importUnreadable: string[];
+  importRunName: string;
+  importPhase: ImportPhase;
+  /** Opens the dialog, with these files added to the list when given (a drop, say). */
+  openImport(picked?: Picked): void;
+  addImportFiles(picked: Picked): void;
+  removeImportFile(path: string): void;
+  setImportRunName(name: string): void;
+  /** Back to choosing files, forgetting the last import's results (and its files, unless `keepFiles`). */
+  resetImport(options?: { keepFiles?: boolean }): void;
+  closeImport(): void;
+  runImport(): Promise<void>;
+}
+
+export function importBusy(phase: ImportPhase): boolean {
+  return phase.kind === 'reading' || phase.kind === 'sending' || phase.kind === 'running';
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+const FRESH = {
+  importFiles: [],
+  importHidden: 0,
+  importUnreadable: [],
+  importRunName: '',
+  importPhase: { kind: 'choosing' },
+} satisfies Partial<ImportSlice>;
+
+export const createImportSlice: StateCreator<AppStore, [], [], ImportSlice> = (set, get) => ({
+  importOpen: false,
+  ...FRESH,
+  openImport: (picked) => {
+    const phase = get().importPhase;
+    // While an import runs, the dialog shows it; new files wait for the next one.
+    if (importBusy(phase)) return set({ importOpen: true });
+    if (phase.kind !== 'choosing') set({ ...FRESH });
+    set({ importOpen: true });
+    if (picked) get().addImportFiles(picked);
+  },
+  addImportFiles: (picked) => {
+    if (get().importPhase.kind !== 'choosing') return;
+    set((s) => ({
+      importFiles: mergeFiles(s.importFiles, picked.files),
+      importHidden: s.importHidden + picked.hidden,
+      importUnreadable: [...s.importUnreadable, ...picked.unreadable],
+    }));
+  },
+  removeImportFile: (path) => set((s) => ({ importFiles: s.importFiles.filter((f) => f.path !== path) })),
+  setImportRunName: (name) => set({ importRunName: name }),
+  resetImport: (options) => {
+    if (importBusy(get().importPhase)) return;
+    set(options?.keepFiles ? { importPhase: { kind: 'choosing' } } : { ...FRESH });
+  },
+  closeImport: () => {
+    const phase = get().importPhase;
+    // Closing before importing cancels the choice; after (or during) an import, reopening shows its report.
+    set(phase.kind === 'choosing' ? { importOpen: false, ...FRESH } : { importOpen: false });
+  },
+  runImport: async () => {
+    const { importFiles: files, importRunName, importPhase } = get();
+    if (importPhase.kind !== 'choosing' || files.length === 0 || uploadProblem(files) !== null) return;
+    const run = importRunName.trim();
+    try {
+      const uploads = await encodeFiles(files, (p) => set({ importPhase: { kind: 'reading', ...p } }));
+      set({ importPhase: { kind: 'sending', bytes: uploads.reduce((a, u) => a + u.data_base64.length, 0) } });
+      let job = await api.startImport({ files: uploads, run: run === '' ? undefined : run });
+      set({ importPhase: { kind: 'running', job } });
+      while (job.state === 'running') {
+        await sleep(IMPORT_POLL_MS);
+        job = await api.importStatus({ job: job.job });
+        set({ importPhase: { kind: 'running', job } });
+      }
+      let refreshError: string | null = null;
+      try {
+        await get().refreshSession();
+      } catch (err) {
+        refreshError = errorMessage(err);
+      }
+      set({ importPhase: { kind: 'finished', job, refreshError } });
+    } catch (err) {
+      set({ importPhase: { kind: 'failed', message: errorMessage(err) } });
+    }
+  },
+});
