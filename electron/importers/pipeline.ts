@@ -41,6 +41,11 @@ export interface ImportProgress {
 }
 
 export interface ImportOptions {
+  /**
+   * How a file is named to the user, in the report, in messages and in the stored source path. Uploads from
+   * the UI are read from a private temporary folder, but the user knows them by the path they dropped.
+   */
+  describePath?: (path: string) => string;
   format?: string;
   runName?: string;
   rules?: ErrorRules;
@@ -119,11 +124,12 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
 
   for (const [index, c] of candidates.entries()) {
     const size = statSync(c.path).size;
+    const shown = options.describePath?.(c.path) ?? c.path;
     let episodes = 0;
     let turns = 0;
     const progress = (bytes: number): void =>
       options.onProgress?.({
-        file: c.path, filesDone: index, filesTotal: candidates.length, episodes: totalEpisodes + episodes,
+        file: shown, filesDone: index, filesTotal: candidates.length, episodes: totalEpisodes + episodes,
         turns: totalTurns + turns, fileBytesRead: bytes, fileBytes: size,
       });
     progress(0);
@@ -132,8 +138,8 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
     if (!importer) {
       if (c.explicit) {
         report.files.push({
-          path: c.path, status: 'rejected', format: null, episodes: 0, turns: 0,
-          reason: `${c.path}:1: not a trajectory format RouteLens reads (${IMPORTERS.map((i) => i.format).join(', ')})`,
+          path: shown, status: 'rejected', format: null, episodes: 0, turns: 0,
+          reason: `${shown}:1: not a trajectory format RouteLens reads (${IMPORTERS.map((i) => i.format).join(', ')})`,
         });
       } else {
         report.ignored++;
@@ -144,8 +150,8 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
     const previous = findSource.get(hash) as string | undefined;
     if (previous !== undefined) {
       report.files.push({
-        path: c.path, status: 'skipped', format: importer.format, episodes: 0, turns: 0,
-        reason: previous === c.path ? 'already imported' : `already imported (same content as ${previous})`,
+        path: shown, status: 'skipped', format: importer.format, episodes: 0, turns: 0,
+        reason: previous === shown ? 'already imported' : `already imported (same content as ${previous})`,
       });
       continue;
     }
@@ -153,15 +159,15 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
     const fileWarnings: string[] = [];
     db.exec('BEGIN IMMEDIATE');
     try {
-      const sourceId = Number(insertSource.run(hash, c.path, importer.format, new Date().toISOString()).lastInsertRowid);
+      const sourceId = Number(insertSource.run(hash, shown, importer.format, new Date().toISOString()).lastInsertRowid);
       const ctx = {
         root: c.root,
         runName: options.runName,
-        warn: (m: string) => fileWarnings.push(`${c.path}: ${m}`),
+        warn: (m: string) => fileWarnings.push(`${shown}: ${m}`),
         onBytes: progress,
       };
       for await (const ep of importer.read(c.path, ctx)) {
-        writer.write(ep, importer.format, c.path, sourceId);
+        writer.write(ep, importer.format, shown, sourceId);
         episodes++;
         turns += ep.turns.length;
       }
@@ -172,13 +178,15 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
       totalEpisodes += episodes;
       totalTurns += turns;
       report.warnings.push(...fileWarnings);
-      report.files.push({ path: c.path, status: 'imported', format: importer.format, episodes, turns });
+      report.files.push({ path: shown, status: 'imported', format: importer.format, episodes, turns });
     } catch (err) {
       db.exec('ROLLBACK');
       writer.rollback();
       // Only the file's own faults are rejections; anything else is a bug and stops the import.
       if (!(err instanceof ImportError)) throw err;
-      report.files.push({ path: c.path, status: 'rejected', format: importer.format, episodes: 0, turns: 0, reason: err.message });
+      // Importers name the file they read; the user knows it by its shown name.
+      const reason = err.file === c.path ? `${shown}:${err.line}: ${err.reason}` : err.message;
+      report.files.push({ path: shown, status: 'rejected', format: importer.format, episodes: 0, turns: 0, reason });
     }
   }
   report.modelsAdded = [...new Set(writer.models.added)];

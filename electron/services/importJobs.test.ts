@@ -45,6 +45,8 @@ describe('imports started from the UI', () => {
     // The sidecar labels travelled with the layout: the run is named after its folder and has outcomes.
     const runs = await api.listRuns({});
     expect(runs.find((r) => r.name === 'swe-run')).toMatchObject({ episodes: 4, success_rate: 0.5 });
+    // Sources are named as the user dropped them, never by our temporary folder.
+    expect(runs.find((r) => r.name === 'hle-router-demo')?.source_path).toBe('example.jsonl');
     expect(done.progress).toMatchObject({ filesDone: done.progress.filesTotal, episodes: 17 });
 
     const again = await finish(api, await api.startImport({ files: [upload('canonical/example.jsonl', 'copy.jsonl')] }));

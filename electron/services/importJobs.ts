@@ -7,7 +7,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
-import type { ImportJob, ImportReport } from '../../shared/api.ts';
+import type { ImportJob } from '../../shared/api.ts';
 import type { Db } from '../db/database.ts';
 import { importPaths } from '../importers/pipeline.ts';
 import { NotFoundError } from './dispatch.ts';
@@ -58,13 +58,13 @@ export class ImportJobs {
     const shown = (p: string): string => (p.startsWith(uploads + sep) ? p.slice(uploads.length + 1).split(sep).join('/') : p);
     this.chain = this.chain.then(async () => {
       try {
-        const report = await importPaths(this.db, [uploads], {
+        job.report = await importPaths(this.db, [uploads], {
           runName: run,
+          describePath: shown,
           onProgress: (p) => {
             job.progress = { filesDone: p.filesDone, filesTotal: p.filesTotal, episodes: p.episodes, turns: p.turns, file: shown(p.file) };
           },
         });
-        job.report = relabel(report, shown);
         job.state = 'done';
       } catch (err) {
         job.state = 'failed';
@@ -92,13 +92,4 @@ export class ImportJobs {
     const finished = [...this.jobs.values()].filter((j) => j.state !== 'running');
     for (const j of finished.slice(0, Math.max(0, finished.length - KEEP_FINISHED))) this.jobs.delete(j.job);
   }
-}
-
-function relabel(report: ImportReport, shown: (p: string) => string): ImportReport {
-  const fix = (text: string): string => text.replace(/\/[^\s:]*routelens-upload-[^/]+\/upload\//g, '');
-  return {
-    ...report,
-    files: report.files.map((f) => ({ ...f, path: shown(f.path), reason: f.reason === undefined ? undefined : fix(f.reason) })),
-    warnings: report.warnings.map(fix),
-  };
 }
