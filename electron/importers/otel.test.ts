@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { CanonicalEpisode } from '../../shared/canonical.ts';
 import { openDatabase } from '../db/database.ts';
+import { readEpisodes } from './testing.ts';
 import { useTempDir } from '../testing/tmp.ts';
 import { parseLocatedJson } from './locatedJson.ts';
 import { otelImporter } from './otel.ts';
@@ -18,12 +19,7 @@ const agentTools = join(samples, 'constructed/otlp-agent-tools.json');
 const exportJsonl = join(samples, 'constructed/otlp-export.jsonl');
 const tempDir = useTempDir();
 
-async function read(file: string, runName?: string): Promise<{ episodes: CanonicalEpisode[]; warnings: string[] }> {
-  const warnings: string[] = [];
-  const episodes: CanonicalEpisode[] = [];
-  for await (const ep of otelImporter.read(file, { root: file, runName, warn: (m) => warnings.push(m) })) episodes.push(ep);
-  return { episodes, warnings };
-}
+const read = (file: string, runName?: string) => readEpisodes(otelImporter, file, runName);
 
 async function rejection(file: string): Promise<{ error: ImportError; yielded: number }> {
   let yielded = 0;

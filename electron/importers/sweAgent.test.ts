@@ -2,13 +2,12 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { CanonicalEpisode } from '../../shared/canonical.ts';
 import { openDatabase } from '../db/database.ts';
+import { readEpisodes, readOneEpisode, rejectionOf } from './testing.ts';
 import { useTempDir } from '../testing/tmp.ts';
 import { importPaths } from './pipeline.ts';
 import { detectImporter } from './pipeline.ts';
 import { sweAction, sweAgentImporter } from './sweAgent.ts';
-import { ImportError } from './types.ts';
 
 const fixtures = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 const V1_DIR = 'gpt4__swe-agent-test-repo__default_from_url__t-0.00__p-0.95__c-3.00__install-1';
@@ -17,28 +16,11 @@ const v1 = join(fixtures, 'samples/swe-agent', V1_DIR, '6e44b9__sweagenttestrepo
 const v0 = join(fixtures, 'samples/swe-agent', V0_DIR, 'pydicom__pydicom-1458.traj');
 const tempDir = useTempDir();
 
-async function read(file: string, runName?: string): Promise<{ episodes: CanonicalEpisode[]; warnings: string[] }> {
-  const warnings: string[] = [];
-  const episodes: CanonicalEpisode[] = [];
-  for await (const ep of sweAgentImporter.read(file, { root: file, runName, warn: (m) => warnings.push(m) })) episodes.push(ep);
-  return { episodes, warnings };
-}
+const read = (file: string, runName?: string) => readEpisodes(sweAgentImporter, file, runName);
 
-async function readOne(file: string, runName?: string): Promise<CanonicalEpisode> {
-  const { episodes } = await read(file, runName);
-  expect(episodes).toHaveLength(1);
-  return episodes[0] as CanonicalEpisode;
-}
+const readOne = (file: string, runName?: string) => readOneEpisode(sweAgentImporter, file, runName);
 
-async function rejection(file: string): Promise<ImportError> {
-  try {
-    await read(file);
-  } catch (err) {
-    if (err instanceof ImportError) return err;
-    throw err;
-  }
-  throw new Error(`${file} was not rejected`);
-}
+const rejection = (file: string) => rejectionOf(sweAgentImporter, file);
 
 const head = (file: string): string => readFileSync(file).subarray(0, 64 * 1024).toString('utf8');
 

@@ -4,9 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { CanonicalEpisode } from '../../shared/canonical.ts';
 import { openDatabase } from '../db/database.ts';
+import { readEpisodes, readOneEpisode, rejectionOf } from './testing.ts';
 import { useTempDir } from '../testing/tmp.ts';
 import { detectImporter, importPaths } from './pipeline.ts';
-import { ImportError } from './types.ts';
 import { UNO_ORCHESTRATOR, unoBehaviourMode, unoImporter } from './uno.ts';
 import { parseUnoTranscript, UNO_PRIMITIVES } from './unoTranscript.ts';
 
@@ -15,28 +15,11 @@ const samples = join(fixtures, 'samples/uno');
 const sample = (name: string): string => join(samples, name);
 const tempDir = useTempDir();
 
-async function read(file: string, runName?: string): Promise<{ episodes: CanonicalEpisode[]; warnings: string[] }> {
-  const warnings: string[] = [];
-  const episodes: CanonicalEpisode[] = [];
-  for await (const ep of unoImporter.read(file, { root: file, runName, warn: (m) => warnings.push(m) })) episodes.push(ep);
-  return { episodes, warnings };
-}
+const read = (file: string, runName?: string) => readEpisodes(unoImporter, file, runName);
 
-async function readOne(file: string): Promise<CanonicalEpisode> {
-  const { episodes } = await read(file);
-  expect(episodes).toHaveLength(1);
-  return episodes[0] as CanonicalEpisode;
-}
+const readOne = (file: string) => readOneEpisode(unoImporter, file);
 
-async function rejection(file: string): Promise<ImportError> {
-  try {
-    await read(file);
-  } catch (err) {
-    if (err instanceof ImportError) return err;
-    throw err;
-  }
-  throw new Error(`${file} was not rejected`);
-}
+const rejection = (file: string) => rejectionOf(unoImporter, file);
 
 /** Writes a transcript into a run folder of its own; returns its path. */
 function xml(text: string, name = 't.xml'): string {
