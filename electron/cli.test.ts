@@ -79,3 +79,24 @@ describe('routelens CLI', () => {
     }
   });
 });
+
+describe('routelens analyze lift / error-recovery', () => {
+  const dir = tempDir();
+  const db = join(dir, 'a.db');
+  it('prints the documented JSON shapes', () => {
+    expect(routelens('import', example, '--db', db).code).toBe(0);
+    const lift = routelens('analyze', 'lift', '--db', db, '--run', 'sw-router-demo', '--min-n', '2', '--json');
+    expect(lift.code, lift.stderr).toBe(0);
+    const cells = JSON.parse(lift.stdout).cells;
+    expect(cells.length).toBeGreaterThan(0);
+    expect(Object.keys(cells[0]).sort()).toEqual(['category', 'ci', 'lift', 'model', 'n']);
+    const rec = routelens('analyze', 'error-recovery', '--db', db, '--run', 'sw-router-demo', '--run', 'hle-router-demo', '--json');
+    expect(rec.code, rec.stderr).toBe(0);
+    const groups = JSON.parse(rec.stdout).groups;
+    expect(groups.map((g: { run: string }) => g.run)).toEqual(['hle-router-demo', 'sw-router-demo']);
+    for (const k of ['run', 'n', 'p_switch', 'p_recover', 'p_recover_stay', 'p_recover_switch', 'ci']) expect(groups[0]).toHaveProperty(k);
+    const bad = routelens('analyze', 'lift', '--db', db, '--run', 'nope');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/no run named "nope"/);
+  });
+});

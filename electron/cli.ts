@@ -5,6 +5,8 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { existsSync } from 'node:fs';
+import { errorRecoveryAnalysis } from './analysis/errorRecovery.ts';
+import { liftAnalysis } from './analysis/lift.ts';
 import { episodeTargets } from './analysis/targets.ts';
 import { bar, Progress } from './cliProgress.ts';
 import { openDatabase, SchemaError } from './db/database.ts';
@@ -35,6 +37,21 @@ function requireDb(values: Record<string, unknown>, mustExist = true): string {
   if (typeof db !== 'string' || db === '') throw new UsageError('--db FILE is required');
   if (mustExist && !existsSync(db)) throw new UsageError(`${db}: no such database (create one with \`routelens import PATH --db ${db}\`)`);
   return db;
+}
+
+function print(value: unknown): number {
+  out(JSON.stringify(value));
+  return 0;
+}
+
+/** An unknown --run name is the user's mistake, not ours. */
+function withRuns<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof RangeError) throw new UsageError(e.message);
+    throw e;
+  }
 }
 
 function money(x: number): string {
@@ -150,28 +167,53 @@ const commands: Record<string, Command> = {
   },
 
   analyze: {
-    summary: 'run an analysis (now: targets)',
-    usage: 'routelens analyze targets --db FILE --episode ID [--run NAME] [--json]',
-    options: { db: { type: 'string' }, episode: { type: 'string' }, run: { type: 'string' }, json: { type: 'boolean' } },
+    summary: 'run an analysis: targets, lift, error-recovery',
+    usage: 'routelens analyze targets|lift|error-recovery --db FILE [--run NAME...] [--episode ID] [--min-n N] [--json]',
+    options: {
+      db: { type: 'string' }, episode: { type: 'string' }, run: { type: 'string', multiple: true },
+      'min-n': { type: 'string' }, json: { type: 'boolean' },
+    },
     allowPositionals: true,
     async run(values, positionals) {
       const analysis = positionals[0];
-      if (analysis !== 'targets') throw new UsageError(`unknown analysis "${analysis ?? ''}" (available: targets)`);
-      if (typeof values.episode !== 'string') throw new UsageError('--episode ID is required for targets');
+      const runs = (values.run as string[] | undefined) ?? [];
       const db = openDatabase(requireDb(values));
       try {
-        const id = resolveEpisodeId(db, { ext_id: values.episode, run: values.run as string | undefined });
-        const result = episodeTargets(db, id);
-        if (values.json) {
-          out(JSON.stringify({ episode: values.episode, turns: result.turns }));
-        } else {
+        if (analysis === 'targets') {
+          if (typeof values.episode !== 'string') throw new UsageError('--episode ID is required for targets');
+          if (runs.length > 1) throw new UsageError('targets takes at most one --run');
+          const id = resolveEpisodeId(db, { ext_id: values.episode, run: runs[0] });
+          const result = episodeTargets(db, id);
+          if (values.json) return print({ episode: values.episode, turns: result.turns });
           out('   t   s_tilde   penalty  errors');
           for (const t of result.turns) {
-            const s = t.s_tilde === null ? '      n/a' : t.s_tilde.toFixed(4).padStart(9);
-            out(`${String(t.t).padStart(4)} ${s} ${t.penalty.toFixed(4).padStart(9)}  ${t.errors.join(', ')}`);
+            const st = t.s_tilde === null ? '      n/a' : t.s_tilde.toFixed(4).padStart(9);
+            out(`${String(t.t).padStart(4)} ${st} ${t.penalty.toFixed(4).padStart(9)}  ${t.errors.join(', ')}`);
           }
+          return 0;
         }
-        return 0;
+        if (analysis === 'lift') {
+          const minCount = values['min-n'] === undefined ? undefined : Number(values['min-n']);
+          if (minCount !== undefined && !(Number.isInteger(minCount) && minCount >= 1)) throw new UsageError('--min-n must be a whole number ≥ 1');
+          const result = withRuns(() => liftAnalysis(db, { runs, minCount }));
+          if (values.json) return print(result);
+          out('model                      category              lift   95% CI             n');
+          for (const c of result.cells) {
+            out(`${c.model.padEnd(26)} ${c.category.padEnd(20)} ${c.lift.toFixed(2).padStart(5)}   [${c.ci[0].toFixed(2)}, ${c.ci[1].toFixed(2)}]`.padEnd(70) + String(c.n).padStart(6));
+          }
+          return 0;
+        }
+        if (analysis === 'error-recovery') {
+          const result = withRuns(() => errorRecoveryAnalysis(db, { runs }));
+          if (values.json) return print(result);
+          const pct = (x: number | null): string => (x === null ? '   n/a' : `${(x * 100).toFixed(1)}%`.padStart(6));
+          out('run                              pairs  P(switch)  P(recover)  stay    switch');
+          for (const g of result.groups) {
+            out(`${g.run.padEnd(32)} ${String(g.n).padStart(5)}  ${pct(g.p_switch)}     ${pct(g.p_recover)}      ${pct(g.p_recover_stay)}  ${pct(g.p_recover_switch)}`);
+          }
+          return 0;
+        }
+        throw new UsageError(`unknown analysis "${analysis ?? ''}" (available: targets, lift, error-recovery)`);
       } finally {
         db.close();
       }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aecTargets, normaliseScore, progressWeight, turnPenalty } from './formulas.ts';
+import { aecTargets, lift, normaliseScore, progressWeight, turnPenalty, wilsonInterval } from './formulas.ts';
 
 describe('progress weight', () => {
   it('is 0.3 up to p0, 1.0 from p1, linear between', () => {
@@ -49,5 +49,25 @@ describe('score normalisation', () => {
     expect(normaliseScore(null, null, true)).toBe(1);
     expect(normaliseScore(undefined, null, false)).toBe(0);
     expect(normaliseScore(null, null, null)).toBeNull();
+  });
+});
+
+describe('Wilson interval', () => {
+  it('matches a hand computation', () => {
+    // k = 8, n = 10: centre (0.8 + 0.19208) / 1.38416 = 0.71674; half 1.96·sqrt(0.016 + 0.0096040)/1.38416 = 0.22657
+    const [lo, hi] = wilsonInterval(8, 10);
+    expect(lo).toBeCloseTo(0.4902, 4);
+    expect(hi).toBeCloseTo(0.9433, 4);
+  });
+  it('stays inside [0, 1] at the edges', () => {
+    expect(wilsonInterval(0, 5)[0]).toBe(0);
+    expect(wilsonInterval(5, 5)[1]).toBe(1);
+  });
+});
+
+describe('lift', () => {
+  it('is P(m|c) / P(m)', () => {
+    // 30 of 40 category-c turns on m; m has 50 of 200 turns: (30/40) / (50/200) = 3
+    expect(lift(30, 40, 50, 200)).toBe(3);
   });
 });

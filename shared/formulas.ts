@@ -85,3 +85,23 @@ export function normaliseScore(
   if (success != null) return success ? 1 : 0;
   return null;
 }
+
+/**
+ * Wilson score interval for a binomial proportion k/n at z (1.96 → 95%): unlike the normal approximation it
+ * stays inside [0, 1] and behaves at k = 0 or k = n, which error-recovery counts often hit.
+ */
+export function wilsonInterval(k: number, n: number, z = 1.96): [number, number] {
+  if (n <= 0) return [0, 1];
+  const p = k / n;
+  const z2 = z * z;
+  const denom = 1 + z2 / n;
+  const centre = (p + z2 / (2 * n)) / denom;
+  const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denom;
+  return [Math.max(0, centre - half), Math.min(1, centre + half)];
+}
+
+/** lift(m, c) = P(m | c) / P(m): above 1 the router picks m for category c more than it picks m overall. */
+export function lift(countMC: number, countC: number, countM: number, total: number): number {
+  if (countC === 0 || countM === 0 || total === 0) return Number.NaN;
+  return countMC / countC / (countM / total);
+}

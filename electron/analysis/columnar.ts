@@ -1,0 +1,128 @@
+/**
+ * The columnar cache (DESIGN §2): the numeric turn and episode columns as typed arrays, loaded once per
+ * database and reloaded when an import changed it. Analyses are single passes over these arrays instead of
+ * SQL GROUP BYs over hundreds of thousands of rows. Turns are ordered by episode, then t, so an episode's
+ * turns are the slice [turnStart[e], turnStart[e + 1]).
+ */
+import type { Db } from '../db/database.ts';
+
+export interface ColumnarData {
+  /** Episodes, in id order. */
+  episodeId: Int32Array;
+  episodeRun: Int32Array;
+  /** 1 success, 0 failure, -1 unknown. */
+  episodeSuccess: Int8Array;
+  /** NaN when unknown. */
+  episodeScoreNorm: Float32Array;
+  episodeCost: Float64Array;
+  turnStart: Int32Array; // length episodes + 1
+  /** Turns. */
+  turnModel: Int32Array; // models.id
+  turnCategory: Int32Array; // index into `categories`
+  turnCost: Float32Array;
+  /** 0 none, 1 low, 2 medium, 3 high. */
+  turnSeverity: Int8Array;
+  turnSwitched: Uint8Array;
+  categories: string[];
+  models: Map<number, string>;
+  runs: Map<number, string>;
+}
+
+const caches = new WeakMap<Db, { key: string; data: ColumnarData }>();
+
+/** Changes whenever an import commits (new source, new or replaced turns). */
+function dataKey(db: Db): string {
+  const row = db.prepare('SELECT (SELECT MAX(id) FROM sources) AS s, (SELECT MAX(id) FROM turns) AS t, (SELECT COUNT(*) FROM turns) AS n').get() as {
+    s: number | null;
+    t: number | null;
+    n: number;
+  };
+  return `${row.s}:${row.t}:${row.n}`;
+}
+
+export function columnar(db: Db): ColumnarData {
+  const key = dataKey(db);
+  const hit = caches.get(db);
+  if (hit && hit.key === key) return hit.data;
+  const data = load(db);
+  caches.set(db, { key, data });
+  return data;
+}
+
+function load(db: Db): ColumnarData {
+  const nEpisodes = db.prepare('SELECT COUNT(*) FROM episodes').pluck().get() as number;
+  const nTurns = db.prepare('SELECT COUNT(*) FROM turns').pluck().get() as number;
+  const data: ColumnarData = {
+    episodeId: new Int32Array(nEpisodes),
+    episodeRun: new Int32Array(nEpisodes),
+    episodeSuccess: new Int8Array(nEpisodes),
+    episodeScoreNorm: new Float32Array(nEpisodes),
+    episodeCost: new Float64Array(nEpisodes),
+    turnStart: new Int32Array(nEpisodes + 1),
+    turnModel: new Int32Array(nTurns),
+    turnCategory: new Int32Array(nTurns),
+    turnCost: new Float32Array(nTurns),
+    turnSeverity: new Int8Array(nTurns),
+    turnSwitched: new Uint8Array(nTurns),
+    categories: [],
+    models: new Map(db.prepare('SELECT id, name FROM models').raw().all() as [number, string][]),
+    runs: new Map(db.prepare('SELECT id, name FROM runs').raw().all() as [number, string][]),
+  };
+  const index = new Map<number, number>();
+  let e = 0;
+  for (const [id, run, success, score, cost] of db
+    .prepare('SELECT id, run_id, success, score_norm, total_cost FROM episodes ORDER BY id')
+    .raw()
+    .iterate() as Iterable<[number, number, number | null, number | null, number]>) {
+    data.episodeId[e] = id;
+    data.episodeRun[e] = run;
+    data.episodeSuccess[e] = success === null ? -1 : success;
+    data.episodeScoreNorm[e] = score ?? Number.NaN;
+    data.episodeCost[e] = cost;
+    index.set(id, e);
+    e++;
+  }
+  const categoryIndex = new Map<string, number>();
+  let i = 0;
+  let lastEpisode = -1;
+  // raw() rows and iterate(): no object per row, which matters at 500k turns.
+  for (const [episode, model, category, cost, severity, switched] of db
+    .prepare(`SELECT episode_id, model_id, COALESCE(tool, action_type), cost, max_severity, switched
+      FROM turns ORDER BY episode_id, t`)
+    .raw()
+    .iterate() as Iterable<[number, number, string, number, number, number]>) {
+    const ep = index.get(episode) as number;
+    while (lastEpisode < ep) data.turnStart[++lastEpisode] = i;
+    let c = categoryIndex.get(category);
+    if (c === undefined) {
+      c = data.categories.length;
+      categoryIndex.set(category, c);
+      data.categories.push(category);
+    }
+    data.turnModel[i] = model;
+    data.turnCategory[i] = c;
+    data.turnCost[i] = cost;
+    data.turnSeverity[i] = severity;
+    data.turnSwitched[i] = switched;
+    i++;
+  }
+  while (lastEpisode < nEpisodes) data.turnStart[++lastEpisode] = i;
+  return data;
+}
+
+/** Episode indexes of the selected runs (all runs when none are named); unknown names are an error. */
+export function selectEpisodes(data: ColumnarData, runNames?: readonly string[]): Int32Array {
+  let wanted: Set<number> | null = null;
+  if (runNames && runNames.length > 0) {
+    const byName = new Map([...data.runs].map(([id, name]) => [name, id]));
+    wanted = new Set();
+    for (const name of runNames) {
+      const id = byName.get(name);
+      if (id === undefined) throw new RangeError(`no run named "${name}"`);
+      wanted.add(id);
+    }
+  }
+  const out: number[] = [];
+  for (let e = 0; e < data.episodeId.length; e++) if (!wanted || wanted.has(data.episodeRun[e] as number)) out.push(e);
+  return Int32Array.from(out);
+}
