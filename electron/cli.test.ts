@@ -95,6 +95,11 @@ describe('routelens analyze lift / error-recovery', () => {
     const groups = JSON.parse(rec.stdout).groups;
     expect(groups.map((g: { run: string }) => g.run)).toEqual(['hle-router-demo', 'sw-router-demo']);
     for (const k of ['run', 'n', 'p_switch', 'p_recover', 'p_recover_stay', 'p_recover_switch', 'ci']) expect(groups[0]).toHaveProperty(k);
+    for (const [name, key] of [['usage-by-turn', 'runs'], ['switch-cost', 'runs'], ['pareto', 'points']] as const) {
+      const r = routelens('analyze', name, '--db', db, '--json');
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)[key].length).toBeGreaterThan(0);
+    }
     const bad = routelens('analyze', 'lift', '--db', db, '--run', 'nope');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/no run named "nope"/);

@@ -7,6 +7,9 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { existsSync } from 'node:fs';
 import { errorRecoveryAnalysis } from './analysis/errorRecovery.ts';
 import { liftAnalysis } from './analysis/lift.ts';
+import { paretoAnalysis } from './analysis/pareto.ts';
+import { switchCostAnalysis } from './analysis/switchCost.ts';
+import { usageByTurnAnalysis } from './analysis/usageByTurn.ts';
 import { episodeTargets } from './analysis/targets.ts';
 import { bar, Progress } from './cliProgress.ts';
 import { openDatabase, SchemaError } from './db/database.ts';
@@ -20,6 +23,8 @@ import { createApi, resolveEpisodeId } from './services/api.ts';
 import { NotFoundError } from './services/dispatch.ts';
 
 class UsageError extends Error {}
+
+const ANALYSES = ['targets', 'lift', 'error-recovery', 'usage-by-turn', 'switch-cost', 'pareto'] as const;
 
 interface Command {
   summary: string;
@@ -167,11 +172,11 @@ const commands: Record<string, Command> = {
   },
 
   analyze: {
-    summary: 'run an analysis: targets, lift, error-recovery',
-    usage: 'routelens analyze targets|lift|error-recovery --db FILE [--run NAME...] [--episode ID] [--min-n N] [--json]',
+    summary: `run an analysis: ${ANALYSES.join(', ')}`,
+    usage: `routelens analyze ${ANALYSES.join('|')} --db FILE [--run NAME...] [--episode ID] [--min-n N] [--reference RUN] [--json]`,
     options: {
       db: { type: 'string' }, episode: { type: 'string' }, run: { type: 'string', multiple: true },
-      'min-n': { type: 'string' }, json: { type: 'boolean' },
+      'min-n': { type: 'string' }, reference: { type: 'string' }, json: { type: 'boolean' },
     },
     allowPositionals: true,
     async run(values, positionals) {
@@ -213,7 +218,40 @@ const commands: Record<string, Command> = {
           }
           return 0;
         }
-        throw new UsageError(`unknown analysis "${analysis ?? ''}" (available: targets, lift, error-recovery)`);
+        if (analysis === 'usage-by-turn') {
+          const result = withRuns(() => usageByTurnAnalysis(db, { runs }));
+          if (values.json) return print(result);
+          for (const r of result.runs) {
+            out(r.run);
+            for (const t of r.turns) {
+              const shares = Object.entries(t.shares).map(([m, x]) => `${m} ${(x * 100).toFixed(0)}%`).join(', ');
+              out(`  t=${String(t.t).padEnd(4)} n=${String(t.n).padEnd(6)} ${shares}`);
+            }
+          }
+          return 0;
+        }
+        if (analysis === 'switch-cost') {
+          const result = withRuns(() => switchCostAnalysis(db, { runs }));
+          if (values.json) return print(result);
+          for (const r of result.runs) {
+            const n = r.episodes.length;
+            const mean = (f: (e: (typeof r.episodes)[number]) => number): number => r.episodes.reduce((a, e) => a + f(e), 0) / Math.max(1, n);
+            out(`${r.run}: ${n} successful episodes, ${mean((e) => e.switches).toFixed(2)} switches and ${money(mean((e) => e.cost))} per episode`);
+          }
+          return 0;
+        }
+        if (analysis === 'pareto') {
+          const reference = values.reference as string | undefined;
+          const result = withRuns(() => paretoAnalysis(db, { runs, reference }));
+          if (values.json) return print(result);
+          out('run                              episodes  mean score  mean cost  frontier  savings vs reference');
+          for (const p of result.points) {
+            const saving = p.savings_vs_reference === null ? '' : `${(p.savings_vs_reference * 100).toFixed(1)}%`;
+            out(`${p.run.padEnd(32)} ${String(p.n).padStart(8)}  ${p.mean_score.toFixed(3).padStart(10)}  ${money(p.mean_cost).padStart(9)}  ${p.frontier ? '   yes  ' : '        '}  ${saving}`);
+          }
+          return 0;
+        }
+        throw new UsageError(`unknown analysis "${analysis ?? ''}" (available: ${ANALYSES.join(', ')})`);
       } finally {
         db.close();
       }

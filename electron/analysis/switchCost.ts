@@ -1,0 +1,43 @@
+/**
+ * `switch-cost` (DESIGN §8, MTRouter Fig. 3): over successful episodes, switches per episode against the
+ * episode's cost (the scatter), and the mean cumulative cost by turn index (the curve), per run.
+ */
+import type { Db } from '../db/database.ts';
+import { columnar, selectEpisodes } from './columnar.ts';
+
+export interface SwitchCostRun {
+  run: string;
+  episodes: { episode: string; switches: number; cost: number; turns: number }[];
+  /** Mean over the successful episodes still running at t of their cost up to and including turn t. */
+  mean_cumulative_cost: { t: number; mean: number; n: number }[];
+}
+
+export function switchCostAnalysis(db: Db, options: { runs?: string[] } = {}): { runs: SwitchCostRun[] } {
+  const data = columnar(db);
+  const extIds = new Map(db.prepare('SELECT id, ext_id FROM episodes').raw().all() as [number, string][]);
+  const byRun = new Map<number, { episodes: SwitchCostRun['episodes']; sum: number[]; n: number[] }>();
+  for (const e of selectEpisodes(data, options.runs)) {
+    if (data.episodeSuccess[e] !== 1) continue;
+    const run = data.episodeRun[e] as number;
+    let g = byRun.get(run);
+    if (!g) byRun.set(run, (g = { episodes: [], sum: [], n: [] }));
+    const start = data.turnStart[e] as number;
+    const end = data.turnStart[e + 1] as number;
+    let switches = 0;
+    let cumulative = 0;
+    for (let i = start; i < end; i++) {
+      const t = i - start;
+      switches += data.turnSwitched[i] as number;
+      cumulative += data.turnCost[i] as number;
+      g.sum[t] = (g.sum[t] ?? 0) + cumulative;
+      g.n[t] = (g.n[t] ?? 0) + 1;
+    }
+    g.episodes.push({ episode: extIds.get(data.episodeId[e] as number) ?? '', switches, cost: data.episodeCost[e] as number, turns: end - start });
+  }
+  const runs = [...byRun].map(([run, g]) => ({
+    run: data.runs.get(run) ?? String(run),
+    episodes: g.episodes,
+    mean_cumulative_cost: g.n.map((n, t) => ({ t, mean: (g.sum[t] as number) / n, n })),
+  }));
+  return { runs: runs.sort((a, b) => a.run.localeCompare(b.run)) };
+}
