@@ -1,0 +1,111 @@
+/**
+ * The 8 model metadata features f_a of the model encoder (weights.ts MODEL_FEATURES, MTRouter §3.2 "structured
+ * attributes"): list prices, context and output limits and knowledge cut-off from the `models` table, plus the
+ * mean output tokens and mean latency each model shows in the logged turns. Each feature is log1p-transformed
+ * (prices, limits and counts are heavy-tailed) and z-scored over the candidate pool; a value the table or the
+ * logs lack becomes the mean of the models that have it, i.e. 0 after standardisation. The statistics are
+ * returned so the model card can state exactly how a new model would be encoded.
+ */
+import type { Db } from '../db/database.ts';
+import { MODEL_FEATURES } from './weights.ts';
+
+export interface ModelFeatureStats {
+  features: readonly string[];
+  /** Mean and standard deviation of log1p(value) over the pool's models that have the value (std 1 when 0 or unknown). */
+  mean: number[];
+  std: number[];
+  /** Raw values per model (before log1p), null where unknown, in the order of `models`. */
+  raw: Record<string, (number | null)[]>;
+}
+
+export interface ModelFeatureResult {
+  models: string[];
+  /** [K × 8] standardised features. */
+  features: Float32Array;
+  stats: ModelFeatureStats;
+}
+
+/** Months from 2020-01 to a cut-off given as YYYY, YYYY-MM or YYYY-MM-DD; null when unparseable. */
+export function cutoffMonths(cutoff: string | null): number | null {
+  if (!cutoff) return null;
+  const m = /^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?/.exec(cutoff.trim());
+  if (!m) return null;
+  const year = Number(m[1]);
+  const month = m[2] ? Number(m[2]) : 1;
+  const day = m[3] ? Number(m[3]) : 1;
+  return Math.max(0, (year - 2020) * 12 + (month - 1) + (day - 1) / 31);
+}
+
+/** log1p then z-score per feature over the pool; missing → the feature's mean (0 after z-scoring). */
+export function standardiseModelFeatures(raw: readonly (readonly (number | null)[])[]): { features: Float32Array; mean: number[]; std: number[] } {
+  const k = raw.length;
+  const f = MODEL_FEATURES.length;
+  const features = new Float32Array(k * f);
+  const mean: number[] = [];
+  const std: number[] = [];
+  for (let j = 0; j < f; j++) {
+    const known: number[] = [];
+    for (const row of raw) {
+      const v = row[j];
+      if (v != null && Number.isFinite(v)) known.push(Math.log1p(Math.max(0, v)));
+    }
+    const mu = known.length ? known.reduce((a, b) => a + b, 0) / known.length : 0;
+    const variance = known.length ? known.reduce((a, b) => a + (b - mu) ** 2, 0) / known.length : 0;
+    const sd = variance > 1e-12 ? Math.sqrt(variance) : 1;
+    mean.push(mu);
+    std.push(sd);
+    raw.forEach((row, i) => {
+      const v = row[j];
+      features[i * f + j] = v != null && Number.isFinite(v) ? (Math.log1p(Math.max(0, v)) - mu) / sd : 0;
+    });
+  }
+  return { features, mean, std };
+}
+
+interface ModelRow {
+  name: string;
+  price_in_per_m: number | null;
+  price_out_per_m: number | null;
+  price_cached_per_m: number | null;
+  max_input_tokens: number | null;
+  max_output_tokens: number | null;
+  knowledge_cutoff: string | null;
+  mean_out: number | null;
+  mean_latency: number | null;
+}
+
+/** The raw (unstandardised) 8 features per model, in MODEL_FEATURES order; null where unknown. */
+export function rawModelFeatures(db: Db, models: readonly string[]): (number | null)[][] {
+  const byName = db.prepare(`SELECT id, name, price_in_per_m, price_out_per_m, price_cached_per_m, max_input_tokens,
+      max_output_tokens, knowledge_cutoff FROM models WHERE name = ?`);
+  // One pass over turns for the log means (~0.1 s at 500k turns); grouped by the model_id index.
+  const means = db
+    .prepare('SELECT model_id, AVG(tokens_out) AS mean_out, AVG(latency_ms) AS mean_latency FROM turns GROUP BY model_id')
+    .all() as { model_id: number; mean_out: number | null; mean_latency: number | null }[];
+  const meanOf = new Map(means.map((r) => [r.model_id, r]));
+  return models.map((name) => {
+    const row = byName.get(name) as (Omit<ModelRow, 'mean_out' | 'mean_latency'> & { id: number }) | undefined;
+    if (!row) return MODEL_FEATURES.map(() => null);
+    const logs = meanOf.get(row.id);
+    return [
+      row.price_in_per_m,
+      row.price_out_per_m,
+      row.price_cached_per_m,
+      row.max_input_tokens,
+      row.max_output_tokens,
+      cutoffMonths(row.knowledge_cutoff),
+      logs?.mean_out ?? null,
+      logs?.mean_latency ?? null,
+    ];
+  });
+}
+
+export function modelFeatures(db: Db, models: readonly string[]): ModelFeatureResult {
+  const raw = rawModelFeatures(db, models);
+  const { features, mean, std } = standardiseModelFeatures(raw);
+  return {
+    models: [...models],
+    features,
+    stats: { features: MODEL_FEATURES, mean, std, raw: Object.fromEntries(models.map((m, i) => [m, raw[i] as (number | null)[]])) },
+  };
+}
