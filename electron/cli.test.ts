@@ -95,11 +95,14 @@ describe('routelens analyze lift / error-recovery', () => {
     const groups = JSON.parse(rec.stdout).groups;
     expect(groups.map((g: { run: string }) => g.run)).toEqual(['hle-router-demo', 'sw-router-demo']);
     for (const k of ['run', 'n', 'p_switch', 'p_recover', 'p_recover_stay', 'p_recover_switch', 'ci']) expect(groups[0]).toHaveProperty(k);
-    for (const [name, key] of [['usage-by-turn', 'runs'], ['switch-cost', 'runs'], ['pareto', 'points']] as const) {
+    for (const [name, key] of [['usage-by-turn', 'runs'], ['switch-cost', 'runs'], ['pareto', 'points'], ['usage-ratio', 'runs']] as const) {
       const r = routelens('analyze', name, '--db', db, '--json');
       expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)[key].length).toBeGreaterThan(0);
     }
+    const confusion = JSON.parse(routelens('analyze', 'confusion', '--db', db, '--json').stdout);
+    expect(confusion).toEqual({ routing: [], verification: expect.objectContaining({ stop_correct: 0 }) }); // no difficulty or verdicts here
+    expect(routelens('analyze', 'usage-ratio', '--db', db, '--rho', 'gpt-5=2').code).toBe(1);
     const bad = routelens('analyze', 'lift', '--db', db, '--run', 'nope');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/no run named "nope"/);

@@ -5,6 +5,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { existsSync } from 'node:fs';
+import { budgetModesAnalysis, confusionAnalysis, usageRatioAnalysis } from './analysis/controllerAnalyses.ts';
 import { errorRecoveryAnalysis } from './analysis/errorRecovery.ts';
 import { liftAnalysis } from './analysis/lift.ts';
 import { paretoAnalysis } from './analysis/pareto.ts';
@@ -24,7 +25,22 @@ import { NotFoundError } from './services/dispatch.ts';
 
 class UsageError extends Error {}
 
-const ANALYSES = ['targets', 'lift', 'error-recovery', 'usage-by-turn', 'switch-cost', 'pareto'] as const;
+const ANALYSES = [
+  'targets', 'lift', 'error-recovery', 'usage-by-turn', 'switch-cost', 'pareto', 'budget-modes', 'usage-ratio', 'confusion',
+] as const;
+
+/** `--rho gpt-5=0.25,kimi-k2=0.5` → { 'gpt-5': 0.25, 'kimi-k2': 0.5 } */
+function parseRho(text: string | undefined): Record<string, number> | undefined {
+  if (text === undefined) return undefined;
+  const out: Record<string, number> = {};
+  for (const part of text.split(',')) {
+    const [model, value] = part.split('=');
+    const rho = Number(value);
+    if (!model || !(rho >= 0 && rho <= 1)) throw new UsageError(`--rho takes MODEL=RATIO pairs with ratios in [0, 1], got "${part}"`);
+    out[model.trim()] = rho;
+  }
+  return out;
+}
 
 interface Command {
   summary: string;
@@ -173,10 +189,10 @@ const commands: Record<string, Command> = {
 
   analyze: {
     summary: `run an analysis: ${ANALYSES.join(', ')}`,
-    usage: `routelens analyze ${ANALYSES.join('|')} --db FILE [--run NAME...] [--episode ID] [--min-n N] [--reference RUN] [--json]`,
+    usage: `routelens analyze ${ANALYSES.join('|')} --db FILE [--run NAME...] [--episode ID] [--min-n N] [--reference RUN] [--rho MODEL=R,...] [--json]`,
     options: {
       db: { type: 'string' }, episode: { type: 'string' }, run: { type: 'string', multiple: true },
-      'min-n': { type: 'string' }, reference: { type: 'string' }, json: { type: 'boolean' },
+      'min-n': { type: 'string' }, reference: { type: 'string' }, rho: { type: 'string' }, json: { type: 'boolean' },
     },
     allowPositionals: true,
     async run(values, positionals) {
@@ -249,6 +265,19 @@ const commands: Record<string, Command> = {
             const saving = p.savings_vs_reference === null ? '' : `${(p.savings_vs_reference * 100).toFixed(1)}%`;
             out(`${p.run.padEnd(32)} ${String(p.n).padStart(8)}  ${p.mean_score.toFixed(3).padStart(10)}  ${money(p.mean_cost).padStart(9)}  ${p.frontier ? '   yes  ' : '        '}  ${saving}`);
           }
+          return 0;
+        }
+        if (analysis === 'budget-modes' || analysis === 'usage-ratio' || analysis === 'confusion') {
+          const rho = parseRho(values.rho as string | undefined);
+          const result = withRuns(() =>
+            analysis === 'budget-modes'
+              ? budgetModesAnalysis(db, { runs })
+              : analysis === 'usage-ratio'
+                ? usageRatioAnalysis(db, { runs, rho })
+                : confusionAnalysis(db, { runs }),
+          );
+          // These tables are small and nested: JSON is their readable form too.
+          out(values.json ? JSON.stringify(result) : JSON.stringify(result, null, 2));
           return 0;
         }
         throw new UsageError(`unknown analysis "${analysis ?? ''}" (available: ${ANALYSES.join(', ')})`);

@@ -15,6 +15,15 @@ export interface ColumnarData {
   /** NaN when unknown. */
   episodeScoreNorm: Float32Array;
   episodeCost: Float64Array;
+  /** Numeric task difficulty; NaN when absent or not a number. */
+  episodeDifficulty: Float32Array;
+  /** Index into `budgetModes`, -1 when none. */
+  episodeBudgetMode: Int8Array;
+  /** -1 when none. */
+  episodeTrainStep: Int32Array;
+  /** -1 when none. */
+  episodeMaxTurns: Int32Array;
+  budgetModes: string[];
   turnStart: Int32Array; // length episodes + 1
   /** Turns. */
   turnModel: Int32Array; // models.id
@@ -23,6 +32,10 @@ export interface ColumnarData {
   /** 0 none, 1 low, 2 medium, 3 high. */
   turnSeverity: Int8Array;
   turnSwitched: Uint8Array;
+  /** Critique controllers: -1 no verdict, 0 continue, 1 stop. */
+  turnVerdict: Int8Array;
+  /** -1 unknown, 0 incorrect, 1 correct. */
+  turnVerifyCorrect: Int8Array;
   categories: string[];
   models: Map<number, string>;
   runs: Map<number, string>;
@@ -58,22 +71,44 @@ function load(db: Db): ColumnarData {
     episodeSuccess: new Int8Array(nEpisodes),
     episodeScoreNorm: new Float32Array(nEpisodes),
     episodeCost: new Float64Array(nEpisodes),
+    episodeDifficulty: new Float32Array(nEpisodes),
+    episodeBudgetMode: new Int8Array(nEpisodes),
+    episodeTrainStep: new Int32Array(nEpisodes),
+    episodeMaxTurns: new Int32Array(nEpisodes),
+    budgetModes: [],
     turnStart: new Int32Array(nEpisodes + 1),
     turnModel: new Int32Array(nTurns),
     turnCategory: new Int32Array(nTurns),
     turnCost: new Float32Array(nTurns),
     turnSeverity: new Int8Array(nTurns),
     turnSwitched: new Uint8Array(nTurns),
+    turnVerdict: new Int8Array(nTurns),
+    turnVerifyCorrect: new Int8Array(nTurns),
     categories: [],
     models: new Map(db.prepare('SELECT id, name FROM models').raw().all() as [number, string][]),
     runs: new Map(db.prepare('SELECT id, name FROM runs').raw().all() as [number, string][]),
   };
   const index = new Map<number, number>();
   let e = 0;
-  for (const [id, run, success, score, cost] of db
-    .prepare('SELECT id, run_id, success, score_norm, total_cost FROM episodes ORDER BY id')
+  const modeIndex = new Map<string, number>();
+  for (const [id, run, success, score, cost, difficulty, mode, step, maxTurns] of db
+    .prepare('SELECT id, run_id, success, score_norm, total_cost, difficulty, budget_mode, train_step, max_turns FROM episodes ORDER BY id')
     .raw()
-    .iterate() as Iterable<[number, number, number | null, number | null, number]>) {
+    .iterate() as Iterable<[number, number, number | null, number | null, number, string | null, string | null, number | null, number | null]>) {
+    const d = difficulty === null || difficulty.trim() === '' ? Number.NaN : Number(difficulty);
+    data.episodeDifficulty[e] = d;
+    let mi = -1;
+    if (mode !== null) {
+      mi = modeIndex.get(mode) ?? -1;
+      if (mi === -1) {
+        mi = data.budgetModes.length;
+        modeIndex.set(mode, mi);
+        data.budgetModes.push(mode);
+      }
+    }
+    data.episodeBudgetMode[e] = mi;
+    data.episodeTrainStep[e] = step ?? -1;
+    data.episodeMaxTurns[e] = maxTurns ?? -1;
     data.episodeId[e] = id;
     data.episodeRun[e] = run;
     data.episodeSuccess[e] = success === null ? -1 : success;
@@ -86,11 +121,11 @@ function load(db: Db): ColumnarData {
   let i = 0;
   let lastEpisode = -1;
   // raw() rows and iterate(): no object per row, which matters at 500k turns.
-  for (const [episode, model, category, cost, severity, switched] of db
-    .prepare(`SELECT episode_id, model_id, COALESCE(tool, action_type), cost, max_severity, switched
+  for (const [episode, model, category, cost, severity, switched, verdict, correct] of db
+    .prepare(`SELECT episode_id, model_id, COALESCE(tool, action_type), cost, max_severity, switched, verdict, verify_correct
       FROM turns ORDER BY episode_id, t`)
     .raw()
-    .iterate() as Iterable<[number, number, string, number, number, number]>) {
+    .iterate() as Iterable<[number, number, string, number, number, number, string | null, number | null]>) {
     const ep = index.get(episode) as number;
     while (lastEpisode < ep) data.turnStart[++lastEpisode] = i;
     let c = categoryIndex.get(category);
@@ -104,6 +139,8 @@ function load(db: Db): ColumnarData {
     data.turnCost[i] = cost;
     data.turnSeverity[i] = severity;
     data.turnSwitched[i] = switched;
+    data.turnVerdict[i] = verdict === 'stop' ? 1 : verdict === 'continue' ? 0 : -1;
+    data.turnVerifyCorrect[i] = correct ?? -1;
     i++;
   }
   while (lastEpisode < nEpisodes) data.turnStart[++lastEpisode] = i;

@@ -1,0 +1,145 @@
+/**
+ * Analyses of controller-style agents (DESIGN §8):
+ *  - `budget-modes` (CoRL, seed 003): per budget mode, mean score, mean cost and the expert-call ratio, overall
+ *    and per training step. An expert call is a turn on a model other than the episode's first (the
+ *    controller's) model; the ratio is the share of episodes with at least one.
+ *  - `usage-ratio` (critique-and-route, seed 002): each model's share of all calls, against targets ρ_k when
+ *    given; accuracy by the episode's turn limit; the share of episodes that used their whole turn budget.
+ *  - `confusion` (seed 002): routing confusion (task difficulty × routed model, row shares) and verification
+ *    confusion (verdict × whether the draft was correct).
+ */
+import type { Db } from '../db/database.ts';
+import { columnar, selectEpisodes, type ColumnarData } from './columnar.ts';
+
+interface Acc {
+  n: number;
+  score: number;
+  scored: number;
+  cost: number;
+  expert: number;
+}
+
+const emptyAcc = (): Acc => ({ n: 0, score: 0, scored: 0, cost: 0, expert: 0 });
+
+function callsExpert(data: ColumnarData, e: number): boolean {
+  const start = data.turnStart[e] as number;
+  for (let i = start + 1; i < (data.turnStart[e + 1] as number); i++) if (data.turnModel[i] !== data.turnModel[start]) return true;
+  return false;
+}
+
+function add(acc: Acc, data: ColumnarData, e: number): void {
+  acc.n++;
+  const s = data.episodeScoreNorm[e] as number;
+  if (!Number.isNaN(s)) {
+    acc.score += s;
+    acc.scored++;
+  }
+  acc.cost += data.episodeCost[e] as number;
+  if (callsExpert(data, e)) acc.expert++;
+}
+
+const summary = (a: Acc) => ({
+  n: a.n,
+  mean_score: a.scored ? a.score / a.scored : null,
+  mean_cost: a.n ? a.cost / a.n : 0,
+  expert_call_ratio: a.n ? a.expert / a.n : 0,
+});
+
+export function budgetModesAnalysis(db: Db, options: { runs?: string[] } = {}) {
+  const data = columnar(db);
+  const byMode = new Map<number, { all: Acc; steps: Map<number, Acc> }>();
+  for (const e of selectEpisodes(data, options.runs)) {
+    const mode = data.episodeBudgetMode[e] as number;
+    if (mode < 0) continue;
+    let g = byMode.get(mode);
+    if (!g) byMode.set(mode, (g = { all: emptyAcc(), steps: new Map() }));
+    add(g.all, data, e);
+    const step = data.episodeTrainStep[e] as number;
+    if (step >= 0) {
+      let s = g.steps.get(step);
+      if (!s) g.steps.set(step, (s = emptyAcc()));
+      add(s, data, e);
+    }
+  }
+  const order = ['low', 'medium', 'high'];
+  const rank = (m: string): number => (order.includes(m) ? order.indexOf(m) : order.length);
+  const modes = [...byMode]
+    .map(([mode, g]) => ({
+      mode: data.budgetModes[mode] as string,
+      ...summary(g.all),
+      by_train_step: [...g.steps].sort((a, b) => a[0] - b[0]).map(([step, a]) => ({ train_step: step, ...summary(a) })),
+    }))
+    .sort((a, b) => rank(a.mode) - rank(b.mode) || a.mode.localeCompare(b.mode));
+  return { modes };
+}
+
+export function usageRatioAnalysis(db: Db, options: { runs?: string[]; rho?: Record<string, number> } = {}) {
+  const data = columnar(db);
+  const byRun = new Map<number, { calls: Map<number, number>; total: number; byMax: Map<number, { n: number; ok: number }>; exhausted: number; withLimit: number }>();
+  for (const e of selectEpisodes(data, options.runs)) {
+    const run = data.episodeRun[e] as number;
+    let g = byRun.get(run);
+    if (!g) byRun.set(run, (g = { calls: new Map(), total: 0, byMax: new Map(), exhausted: 0, withLimit: 0 }));
+    const start = data.turnStart[e] as number;
+    const end = data.turnStart[e + 1] as number;
+    for (let i = start; i < end; i++) {
+      const m = data.turnModel[i] as number;
+      g.calls.set(m, (g.calls.get(m) ?? 0) + 1);
+      g.total++;
+    }
+    const limit = data.episodeMaxTurns[e] as number;
+    if (limit > 0) {
+      g.withLimit++;
+      if (end - start >= limit) g.exhausted++;
+      const b = g.byMax.get(limit) ?? { n: 0, ok: 0 };
+      if (data.episodeSuccess[e] !== -1) {
+        b.n++;
+        if (data.episodeSuccess[e] === 1) b.ok++;
+      }
+      g.byMax.set(limit, b);
+    }
+  }
+  const runs = [...byRun].map(([run, g]) => ({
+    run: data.runs.get(run) ?? String(run),
+    calls: g.total,
+    usage: [...g.calls]
+      .sort((a, b) => b[1] - a[1])
+      .map(([m, k]) => {
+        const model = data.models.get(m) ?? String(m);
+        const rho = options.rho?.[model];
+        return { model, calls: k, ratio: k / g.total, rho: rho ?? null, over_target: rho === undefined ? null : k / g.total > rho };
+      }),
+    accuracy_by_max_turns: [...g.byMax].sort((a, b) => a[0] - b[0]).map(([max_turns, b]) => ({ max_turns, n: b.n, accuracy: b.n ? b.ok / b.n : null })),
+    exhausted_turn_budget: g.withLimit ? g.exhausted / g.withLimit : null,
+  }));
+  return { runs: runs.sort((a, b) => a.run.localeCompare(b.run)) };
+}
+
+export function confusionAnalysis(db: Db, options: { runs?: string[] } = {}) {
+  const data = columnar(db);
+  const routing = new Map<number, Map<number, number>>(); // difficulty → model → calls
+  const verify = { stop_correct: 0, stop_incorrect: 0, continue_correct: 0, continue_incorrect: 0 };
+  for (const e of selectEpisodes(data, options.runs)) {
+    const d = data.episodeDifficulty[e] as number;
+    for (let i = data.turnStart[e] as number; i < (data.turnStart[e + 1] as number); i++) {
+      if (!Number.isNaN(d)) {
+        let row = routing.get(d);
+        if (!row) routing.set(d, (row = new Map()));
+        const m = data.turnModel[i] as number;
+        row.set(m, (row.get(m) ?? 0) + 1);
+      }
+      const verdict = data.turnVerdict[i] as number;
+      const correct = data.turnVerifyCorrect[i] as number;
+      if (verdict < 0 || correct < 0) continue;
+      const key = `${verdict === 1 ? 'stop' : 'continue'}_${correct === 1 ? 'correct' : 'incorrect'}` as keyof typeof verify;
+      verify[key]++;
+    }
+  }
+  const routingRows = [...routing].sort((a, b) => a[0] - b[0]).map(([difficulty, row]) => {
+    const n = [...row.values()].reduce((a, b) => a + b, 0);
+    const shares: Record<string, number> = {};
+    for (const [m, k] of [...row].sort((a, b) => a[0] - b[0])) shares[data.models.get(m) ?? String(m)] = k / n;
+    return { difficulty, n, shares };
+  });
+  return { routing: routingRows, verification: verify };
+}
