@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { budgetModesAnalysis, confusionAnalysis, usageRatioAnalysis } from './analysis/controllerAnalyses.ts';
 import { errorRecoveryAnalysis } from './analysis/errorRecovery.ts';
 import { liftAnalysis } from './analysis/lift.ts';
+import { planDagEpisode, planDagSummary } from './analysis/planDag.ts';
 import { paretoAnalysis } from './analysis/pareto.ts';
 import { switchCostAnalysis } from './analysis/switchCost.ts';
 import { usageByTurnAnalysis } from './analysis/usageByTurn.ts';
@@ -26,7 +27,7 @@ import { NotFoundError } from './services/dispatch.ts';
 class UsageError extends Error {}
 
 const ANALYSES = [
-  'targets', 'lift', 'error-recovery', 'usage-by-turn', 'switch-cost', 'pareto', 'budget-modes', 'usage-ratio', 'confusion',
+  'targets', 'lift', 'error-recovery', 'usage-by-turn', 'switch-cost', 'pareto', 'budget-modes', 'usage-ratio', 'confusion', 'plan-dag',
 ] as const;
 
 /** `--rho gpt-5=0.25,kimi-k2=0.5` → { 'gpt-5': 0.25, 'kimi-k2': 0.5 } */
@@ -265,6 +266,18 @@ const commands: Record<string, Command> = {
             const saving = p.savings_vs_reference === null ? '' : `${(p.savings_vs_reference * 100).toFixed(1)}%`;
             out(`${p.run.padEnd(32)} ${String(p.n).padStart(8)}  ${p.mean_score.toFixed(3).padStart(10)}  ${money(p.mean_cost).padStart(9)}  ${p.frontier ? '   yes  ' : '        '}  ${saving}`);
           }
+          return 0;
+        }
+        if (analysis === 'plan-dag') {
+          if (typeof values.episode === 'string') {
+            if (runs.length > 1) throw new UsageError('plan-dag --episode takes at most one --run');
+            const id = resolveEpisodeId(db, { ext_id: values.episode, run: runs[0] });
+            const result = planDagEpisode(db, id, values.episode);
+            out(values.json ? JSON.stringify(result) : JSON.stringify(result, null, 2));
+            return 0;
+          }
+          const result = withRuns(() => planDagSummary(db, { runs }));
+          out(values.json ? JSON.stringify(result) : JSON.stringify(result, null, 2));
           return 0;
         }
         if (analysis === 'budget-modes' || analysis === 'usage-ratio' || analysis === 'confusion') {

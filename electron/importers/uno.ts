@@ -12,6 +12,7 @@
  * Transcripts carry no tokens and no per-call cost, so turn costs stay empty and the record's
  * `cost_usd` is the episode's logged total; they are never split across turns.
  */
+import { behaviourMode, type BehaviourMode } from '../../shared/behaviourModes.ts';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { CANONICAL_SCHEMA, CanonicalEpisode, describeIssue, type CanonicalTurn } from '../../shared/canonical.ts';
@@ -128,14 +129,8 @@ function unoEpisode(tr: UnoTranscript, meta: Meta, run: string, fallbackId: stri
 }
 
 /** The behaviour mode of seed 004, Table 14, read from a canonical episode's plans and verdicts. */
-export function unoBehaviourMode(turns: readonly CanonicalTurn[]): 'lazy' | 'oneshot' | 'continuation' | 'decomp_repair' | null {
-  const planned = turns.map((t, i) => ({ t, i })).filter((x) => x.t.plan);
-  if (planned.length === 0) return 'lazy';
-  const repaired = turns.some((t, i) => t.verify?.verdict === 'continue' && planned.some((p) => p.i > i));
-  if (repaired) return 'decomp_repair';
-  if (planned.length === 1) return 'oneshot';
-  if (planned.every((p) => p.t.plan?.subtasks.length === 1)) return 'continuation';
-  return null;
+export function unoBehaviourMode(turns: readonly CanonicalTurn[]): BehaviourMode | null {
+  return behaviourMode(turns.map((t) => ({ planSubtasks: t.plan ? t.plan.subtasks.length : null, verdict: t.verify?.verdict ?? null })));
 }
 
 function validate(raw: unknown, fail: Fail): CanonicalEpisode {
