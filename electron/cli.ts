@@ -3,8 +3,7 @@
  * JSON document to stdout with `--json`, and exits 0 (ok), 1 (the user's input is wrong: message on
  * stderr, no stack) or 2 (our bug).
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { budgetModesAnalysis, confusionAnalysis, usageRatioAnalysis } from './analysis/controllerAnalyses.ts';
 import { errorRecoveryAnalysis } from './analysis/errorRecovery.ts';
 import { liftAnalysis } from './analysis/lift.ts';
@@ -14,6 +13,7 @@ import { switchCostAnalysis } from './analysis/switchCost.ts';
 import { usageByTurnAnalysis } from './analysis/usageByTurn.ts';
 import { episodeTargets } from './analysis/targets.ts';
 import { bar, Progress } from './cliProgress.ts';
+import { err, money, out, print, requireDb, UsageError, withRuns, type Command } from './cliCommon.ts';
 import { openDatabase, SchemaError } from './db/database.ts';
 import { buildDemo } from './demo.ts';
 import { importPaths, type ImportReport } from './importers/pipeline.ts';
@@ -23,8 +23,6 @@ import { startServer } from './server/serve.ts';
 import { PRESET_NAMES, PRESETS, simulateToFile, type PresetName } from '../fixtures/simulator/index.ts';
 import { createApi, resolveEpisodeId } from './services/api.ts';
 import { NotFoundError } from './services/dispatch.ts';
-
-class UsageError extends Error {}
 
 const ANALYSES = [
   'targets', 'lift', 'error-recovery', 'usage-by-turn', 'switch-cost', 'pareto', 'budget-modes', 'usage-ratio', 'confusion', 'plan-dag',
@@ -43,42 +41,6 @@ function parseRho(text: string | undefined): Record<string, number> | undefined 
   return out;
 }
 
-interface Command {
-  summary: string;
-  usage: string;
-  options: NonNullable<ParseArgsConfig['options']>;
-  allowPositionals?: boolean;
-  run(values: Record<string, unknown>, positionals: string[]): Promise<number>;
-}
-
-const out = (s: string): void => void process.stdout.write(`${s}\n`);
-const err = (s: string): void => void process.stderr.write(`${s}\n`);
-
-function requireDb(values: Record<string, unknown>, mustExist = true): string {
-  const db = values.db;
-  if (typeof db !== 'string' || db === '') throw new UsageError('--db FILE is required');
-  if (mustExist && !existsSync(db)) throw new UsageError(`${db}: no such database (create one with \`routelens import PATH --db ${db}\`)`);
-  return db;
-}
-
-function print(value: unknown): number {
-  out(JSON.stringify(value));
-  return 0;
-}
-
-/** An unknown --run name is the user's mistake, not ours. */
-function withRuns<T>(f: () => T): T {
-  try {
-    return f();
-  } catch (e) {
-    if (e instanceof RangeError) throw new UsageError(e.message);
-    throw e;
-  }
-}
-
-function money(x: number): string {
-  return x >= 1 ? `$${x.toFixed(2)}` : `$${x.toFixed(4)}`;
-}
 
 function printImportReport(report: ImportReport): void {
   for (const f of report.files) {
@@ -89,7 +51,7 @@ function printImportReport(report: ImportReport): void {
   for (const w of report.warnings) err(`warning: ${w}`);
 }
 
-const commands: Record<string, Command> = {
+const baseCommands: Record<string, Command> = {
   simulate: {
     summary: 'generate trajectories with planted, known effects (and a .truth.json beside them)',
     usage: `routelens simulate --preset ${PRESET_NAMES.join('|')} --episodes N --seed S --out FILE.jsonl`,
@@ -332,6 +294,11 @@ const commands: Record<string, Command> = {
       return 0;
     },
   },
+};
+
+/** Every command; areas add theirs from their own modules. */
+const commands: Record<string, Command> = {
+  ...baseCommands,
 };
 
 function help(): string {

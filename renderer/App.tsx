@@ -14,6 +14,9 @@ import { ImportHost } from './views/import/ImportHost.tsx';
 const RunsView = lazy(() => import('./views/runs/RunsView.tsx'));
 const EpisodesView = lazy(() => import('./views/episodes/EpisodesView.tsx'));
 const InspectorView = lazy(() => import('./views/episode/InspectorView.tsx'));
+const AnalysesView = lazy(() => import('./views/analyses/AnalysesView.tsx'));
+const EstimatorView = lazy(() => import('./views/estimator/EstimatorView.tsx'));
+const PolicyLabView = lazy(() => import('./views/policy/PolicyLabView.tsx'));
 
 function CurrentView() {
   const route = useAppStore((s) => s.route);
@@ -38,6 +41,12 @@ function CurrentView() {
       return <EpisodesView />;
     case 'episode':
       return <InspectorView key={route.episodeId} episodeId={route.episodeId} turn={route.turn} />;
+    case 'analyses':
+      return <AnalysesView analysis={route.analysis} />;
+    case 'estimator':
+      return <EstimatorView />;
+    case 'policy':
+      return <PolicyLabView />;
   }
 }
 

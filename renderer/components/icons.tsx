@@ -40,6 +40,27 @@ export const InspectorIcon = () => (
   </Icon>
 );
 
+export const AnalysesIcon = () => (
+  <Icon size={20}>
+    <path d="M4 20V10M10 20V4M16 20v-7M21 20H3" />
+  </Icon>
+);
+
+export const EstimatorIcon = () => (
+  <Icon size={20}>
+    <circle cx="6" cy="7" r="2" />
+    <circle cx="6" cy="17" r="2" />
+    <circle cx="18" cy="12" r="2" />
+    <path d="M8 7.6l8 3.6M8 16.4l8-3.6" />
+  </Icon>
+);
+
+export const PolicyIcon = () => (
+  <Icon size={20}>
+    <path d="M4 6h5l3 6h8M12 12l-3 6H4M17 9l3 3-3 3" />
+  </Icon>
+);
+
 export const SunIcon = () => (
   <Icon>
     <circle cx="12" cy="12" r="4" />

@@ -3,13 +3,13 @@ import { formatHash, parseHash } from './route.ts';
 
 describe('deep links', () => {
   it('round-trips every view with and without a run selection', () => {
-    for (const hash of ['#/runs', '#/episodes?runs=2,7', '#/episode/12', '#/episode/12/turn/3?runs=1']) {
+    for (const hash of ['#/runs', '#/episodes?runs=2,7', '#/episode/12', '#/episode/12/turn/3?runs=1', '#/analyses', '#/analyses/lift?runs=1,2', '#/estimator', '#/policy']) {
       expect(formatHash(parseHash(hash))).toBe(hash);
     }
   });
 
   it('falls back to the runs view for anything it does not know', () => {
-    for (const hash of ['', '#', '#/nope', '#/episode/x', '#/episode/1/turn/-2', '#/episode/1/turn']) {
+    for (const hash of ['', '#', '#/nope', '#/episode/x', '#/episode/1/turn/-2', '#/episode/1/turn', '#/analyses/Lift', '#/analyses/a/b', '#/estimator/x']) {
       expect(parseHash(hash).route).toEqual({ view: 'runs' });
     }
   });

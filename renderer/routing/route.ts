@@ -1,12 +1,17 @@
 /**
  * Deep links live in the URL fragment, so they work the same on the desktop app:// origin and in `serve`:
  *   #/runs   #/episodes   #/episode/<id>   #/episode/<id>/turn/<t>
+ *   #/analyses   #/analyses/<analysis id>   #/estimator   #/policy
  * with the run selection as an optional query: `#/episodes?runs=3,5`.
  */
 export type Route =
   | { view: 'runs' }
   | { view: 'episodes' }
-  | { view: 'episode'; episodeId: number; turn: number | null };
+  | { view: 'episode'; episodeId: number; turn: number | null }
+  /** `analysis` is a DESIGN §8 id (lift, pareto, …); null shows the list of analyses. */
+  | { view: 'analyses'; analysis: string | null }
+  | { view: 'estimator' }
+  | { view: 'policy' };
 
 export type ViewName = Route['view'];
 
@@ -27,6 +32,12 @@ export function parseRoute(path: string): Route {
   const [head, idText, turnWord, turnText] = parts;
   if (head === 'runs' && parts.length === 1) return { view: 'runs' };
   if (head === 'episodes' && parts.length === 1) return { view: 'episodes' };
+  if (head === 'estimator' && parts.length === 1) return { view: 'estimator' };
+  if (head === 'policy' && parts.length === 1) return { view: 'policy' };
+  if (head === 'analyses' && parts.length === 1) return { view: 'analyses', analysis: null };
+  if (head === 'analyses' && parts.length === 2 && idText !== undefined && /^[a-z][a-z-]{0,40}$/.test(idText)) {
+    return { view: 'analyses', analysis: idText };
+  }
   if (head === 'episode') {
     const episodeId = nonNegativeInt(idText);
     if (episodeId === null) return DEFAULT_ROUTE;
@@ -62,6 +73,12 @@ export function formatRoute(route: Route): string {
       return '#/episodes';
     case 'episode':
       return route.turn === null ? `#/episode/${route.episodeId}` : `#/episode/${route.episodeId}/turn/${route.turn}`;
+    case 'analyses':
+      return route.analysis === null ? '#/analyses' : `#/analyses/${route.analysis}`;
+    case 'estimator':
+      return '#/estimator';
+    case 'policy':
+      return '#/policy';
   }
 }
 

@@ -1,7 +1,7 @@
 /** The UI store (zustand): typed slices combined into one hook. Components select narrowly. */
 import { useCallback } from 'react';
 import { create } from 'zustand';
-import { paletteColor } from '../theme/palette.ts';
+import { paletteColor } from '../../shared/charts/palette.ts';
 import { createEpisodeFiltersSlice } from './episodeFiltersSlice.ts';
 import { createImportSlice } from './importSlice.ts';
 import { createLocationSlice } from './locationSlice.ts';

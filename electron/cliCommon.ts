@@ -1,0 +1,57 @@
+/**
+ * What every `routelens` subcommand shares: the command shape, the user-error type (exit 1, no stack),
+ * output helpers and flag checks. Commands of one area live in their own module (cliEstimator.ts, …) and
+ * are registered in cli.ts.
+ */
+import type { ParseArgsConfig } from 'node:util';
+import { existsSync } from 'node:fs';
+
+/** The user's input is wrong: printed as one line on stderr, exit code 1. */
+export class UsageError extends Error {}
+
+export interface Command {
+  summary: string;
+  usage: string;
+  options: NonNullable<ParseArgsConfig['options']>;
+  allowPositionals?: boolean;
+  run(values: Record<string, unknown>, positionals: string[]): Promise<number>;
+}
+
+export const out = (s: string): void => void process.stdout.write(`${s}\n`);
+export const err = (s: string): void => void process.stderr.write(`${s}\n`);
+
+export function requireDb(values: Record<string, unknown>, mustExist = true): string {
+  const db = values.db;
+  if (typeof db !== 'string' || db === '') throw new UsageError('--db FILE is required');
+  if (mustExist && !existsSync(db)) throw new UsageError(`${db}: no such database (create one with \`routelens import PATH --db ${db}\`)`);
+  return db;
+}
+
+/** Prints one JSON document on stdout; returns exit code 0. */
+export function print(value: unknown): number {
+  out(JSON.stringify(value));
+  return 0;
+}
+
+/** An unknown --run name is the user's mistake, not ours. */
+export function withRuns<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof RangeError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+export function money(x: number): string {
+  return x >= 1 ? `$${x.toFixed(2)}` : `$${x.toFixed(4)}`;
+}
+
+/** A flag that must be a whole number in [min, max] when given. */
+export function intFlag(values: Record<string, unknown>, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = values[name];
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}`);
+  return n;
+}
