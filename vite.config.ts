@@ -12,7 +12,8 @@ export default defineConfig({
   base: './',
   plugins: [react()],
   build: {
-    outDir: fileURLToPath(new URL('./dist/renderer', import.meta.url)),
+    // ROUTELENS_RENDERER_OUT lets parallel work build and serve its own copy (serve.ts reads the same variable).
+    outDir: process.env.ROUTELENS_RENDERER_OUT || fileURLToPath(new URL('./dist/renderer', import.meta.url)),
     emptyOutDir: true,
     target: 'es2022',
     sourcemap: true,

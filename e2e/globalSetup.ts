@@ -31,7 +31,7 @@ function newestMtime(dir: string): number {
 }
 
 function ensureRendererBuilt(): void {
-  const index = join(root, 'dist', 'renderer', 'index.html');
+  const index = join(process.env.ROUTELENS_RENDERER_OUT || join(root, 'dist', 'renderer'), 'index.html');
   const sources = Math.max(newestMtime(join(root, 'renderer')), statSync(join(root, 'vite.config.ts')).mtimeMs);
   if (existsSync(index) && statSync(index).mtimeMs >= sources) return;
   const built = spawnSync(process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'], {

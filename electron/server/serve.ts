@@ -59,7 +59,7 @@ const MIME: Record<string, string> = {
   '.ico': 'image/x-icon',
 };
 
-export const defaultStaticDir = fileURLToPath(new URL('../../dist/renderer/', import.meta.url));
+export const defaultStaticDir = process.env.ROUTELENS_RENDERER_OUT || fileURLToPath(new URL('../../dist/renderer/', import.meta.url));
 
 function sameToken(a: string | undefined, b: string): boolean {
   if (!a) return false;
