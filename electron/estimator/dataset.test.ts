@@ -26,7 +26,8 @@ describe('encodeEpisodeHistories', () => {
         const incremental = new Float32Array(HASH_DIM);
         countsToFeatures(counts, incremental, 0);
         const direct = new Float32Array(HASH_DIM);
-        encodeHashText(serialiseHistory(task, turns.slice(0, t), budget).segments, direct, 0);
+        const h = serialiseHistory(task, turns.slice(0, t), budget);
+        encodeHashText(h.segments, direct, 0, h.recent);
         expect(Array.from(incremental)).toEqual(Array.from(direct));
       });
       expect(seen).toEqual(turns.map((_, t) => t));

@@ -14,7 +14,7 @@
 import { aecTargets, severityFromLevel } from '../../shared/formulas.ts';
 import { expectedSteps } from '../analysis/expectedSteps.ts';
 import type { Db } from '../db/database.ts';
-import { HASH_DIM, HASH_ENCODER, HASH_HISTORY_DIM, addSegment, countsToSparse } from './hashEncoder.ts';
+import { HASH_DIM, HASH_ENCODER, HASH_HISTORY_DIM, RECENT_SALT, addSegment, countsToSparse } from './hashEncoder.ts';
 import {
   DEFAULT_HISTORY_TOKENS,
   STRUCTURED_DIM,
@@ -134,9 +134,16 @@ function apply(pairs: Int32Array, acc: Int32Array, sign: number): void {
   }
 }
 
+/** The salted counts of a whole turn's action and observation (serialiseHistory's `recent` pieces). */
+function addRecent(turn: HistoryTurn, acc: Int32Array, sign: 1 | -1): void {
+  addSegment(turn.action ?? '', acc, sign, RECENT_SALT);
+  addSegment(turn.observation ?? '', acc, sign, RECENT_SALT);
+}
+
 /**
  * Calls `emit(t, counts)` with the hashed n-gram counts of h_t for every turn t of one episode, in order —
- * the same counts as hashing `serialiseHistory(task, turns.slice(0, t), maxTokens).segments`, without
+ * the same counts as hashing `serialiseHistory(task, turns.slice(0, t), maxTokens)` (segments, and the recent
+ * turn salted, as encodeHashText does), without
  * re-reading earlier turns. `counts` is reused between calls.
  */
 export function encodeEpisodeHistories(
@@ -172,8 +179,15 @@ export function encodeEpisodeHistories(
       const w = historyWindow(taskText.length, t, (k) => tokens[k] as number, maxTokens);
       const tail = turnTail(turns[t - 1] as HistoryTurn, w.tailChars ?? 0);
       addSegment(tail, acc);
+      addSegment(tail, acc, 1, RECENT_SALT);
       emit(t, acc);
       addSegment(tail, acc, -1);
+      addSegment(tail, acc, -1, RECENT_SALT);
+    } else if (t > 0) {
+      const last = turns[t - 1] as HistoryTurn;
+      addRecent(last, acc, 1);
+      emit(t, acc);
+      addRecent(last, acc, -1);
     } else {
       emit(t, acc);
     }

@@ -5,6 +5,9 @@
  *   tokens   maximal runs of letters, digits and `_` (Unicode-aware, lower-cased); everything else separates.
  *            Bigrams are adjacent tokens within one segment (historyText.ts), never across segments.
  *   key      FNV-1a over the token's lower-cased UTF-16 code units; a bigram's key mixes its two keys.
+ *   recent   the n-grams of the most recent turn (SerialisedHistory.recent) are counted a second time with
+ *            their keys XOR RECENT_SALT: the same words in their own namespace, so the features say what the
+ *            last observation said, not only what the window as a whole contains.
  *   bucket   murmur3 fmix32(key) mod 1024;   sign   top bit of fmix32(key ^ SIGN_SALT) (a second hash), ±1.
  *   value    v_j = Σ sign·tf over the n-grams in bucket j (exact integers, so counts of segments add and
  *            subtract: the dataset builder slides the history window turn by turn without re-reading text);
@@ -25,6 +28,8 @@ const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 const SIGN_SALT = 0x5bd1e995;
 const BIGRAM_SALT = 0x27d4eb2f;
+/** Key salt of the most recent turn's n-grams. */
+export const RECENT_SALT = 0x165667b1;
 
 /** murmur3 fmix32: a bijective avalanche on 32 bits. */
 function fmix32(h: number): number {
@@ -73,9 +78,9 @@ function addKey(key: number, counts: Int32Array, sign: number): void {
 
 /**
  * Adds the signed term frequencies of every unigram and bigram of `text` to `counts` (length HASH_DIM);
- * `sign` −1 removes a segment added before.
+ * `sign` −1 removes a segment added before; `salt` (RECENT_SALT) puts the n-grams in another namespace.
  */
-export function addSegment(text: string, counts: Int32Array, sign: 1 | -1 = 1): void {
+export function addSegment(text: string, counts: Int32Array, sign: 1 | -1 = 1, salt = 0): void {
   const { word, lower } = tables();
   const n = text.length;
   let prev = -1; // key of the previous token in this segment; -1 before the first
@@ -92,7 +97,7 @@ export function addSegment(text: string, counts: Int32Array, sign: 1 | -1 = 1): 
       i++;
       c = i < n ? text.charCodeAt(i) : 0;
     } while (i < n && word[c]);
-    const key = h >>> 0;
+    const key = (h ^ salt) >>> 0;
     addKey(key, counts, sign);
     if (prev >= 0) addKey((Math.imul(fmix32(prev), 0x9e3779b1) ^ key ^ BIGRAM_SALT) >>> 0, counts, sign);
     prev = key;
@@ -153,15 +158,21 @@ export function countNonZero(counts: Int32Array): number {
 
 const scratch = new Int32Array(HASH_DIM);
 
-/** The 1024 hashed text features of a history's segments into out[offset …]. */
-export function encodeHashText(segments: readonly string[], out: Float32Array, offset: number): void {
+/** The 1024 hashed text features of a history's segments (and its most recent turn's, salted) into out[offset …]. */
+export function encodeHashText(segments: readonly string[], out: Float32Array, offset: number, recent: readonly string[] = []): void {
   scratch.fill(0);
   for (const s of segments) addSegment(s, scratch);
+  for (const s of recent) addSegment(s, scratch, 1, RECENT_SALT);
   countsToFeatures(scratch, out, offset);
 }
 
 /** The full `hash-1024` history vector (HASH_HISTORY_DIM values) into out[offset …]. */
-export function encodeHashHistory(history: Pick<SerialisedHistory, 'segments'>, structured: StructuredInput, out: Float32Array, offset = 0): void {
-  encodeHashText(history.segments, out, offset);
+export function encodeHashHistory(
+  history: Pick<SerialisedHistory, 'segments' | 'recent'>,
+  structured: StructuredInput,
+  out: Float32Array,
+  offset = 0,
+): void {
+  encodeHashText(history.segments, out, offset, history.recent);
   structuredFeatures(structured, out, offset + HASH_DIM);
 }

@@ -88,6 +88,12 @@ export interface SerialisedHistory {
    * depend on its neighbours.
    */
   segments: string[];
+  /**
+   * The most recent turn's pieces (turn t−1's action and observation, or its tail when only part fits; none at
+   * t = 0). The hash encoder also counts them in a namespace of their own, so what just happened stands apart
+   * from the bag of n-grams of the whole window (a bag has no order).
+   */
+  recent: string[];
   /** Index of the oldest turn kept whole (= t when none is). */
   firstTurn: number;
   /** Turns dropped from the front (the oldest), counting a turn kept only in part. */
@@ -120,15 +126,20 @@ export function serialiseHistory(
     segments.push(turn.action ?? '', turn.observation ?? '');
     parts.push(`## Turn ${k}\nAction: ${turn.action ?? ''}\nObservation: ${turn.observation ?? ''}\n\n`);
   }
+  let recent: string[] = [];
   if (w.tailChars !== null) {
     const tail = turnTail(earlier[t - 1] as HistoryTurn, w.tailChars);
     segments.push(tail);
     parts.push(`## Turn ${t - 1} (end)\n${tail}\n\n`);
+    recent = [tail];
+  } else if (t > 0) {
+    recent = segments.slice(-2);
   }
   const text = parts.join('');
   return {
     text,
     segments,
+    recent,
     firstTurn: w.first,
     droppedTurns: w.tailChars !== null ? t : w.first,
     truncatedTask: w.taskChars < taskText.length,
