@@ -1,0 +1,148 @@
+/**
+ * The policy lab's score/cost figure: one point per replayed policy at (estimated cost per episode, estimated
+ * score), a vertical whisker for the score's 95% CI where the estimator has one, and the frontier — the
+ * policies no other policy beats on both score and cost — joined by a dashed line. Policies without a
+ * score or cost are not drawn; a note under the plot names them and says why.
+ */
+import { line, scaleLinear } from 'd3';
+import { bottomAxis, bottomAxisHeight, leftAxis, leftAxisWidth } from '../axes.ts';
+import type { FigureContext } from '../context.ts';
+import { fmtUsd } from '../format.ts';
+import { placeLabel, type Box } from '../marks.ts';
+import type { Mark, Scene } from '../scene.ts';
+import { fitText } from '../text.ts';
+
+export interface FrontierPolicy {
+  /** The spec string (unique per figure). */
+  policy: string;
+  /** Estimated mean cost per episode in USD; null when it could not be estimated. */
+  cost: number | null;
+  /** Estimated value (normalised score) under the chosen estimator; null when that estimator had nothing. */
+  score: number | null;
+  /** 95% CI of `score`; null when the estimator gives none. */
+  ci: readonly [number, number] | null;
+  color: string;
+  /** Why the point is missing, when it is (shown in the note). */
+  missing?: string;
+  /** More hover lines (agreement, switches, n). */
+  details?: string[];
+}
+
+export interface FrontierInput {
+  policies: readonly FrontierPolicy[];
+  /** What `score` is, for the axis title and tooltips (e.g. "DR", "direct method"). */
+  estimator: string;
+}
+
+export interface FrontierPoint {
+  policy: string;
+  cost: number;
+  score: number;
+}
+
+/** Policies no other beats: none has a score ≥ and a cost ≤ with one of them strictly better (as analysis `pareto`). */
+export function frontierOf(points: readonly FrontierPoint[]): FrontierPoint[] {
+  return points
+    .filter((p) => !points.some((q) => q !== p && q.score >= p.score && q.cost <= p.cost && (q.score > p.score || q.cost < p.cost)))
+    .sort((a, b) => a.cost - b.cost || a.score - b.score);
+}
+
+const DEFAULT_HEIGHT = 340;
+const R = 5;
+const CAP = 4;
+
+export function policyFrontierLayout(input: FrontierInput, ctx: FigureContext): Scene {
+  const { theme, width } = ctx;
+  const height = ctx.height ?? DEFAULT_HEIGHT;
+  const drawn = input.policies.filter((p): p is FrontierPolicy & { cost: number; score: number } => p.cost !== null && p.score !== null);
+  const missing = input.policies.filter((p) => p.cost === null || p.score === null);
+  const noteLines = missing.length === 0 ? 0 : 1;
+
+  const values = drawn.flatMap((p) => (p.ci ? [p.score, p.ci[0], p.ci[1]] : [p.score]));
+  const lo = values.length > 0 ? Math.min(...values) : 0;
+  const hi = values.length > 0 ? Math.max(...values) : 1;
+  const pad = Math.max((hi - lo) * 0.08, 0.02);
+  const maxCost = drawn.length > 0 ? Math.max(...drawn.map((p) => p.cost)) : 0;
+
+  const yLabel = `estimated score (${input.estimator})`;
+  const xLabel = 'estimated cost per episode ($)';
+  const top = 14;
+  const bottom = height - bottomAxisHeight({ theme, label: xLabel }) - noteLines * (theme.fontSize + 8);
+  const y = scaleLinear().domain([lo - pad, hi + pad]).nice().range([bottom, top]);
+  const left = leftAxisWidth(y, { theme, label: yLabel }) + 4;
+  const right = width - 16;
+  const x = scaleLinear().domain([0, maxCost > 0 ? maxCost * 1.08 : 1]).nice().range([left, right]);
+
+  const marks: Mark[] = [
+    ...leftAxis(y, left, { theme, label: yLabel, grid: right - left }),
+    ...bottomAxis(x, bottom, { theme, label: xLabel, format: (v) => fmtUsd(v), grid: bottom - top }),
+  ];
+
+  const frontier = frontierOf(drawn);
+  const onFrontier = new Set(frontier.map((p) => p.policy));
+  if (frontier.length > 1) {
+    const d = line<FrontierPoint>().x((p) => x(p.cost)).y((p) => y(p.score))(frontier);
+    if (d) marks.push({ type: 'path', d, fill: 'none', stroke: theme.reference, strokeWidth: 1.2, dash: '5 4', opacity: 0.7, role: 'frontier' });
+  }
+
+  const fmt = (v: number) => v.toFixed(3);
+  for (const p of drawn) {
+    const px = x(p.cost);
+    if (p.ci) {
+      const [y0, y1] = [y(p.ci[0]), y(p.ci[1])];
+      marks.push({ type: 'line', x1: px, x2: px, y1: y0, y2: y1, stroke: p.color, strokeWidth: 1.5, role: 'ci' });
+      marks.push({ type: 'line', x1: px - CAP, x2: px + CAP, y1: y0, y2: y0, stroke: p.color, strokeWidth: 1.5, role: 'ci' });
+      marks.push({ type: 'line', x1: px - CAP, x2: px + CAP, y1: y1, y2: y1, stroke: p.color, strokeWidth: 1.5, role: 'ci' });
+    }
+  }
+  const placed: Box[] = [];
+  const bounds: Box = { x: left + 2, y: top - 10, width: right - left, height: bottom - top + 8 };
+  // Points after whiskers so a whisker never hides a point; labels placed frontier first (they matter most).
+  const ordered = [...drawn].sort((a, b) => Number(onFrontier.has(b.policy)) - Number(onFrontier.has(a.policy)));
+  for (const p of ordered) {
+    const px = x(p.cost);
+    const py = y(p.score);
+    const lines = [
+      p.policy,
+      `est. score (${input.estimator}): ${fmt(p.score)}${p.ci ? ` [${fmt(p.ci[0])}, ${fmt(p.ci[1])}] 95% CI` : ''}`,
+      `est. cost: ${fmtUsd(p.cost)} per episode`,
+      ...(p.details ?? []),
+      onFrontier.has(p.policy) ? 'on the frontier' : 'dominated by a cheaper, better policy',
+    ];
+    marks.push({
+      type: 'circle', cx: px, cy: py, r: onFrontier.has(p.policy) ? R + 1 : R, fill: p.color, stroke: theme.outline, strokeWidth: 1.5,
+      role: 'point', datum: { lines },
+    });
+    const label = fitText(p.policy, theme.fontSize, 160);
+    const spot = placeLabel(label, px, py, R + 1, theme.fontSize, placed, bounds);
+    if (spot) {
+      marks.push({
+        type: 'text', x: spot.x, y: spot.y, text: label, fontSize: theme.fontSize, anchor: spot.anchor, baseline: 'middle',
+        fill: theme.text, role: 'point-label',
+      });
+    }
+  }
+
+  if (drawn.length === 0) {
+    marks.push({
+      type: 'text', x: (left + right) / 2, y: (top + bottom) / 2, text: 'No policy has both an estimated score and cost yet.',
+      fontSize: theme.fontSize + 1, anchor: 'middle', baseline: 'middle', fill: theme.mutedText, role: 'empty',
+    });
+  }
+  if (missing.length > 0) {
+    const why = missing.map((p) => `${p.policy}${p.missing ? ` (${p.missing})` : ''}`).join('; ');
+    marks.push({
+      type: 'text', x: left, y: height - 6, text: fitText(`Not drawn: ${why}`, theme.fontSize, right - left), fontSize: theme.fontSize,
+      fill: theme.mutedText, role: 'note',
+    });
+  }
+
+  return {
+    width,
+    height,
+    background: theme.background,
+    fontFamily: theme.fontFamily,
+    title: `Estimated score (${input.estimator}) against estimated cost per episode for ${input.policies.length} policies, with 95% CIs and the frontier`,
+    marks,
+  };
+}
