@@ -8,13 +8,21 @@
  * names come from logs): drawers must emit it as text nodes / escaped strings, never as markup.
  */
 
-/** Where a click on a mark leads: one turn, one episode, or the episode list filtered to what the mark counts. */
+/**
+ * Where a click on a mark leads: one turn, one episode, or the episode list filtered to what the mark counts.
+ * Analysis results name episodes by the log's id (ext_id) and runs by name, so layouts link with
+ * `episode-ref` (resolve with `getEpisode({ ext_id, run })`, then open `turn` when given) and `episodes.runs`
+ * (names; map to ids with listRuns).
+ */
 export type MarkLink =
   | { kind: 'turn'; episodeId: number; turn: number }
   | { kind: 'episode'; episodeId: number }
+  | { kind: 'episode-ref'; ext_id: string; run?: string; turn?: number }
   | {
       kind: 'episodes';
       runIds?: number[];
+      /** Run names (analysis results carry names). */
+      runs?: string[];
       models?: string[];
       outcome?: 'success' | 'failure' | 'unknown';
       /** Shown to the user as what the list was filtered by ("gpt-5 on python turns"). */

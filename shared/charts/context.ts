@@ -1,0 +1,20 @@
+/** What every figure layout is given besides the analysis result. */
+import type { ModelInfo } from '../api.ts';
+import { paletteColor, UNKNOWN_MODEL_COLOR } from './palette.ts';
+import type { ChartTheme } from './theme.ts';
+
+export interface FigureContext {
+  theme: ChartTheme;
+  /** Width of the figure in CSS px. */
+  width: number;
+  /** Height in CSS px; omitted, the layout picks one for its content (small multiples grow with the runs compared). */
+  height?: number;
+  /** A model's colour, the same in every view and export: `paletteColor(color_index)` from listModels. */
+  modelColor(name: string): string;
+}
+
+/** `modelColor` from a `listModels` answer; models it does not know get the "unknown" grey. */
+export function modelColorFrom(models: readonly Pick<ModelInfo, 'name' | 'color_index'>[]): (name: string) => string {
+  const byName = new Map(models.map((m) => [m.name, paletteColor(m.color_index)]));
+  return (name) => byName.get(name) ?? UNKNOWN_MODEL_COLOR;
+}

@@ -1,0 +1,87 @@
+/**
+ * `pareto`: one point per run at (mean cost per episode, mean normalised score), labelled with the run's
+ * name; the frontier joins the non-dominated runs as a staircase; the reference run (when chosen) gets a
+ * ring and dashed guides, and every tooltip gives the savings against it.
+ */
+import { max, scaleLinear } from 'd3';
+import type { ParetoResult } from '../../analysisResults.ts';
+import { bottomAxis, bottomAxisHeight, leftAxis, leftAxisWidth, legend } from '../axes.ts';
+import type { FigureContext } from '../context.ts';
+import { fmtCount, fmtPct, fmtUsd } from '../format.ts';
+import { placeLabel, type Box } from '../marks.ts';
+import type { Mark, Scene } from '../scene.ts';
+import { runColor } from '../theme.ts';
+
+export function paretoLayout(result: ParetoResult, ctx: FigureContext): Scene {
+  const { theme, width } = ctx;
+  const height = ctx.height ?? Math.round(Math.min(520, Math.max(300, width * 0.62)));
+  const marks: Mark[] = [];
+  const runs = [...result.points].sort((a, b) => a.run.localeCompare(b.run));
+  const colorOf = new Map(runs.map((p, i) => [p.run, runColor(i)]));
+  const items = [
+    { label: 'run (one point each)', color: theme.mutedText, shape: 'circle' as const },
+    { label: 'frontier', color: theme.text, shape: 'line' as const },
+    ...(result.reference ? [{ label: `reference: ${result.reference}`, color: theme.reference, shape: 'line' as const, dash: '4 3' }] : []),
+  ];
+  const leg = legend(items, 12, 8, width - 24, theme);
+  marks.push(...leg.marks);
+
+  const top = 8 + leg.height + 12;
+  const yAxis = { theme, label: 'mean normalised score', format: (v: number) => v.toFixed(1) };
+  const xMax = (max(result.points, (p) => p.mean_cost) ?? 1) * 1.12 || 1;
+  const x0 = scaleLinear().domain([0, xMax]).nice();
+  const y = scaleLinear().domain([0, 1]).range([height - bottomAxisHeight({ theme, label: 'x' }) - 4, top]);
+  const left = 12 + leftAxisWidth(y, yAxis);
+  const x = x0.range([left, width - 16]);
+  const plotH = (y.range()[0] as number) - top;
+  const plotW = width - 16 - left;
+  const xAxis = { theme, label: 'mean cost per episode ($)', format: (v: number) => fmtUsd(v), grid: plotH };
+  marks.push(...leftAxis(y, left, { ...yAxis, grid: plotW }));
+  marks.push(...bottomAxis(x, y.range()[0] as number, xAxis));
+
+  if (result.points.length === 0) {
+    marks.push({ type: 'text', x: left + plotW / 2, y: top + plotH / 2, text: 'No episode with a known outcome in the selected runs.', fontSize: theme.fontSize + 1, anchor: 'middle', fill: theme.mutedText, role: 'empty' });
+  }
+
+  const ref = result.points.find((p) => p.run === result.reference);
+  if (ref) {
+    marks.push({ type: 'line', x1: x(ref.mean_cost), x2: x(ref.mean_cost), y1: top, y2: y(0), stroke: theme.reference, strokeWidth: 1, dash: '4 3', role: 'reference' });
+    marks.push({ type: 'line', x1: left, x2: left + plotW, y1: y(ref.mean_score), y2: y(ref.mean_score), stroke: theme.reference, strokeWidth: 1, dash: '4 3', role: 'reference' });
+  }
+
+  // Frontier as a staircase: from each frontier run (by cost) across to the next, then up to it.
+  const frontier = result.points.filter((p) => p.frontier).sort((a, b) => a.mean_cost - b.mean_cost);
+  if (frontier.length > 1) {
+    let d = `M${x(frontier[0]!.mean_cost)},${y(frontier[0]!.mean_score)}`;
+    for (const p of frontier.slice(1)) d += `H${x(p.mean_cost)}V${y(p.mean_score)}`;
+    marks.push({ type: 'path', d, stroke: theme.text, strokeWidth: 1.5, role: 'frontier' });
+  }
+
+  // Labels keep clear of every point, not only of each other.
+  const placed: Box[] = result.points.map((p) => ({ x: x(p.mean_cost) - 7, y: y(p.mean_score) - 7, width: 14, height: 14 }));
+  const bounds: Box = { x: left, y: top, width: plotW, height: plotH };
+  for (const p of result.points) {
+    const cx = x(p.mean_cost);
+    const cy = y(p.mean_score);
+    const lines = [
+      `run ${p.run}${p.run === result.reference ? ' (reference)' : ''}`,
+      `mean score ${p.mean_score.toFixed(3)} (normalised 0–1)`,
+      `mean cost ${fmtUsd(p.mean_cost)} per episode`,
+      `n = ${fmtCount(p.n)} episodes with an outcome`,
+      p.frontier ? 'on the frontier' : 'dominated by another run',
+    ];
+    if (p.savings_vs_reference !== null && p.run !== result.reference) {
+      lines.push(`vs ${result.reference}: ${fmtPct(p.savings_vs_reference)} cheaper, score ${p.score_delta_vs_reference! >= 0 ? '+' : ''}${p.score_delta_vs_reference!.toFixed(3)}`);
+    }
+    if (p.run === result.reference) marks.push({ type: 'circle', cx, cy, r: 9, stroke: theme.reference, strokeWidth: 1.5, role: 'reference-ring' });
+    marks.push({
+      type: 'circle', cx, cy, r: 6, fill: colorOf.get(p.run), stroke: theme.outline, strokeWidth: 1.5, role: 'point',
+      datum: { lines, link: { kind: 'episodes', runs: [p.run], label: `episodes of ${p.run}` } },
+    });
+  }
+  for (const p of [...result.points].sort((a, b) => b.mean_score - a.mean_score)) {
+    const at = placeLabel(p.run, x(p.mean_cost), y(p.mean_score), 7, theme.fontSize, placed, bounds);
+    if (at) marks.push({ type: 'text', x: at.x, y: at.y, text: p.run, fontSize: theme.fontSize, anchor: at.anchor, baseline: 'middle', fill: theme.text, role: 'point-label' });
+  }
+  return { width, height, background: theme.background, fontFamily: theme.fontFamily, title: 'Score against cost per run, with the frontier', marks };
+}
