@@ -26,7 +26,7 @@ describe('frontierOf', () => {
 describe('policyFrontierLayout', () => {
   const policies: FrontierPolicy[] = [
     { policy: 'logged', cost: 0.1, score: 0.5, ci: [0.4, 0.6], color: '#111' },
-    { policy: 'argmax', cost: 0.3, score: 0.7, ci: null, color: '#222', details: ['agreement 61.0%'] },
+    { policy: 'argmax', cost: 0.3, score: 0.7, ci: null, costCi: [0.25, 0.36], color: '#222', details: ['agreement 61.0%'] },
     { policy: 'fixed:gpt-5', cost: 0.4, score: 0.65, ci: [0.6, 0.7], color: '#333' },
     { policy: 'cost-aware:1', cost: null, score: 0.4, ci: null, color: '#444', missing: 'no cost' },
   ];
@@ -37,6 +37,7 @@ describe('policyFrontierLayout', () => {
     expect(points.map((p) => p.datum?.lines[0])).toEqual(['logged', 'argmax', 'fixed:gpt-5']);
     // Three lines per whisker (stem and two caps) for the two policies with a CI.
     expect(byRole(scene.marks, 'ci')).toHaveLength(6);
+    expect(byRole(scene.marks, 'cost-ci')).toHaveLength(3);
     const note = byRole<TextMark>(scene.marks, 'note')[0];
     expect(note?.text).toBe('Not drawn: cost-aware:1 (no cost)');
     expect(points.find((p) => p.datum?.lines[0] === 'logged')?.datum?.lines).toEqual([
@@ -59,6 +60,11 @@ describe('policyFrontierLayout', () => {
     const argmax = byRole<CircleMark>(scene.marks, 'point').find((p) => p.datum?.lines[0] === 'argmax') as CircleMark;
     const axis = byRole<LineMark>(scene.marks, 'axis').find((l) => l.x1 === l.x2) as LineMark;
     expect((argmax.cx - axis.x1) / (logged.cx - axis.x1)).toBeCloseTo(3, 9);
+    // The cost whisker spans 0.25..0.36 around argmax's 0.3 at its height.
+    const costStem = byRole<LineMark>(scene.marks, 'cost-ci')[0] as LineMark;
+    expect(costStem.y1).toBeCloseTo(argmax.cy, 9);
+    expect((costStem.x1 - axis.x1) / (argmax.cx - axis.x1)).toBeCloseTo(0.25 / 0.3, 9);
+    expect((costStem.x2 - axis.x1) / (argmax.cx - axis.x1)).toBeCloseTo(0.36 / 0.3, 9);
   });
 
   it('joins the frontier and stays inside the figure', () => {

@@ -1,6 +1,6 @@
 /**
  * The policy lab's score/cost figure: one point per replayed policy at (estimated cost per episode, estimated
- * score), a vertical whisker for the score's 95% CI where the estimator has one, and the frontier — the
+ * score), whiskers for the 95% CIs of score (vertical) and cost (horizontal) where there are any, and the frontier — the
  * policies no other policy beats on both score and cost — joined by a dashed line. Policies without a
  * score or cost are not drawn; a note under the plot names them and says why.
  */
@@ -21,6 +21,8 @@ export interface FrontierPolicy {
   score: number | null;
   /** 95% CI of `score`; null when the estimator gives none. */
   ci: readonly [number, number] | null;
+  /** 95% CI of `cost`, drawn as a horizontal whisker; null or omitted when there is none. */
+  costCi?: readonly [number, number] | null;
   color: string;
   /** Why the point is missing, when it is (shown in the note). */
   missing?: string;
@@ -62,7 +64,7 @@ export function policyFrontierLayout(input: FrontierInput, ctx: FigureContext): 
   const lo = values.length > 0 ? Math.min(...values) : 0;
   const hi = values.length > 0 ? Math.max(...values) : 1;
   const pad = Math.max((hi - lo) * 0.08, 0.02);
-  const maxCost = drawn.length > 0 ? Math.max(...drawn.map((p) => p.cost)) : 0;
+  const maxCost = drawn.length > 0 ? Math.max(...drawn.map((p) => Math.max(p.cost, p.costCi?.[1] ?? 0))) : 0;
 
   const yLabel = `estimated score (${input.estimator})`;
   const xLabel = 'estimated cost per episode ($)';
@@ -94,6 +96,13 @@ export function policyFrontierLayout(input: FrontierInput, ctx: FigureContext): 
       marks.push({ type: 'line', x1: px - CAP, x2: px + CAP, y1: y0, y2: y0, stroke: p.color, strokeWidth: 1.5, role: 'ci' });
       marks.push({ type: 'line', x1: px - CAP, x2: px + CAP, y1: y1, y2: y1, stroke: p.color, strokeWidth: 1.5, role: 'ci' });
     }
+    if (p.costCi) {
+      const py = y(p.score);
+      const [x0, x1] = [x(p.costCi[0]), x(p.costCi[1])];
+      marks.push({ type: 'line', x1: x0, x2: x1, y1: py, y2: py, stroke: p.color, strokeWidth: 1.5, opacity: 0.6, role: 'cost-ci' });
+      marks.push({ type: 'line', x1: x0, x2: x0, y1: py - CAP, y2: py + CAP, stroke: p.color, strokeWidth: 1.5, opacity: 0.6, role: 'cost-ci' });
+      marks.push({ type: 'line', x1: x1, x2: x1, y1: py - CAP, y2: py + CAP, stroke: p.color, strokeWidth: 1.5, opacity: 0.6, role: 'cost-ci' });
+    }
   }
   const placed: Box[] = [];
   const bounds: Box = { x: left + 2, y: top - 10, width: right - left, height: bottom - top + 8 };
@@ -105,7 +114,7 @@ export function policyFrontierLayout(input: FrontierInput, ctx: FigureContext): 
     const lines = [
       p.policy,
       `est. score (${input.estimator}): ${fmt(p.score)}${p.ci ? ` [${fmt(p.ci[0])}, ${fmt(p.ci[1])}] 95% CI` : ''}`,
-      `est. cost: ${fmtUsd(p.cost)} per episode`,
+      `est. cost: ${fmtUsd(p.cost)} per episode${p.costCi ? ` [${fmtUsd(p.costCi[0])}, ${fmtUsd(p.costCi[1])}]` : ''}`,
       ...(p.details ?? []),
       onFrontier.has(p.policy) ? 'on the frontier' : 'dominated by a cheaper, better policy',
     ];
