@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { Severity } from './canonical.ts';
+import { replayContract } from './apiReplay.ts';
 
 const id = z.number().int().nonnegative();
 const nullableNumber = z.number().nullable();
@@ -192,6 +193,7 @@ export const apiContract = {
     output: ImportJob,
   },
   importStatus: { input: z.object({ job: z.number().int().nonnegative() }), output: ImportJob },
+  ...replayContract,
 } as const;
 
 export type ApiContract = typeof apiContract;

@@ -27,6 +27,15 @@ const api: RouteLensApi = {
   importStatus: vi.fn(async () => {
     throw new NotFoundError('not under test');
   }),
+  replay: vi.fn(async () => {
+    throw new NotFoundError('not under test');
+  }),
+  policyDiff: vi.fn(async () => {
+    throw new NotFoundError('not under test');
+  }),
+  episodePolicyChoices: vi.fn(async () => {
+    throw new NotFoundError('not under test');
+  }),
 };
 
 const ours = (id = 1): IpcInvokeEventLike => ({ sender: { id }, senderFrame: { url: 'app://routelens/index.html#/runs', parent: null } });

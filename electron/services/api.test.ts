@@ -32,6 +32,9 @@ describe('API contract through dispatch', () => {
     const inputs: Record<string, unknown> = {
       dbInfo: {}, listRuns: {}, listModels: {}, queryEpisodes: {}, getEpisode: { ext_id: 'handworked' },
       startImport: { files: [{ path: 'empty.jsonl', data_base64: '' }] }, importStatus: { job: 1 },
+      replay: { policies: ['logged', 'cheapest', 'random:3'], bootstrap: 20 },
+      policyDiff: { kind: 'policies', a: 'logged', b: 'cheapest', bootstrap: 20 },
+      episodePolicyChoices: { episode: 1, policies: ['logged', 'cheapest'] },
     };
     for (const name of API_NAMES) {
       const r = await call(name, inputs[name]);

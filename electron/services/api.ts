@@ -16,6 +16,7 @@ import { episodeRowById, findEpisodeIds, listRuns, queryEpisodes } from '../db/e
 import { candidatesOfEpisode, episodeMeta, errorsOfEpisode, turnsOfEpisode } from '../db/turnQueries.ts';
 import { InputError, NotFoundError } from './dispatch.ts';
 import { ImportJobs, UploadPathError } from './importJobs.ts';
+import { replayServices } from './replayService.ts';
 
 export function resolveEpisodeId(db: Db, ref: { id: number } | { ext_id: string; run?: string }): number {
   if ('id' in ref) return ref.id;
@@ -111,5 +112,6 @@ export function createApi(db: Db, path = db.name): RouteLensApi {
       }
     },
     importStatus: async (input) => jobs.status(input.job),
+    ...replayServices(db),
   };
 }

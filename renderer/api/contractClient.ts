@@ -42,5 +42,8 @@ export function contractClient(transport: Transport): RouteLensApi {
     getEpisode: checked('getEpisode', apiContract.getEpisode.output),
     startImport: checked('startImport', apiContract.startImport.output),
     importStatus: checked('importStatus', apiContract.importStatus.output),
+    replay: checked('replay', apiContract.replay.output),
+    policyDiff: checked('policyDiff', apiContract.policyDiff.output),
+    episodePolicyChoices: checked('episodePolicyChoices', apiContract.episodePolicyChoices.output),
   };
 }
