@@ -9,6 +9,7 @@
  *    confusion (verdict × whether the draft was correct).
  */
 import type { Db } from '../db/database.ts';
+import type { BudgetModesResult, ConfusionResult, UsageRatioResult } from '../../shared/analysisResults.ts';
 import { columnar, selectEpisodes, type ColumnarData } from './columnar.ts';
 
 interface Acc {
@@ -45,7 +46,7 @@ const summary = (a: Acc) => ({
   expert_call_ratio: a.n ? a.expert / a.n : 0,
 });
 
-export function budgetModesAnalysis(db: Db, options: { runs?: string[] } = {}) {
+export function budgetModesAnalysis(db: Db, options: { runs?: string[] } = {}): BudgetModesResult {
   const data = columnar(db);
   const byMode = new Map<number, { all: Acc; steps: Map<number, Acc> }>();
   for (const e of selectEpisodes(data, options.runs)) {
@@ -73,7 +74,7 @@ export function budgetModesAnalysis(db: Db, options: { runs?: string[] } = {}) {
   return { modes };
 }
 
-export function usageRatioAnalysis(db: Db, options: { runs?: string[]; rho?: Record<string, number> } = {}) {
+export function usageRatioAnalysis(db: Db, options: { runs?: string[]; rho?: Record<string, number> } = {}): UsageRatioResult {
   const data = columnar(db);
   const byRun = new Map<number, { calls: Map<number, number>; total: number; byMax: Map<number, { n: number; ok: number }>; exhausted: number; withLimit: number }>();
   for (const e of selectEpisodes(data, options.runs)) {
@@ -115,7 +116,7 @@ export function usageRatioAnalysis(db: Db, options: { runs?: string[]; rho?: Rec
   return { runs: runs.sort((a, b) => a.run.localeCompare(b.run)) };
 }
 
-export function confusionAnalysis(db: Db, options: { runs?: string[] } = {}) {
+export function confusionAnalysis(db: Db, options: { runs?: string[] } = {}): ConfusionResult {
   const data = columnar(db);
   const routing = new Map<number, Map<number, number>>(); // difficulty → model → calls
   const verify = { stop_correct: 0, stop_incorrect: 0, continue_correct: 0, continue_incorrect: 0 };

@@ -5,29 +5,14 @@
  */
 import { wilsonInterval } from '../../shared/formulas.ts';
 import type { Db } from '../db/database.ts';
+import type { ErrorRecoveryResult, RecoveryGroup } from '../../shared/analysisResults.ts';
 import { columnar, selectEpisodes } from './columnar.ts';
 
-export interface RecoveryGroup {
-  run: string;
-  /** Pairs (t, t+1) whose turn t has an error. */
-  n: number;
-  p_switch: number | null;
-  p_recover: number | null;
-  p_recover_stay: number | null;
-  p_recover_switch: number | null;
-  n_stay: number;
-  n_switch: number;
-  ci: {
-    p_switch: [number, number];
-    p_recover: [number, number];
-    p_recover_stay: [number, number];
-    p_recover_switch: [number, number];
-  };
-}
+export type { RecoveryGroup } from '../../shared/analysisResults.ts';
 
 const share = (k: number, n: number): number | null => (n === 0 ? null : k / n);
 
-export function errorRecoveryAnalysis(db: Db, options: { runs?: string[] } = {}): { groups: RecoveryGroup[] } {
+export function errorRecoveryAnalysis(db: Db, options: { runs?: string[] } = {}): ErrorRecoveryResult {
   const data = columnar(db);
   const episodes = selectEpisodes(data, options.runs);
   const byRun = new Map<number, { n: number; sw: number; rec: number; stay: number; recStay: number; recSw: number }>();

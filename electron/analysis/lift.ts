@@ -4,17 +4,11 @@
  * not independent); cells with fewer than `minCount` turns are left out.
  */
 import { lift as liftOf } from '../../shared/formulas.ts';
+import type { LiftCell, LiftResult } from '../../shared/analysisResults.ts';
 import { columnar, selectEpisodes, type ColumnarData } from './columnar.ts';
 import type { Db } from '../db/database.ts';
 
-export interface LiftCell {
-  model: string;
-  category: string;
-  lift: number;
-  ci: [number, number];
-  /** Turns with this model and category. */
-  n: number;
-}
+export type { LiftCell } from '../../shared/analysisResults.ts';
 
 export interface LiftOptions {
   runs?: string[];
@@ -79,7 +73,7 @@ function quantile(sorted: number[], q: number): number {
   return (sorted[lo] as number) + ((sorted[hi] as number) - (sorted[lo] as number)) * (pos - lo);
 }
 
-export function liftAnalysis(db: Db, options: LiftOptions = {}): { cells: LiftCell[] } {
+export function liftAnalysis(db: Db, options: LiftOptions = {}): LiftResult {
   const data = columnar(db);
   const episodes = selectEpisodes(data, options.runs);
   const minCount = options.minCount ?? 30;

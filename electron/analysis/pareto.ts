@@ -3,21 +3,12 @@
  * outcome only), which runs are on the score/cost frontier, and the cost saving against a reference run.
  */
 import type { Db } from '../db/database.ts';
+import type { ParetoPoint, ParetoResult } from '../../shared/analysisResults.ts';
 import { columnar, selectEpisodes } from './columnar.ts';
 
-export interface ParetoPoint {
-  run: string;
-  n: number;
-  mean_score: number;
-  mean_cost: number;
-  /** No other run scores at least as well for no more cost (and strictly better in one). */
-  frontier: boolean;
-  /** 1 − mean_cost / reference mean_cost; null without a reference. */
-  savings_vs_reference: number | null;
-  score_delta_vs_reference: number | null;
-}
+export type { ParetoPoint } from '../../shared/analysisResults.ts';
 
-export function paretoAnalysis(db: Db, options: { runs?: string[]; reference?: string } = {}): { reference: string | null; points: ParetoPoint[] } {
+export function paretoAnalysis(db: Db, options: { runs?: string[]; reference?: string } = {}): ParetoResult {
   const data = columnar(db);
   const acc = new Map<number, { n: number; score: number; cost: number }>();
   for (const e of selectEpisodes(data, options.runs)) {

@@ -3,15 +3,12 @@
  * primitive, status; depends_on edges) and its behaviour mode; across runs, the behaviour-mode shares, the
  * model × primitive usage and the shape of the plans (rounds per episode, subtasks per round).
  */
+import type { PlanDagEpisodeResult, PlanDagSummaryResult, PlanRound } from '../../shared/analysisResults.ts';
 import { behaviourMode, BEHAVIOUR_MODES, type BehaviourMode } from '../../shared/behaviourModes.ts';
 import type { Db } from '../db/database.ts';
 import { selectEpisodes, columnar } from './columnar.ts';
 
-export interface PlanRound {
-  round: number;
-  nodes: { id: string; model: string | null; primitive: string | null; status: string | null }[];
-  edges: [string, string][];
-}
+export type { PlanRound } from '../../shared/analysisResults.ts';
 
 /** The behaviour mode of each episode, from its turns' verdicts and how many subtasks each turn planned. */
 function modesOf(db: Db): (episodeId: number) => BehaviourMode | null {
@@ -23,7 +20,7 @@ function modesOf(db: Db): (episodeId: number) => BehaviourMode | null {
   };
 }
 
-export function planDagEpisode(db: Db, episodeId: number, extId: string): { episode: string; mode: BehaviourMode | null; rounds: PlanRound[] } {
+export function planDagEpisode(db: Db, episodeId: number, extId: string): PlanDagEpisodeResult {
   const nodes = db
     .prepare(`SELECT p.round, p.subtask_id AS id, m.name AS model, p.primitive, p.status FROM plan_nodes p
       LEFT JOIN models m ON m.id = p.model_id WHERE p.episode_id = ? ORDER BY p.round, p.id`)
@@ -43,7 +40,7 @@ export function planDagEpisode(db: Db, episodeId: number, extId: string): { epis
   return { episode: extId, mode: modesOf(db)(episodeId), rounds: [...rounds.values()] };
 }
 
-export function planDagSummary(db: Db, options: { runs?: string[] } = {}) {
+export function planDagSummary(db: Db, options: { runs?: string[] } = {}): PlanDagSummaryResult {
   const data = columnar(db);
   const selected = new Set([...selectEpisodes(data, options.runs)].map((e) => data.episodeId[e] as number));
   const runOf = new Map<number, string>();

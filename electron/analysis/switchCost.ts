@@ -3,16 +3,12 @@
  * episode's cost (the scatter), and the mean cumulative cost by turn index (the curve), per run.
  */
 import type { Db } from '../db/database.ts';
+import type { SwitchCostResult, SwitchCostRun } from '../../shared/analysisResults.ts';
 import { columnar, selectEpisodes } from './columnar.ts';
 
-export interface SwitchCostRun {
-  run: string;
-  episodes: { episode: string; switches: number; cost: number; turns: number }[];
-  /** Mean over the successful episodes still running at t of their cost up to and including turn t. */
-  mean_cumulative_cost: { t: number; mean: number; n: number }[];
-}
+export type { SwitchCostRun } from '../../shared/analysisResults.ts';
 
-export function switchCostAnalysis(db: Db, options: { runs?: string[] } = {}): { runs: SwitchCostRun[] } {
+export function switchCostAnalysis(db: Db, options: { runs?: string[] } = {}): SwitchCostResult {
   const data = columnar(db);
   const extIds = new Map(db.prepare('SELECT id, ext_id FROM episodes').raw().all() as [number, string][]);
   const byRun = new Map<number, { episodes: SwitchCostRun['episodes']; sum: number[]; n: number[] }>();

@@ -5,13 +5,10 @@
 import { aecTargets, severityFromLevel } from '../../shared/formulas.ts';
 import type { Db } from '../db/database.ts';
 import { errorsOfEpisode, episodeMeta, turnsOfEpisode } from '../db/turnQueries.ts';
+import type { TargetsResult } from '../../shared/analysisResults.ts';
 import { expectedStepsConfig } from './expectedSteps.ts';
 
-export interface TargetsResult {
-  turns: { t: number; s_tilde: number | null; penalty: number; errors: string[] }[];
-}
-
-export function episodeTargets(db: Db, episodeId: number): TargetsResult {
+export function episodeTargets(db: Db, episodeId: number): Omit<TargetsResult, 'episode'> {
   const meta = episodeMeta(db, episodeId);
   if (!meta) throw new Error(`no episode with id ${episodeId}`);
   const turns = turnsOfEpisode(db, episodeId);

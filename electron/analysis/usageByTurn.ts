@@ -1,13 +1,11 @@
 /** `usage-by-turn` (DESIGN §8, MTRouter Fig. 5): each run's share of each model at each turn index; shares sum to 1 per index. */
 import type { Db } from '../db/database.ts';
+import type { UsageByTurnResult } from '../../shared/analysisResults.ts';
 import { columnar, selectEpisodes } from './columnar.ts';
 
-export interface UsageByTurnRun {
-  run: string;
-  turns: { t: number; n: number; shares: Record<string, number> }[];
-}
+export type { UsageByTurnRun } from '../../shared/analysisResults.ts';
 
-export function usageByTurnAnalysis(db: Db, options: { runs?: string[]; maxTurn?: number } = {}): { runs: UsageByTurnRun[] } {
+export function usageByTurnAnalysis(db: Db, options: { runs?: string[]; maxTurn?: number } = {}): UsageByTurnResult {
   const data = columnar(db);
   const episodes = selectEpisodes(data, options.runs);
   const maxTurn = options.maxTurn ?? Number.POSITIVE_INFINITY;
