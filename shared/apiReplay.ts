@@ -138,6 +138,8 @@ export const ReplayResult = z.object({
   frontier: z.array(FrontierPoint),
   bootstrap: z.number().int(),
   seed: z.number().int(),
+  /** About the data as a whole: estimators not used, models without prices or output lengths. */
+  notes: z.array(z.string()),
 });
 export type ReplayResult = z.infer<typeof ReplayResult>;
 
