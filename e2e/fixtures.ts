@@ -3,6 +3,7 @@
  * from log text would be one), and hands out page objects bound to the serve URL from globalSetup.
  */
 import { test as base, expect } from '@playwright/test';
+import { AnalysesPage } from './pages/AnalysesPage.ts';
 import { AppPage } from './pages/AppPage.ts';
 import { EpisodesPage } from './pages/EpisodesPage.ts';
 import { InspectorPage } from './pages/InspectorPage.ts';
@@ -24,6 +25,7 @@ interface Fixtures {
   runs: RunsPage;
   episodes: EpisodesPage;
   inspector: InspectorPage;
+  analyses: AnalysesPage;
 }
 
 export const test = base.extend<Fixtures & Options, WorkerFixtures>({
@@ -52,6 +54,7 @@ export const test = base.extend<Fixtures & Options, WorkerFixtures>({
   runs: async ({ page }, use) => use(new RunsPage(page)),
   episodes: async ({ page }, use) => use(new EpisodesPage(page)),
   inspector: async ({ page }, use) => use(new InspectorPage(page)),
+  analyses: async ({ page }, use) => use(new AnalysesPage(page)),
 });
 
 export { expect };

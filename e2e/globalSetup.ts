@@ -21,6 +21,13 @@ const INPUTS = [
   'e2e/fixtures/hostile.jsonl',
 ];
 
+/**
+ * Simulated runs imported after the fixtures, so every analysis has data (lift, budget modes, plan DAGs,
+ * usage ratios…): small, seeded, written by the real CLI (`routelens simulate`).
+ */
+const SIMULATED = ['scienceworld', 'uno', 'critique', 'corl'] as const;
+const SIMULATED_EPISODES = 60;
+
 function newestMtime(dir: string): number {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -45,7 +52,12 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   ensureRendererBuilt();
   const dir = mkdtempSync(join(tmpdir(), 'routelens-e2e-'));
   const dbPath = join(dir, 'e2e.db');
-  const inputs = INPUTS.filter((p) => existsSync(join(root, p)));
+  const simulated = SIMULATED.map((preset) => {
+    const out = join(dir, `sim-${preset}.jsonl`);
+    cli(['simulate', '--preset', preset, '--episodes', String(SIMULATED_EPISODES), '--seed', '7', '--out', out]);
+    return out;
+  });
+  const inputs = [...INPUTS.filter((p) => existsSync(join(root, p))), ...simulated];
   cli(['import', ...inputs, '--db', dbPath]);
   const info = JSON.parse(cli(['info', '--db', dbPath, '--json'])) as E2eState['info'];
   const server = await startServe(dbPath, await freePort());

@@ -2,6 +2,7 @@
 import { useCallback } from 'react';
 import { create } from 'zustand';
 import { paletteColor } from '../../shared/charts/palette.ts';
+import { createAnalysesSlice } from './analysesSlice.ts';
 import { createEpisodeFiltersSlice } from './episodeFiltersSlice.ts';
 import { createImportSlice } from './importSlice.ts';
 import { createLocationSlice } from './locationSlice.ts';
@@ -17,6 +18,7 @@ export const useAppStore = create<AppStore>()((...a) => ({
   ...createEpisodeFiltersSlice(...a),
   ...createPrefsSlice(...a),
   ...createImportSlice(...a),
+  ...createAnalysesSlice(...a),
 }));
 
 /** The palette colour of a model, by name (grey for a model listModels did not report). */

@@ -1,6 +1,7 @@
 /** Episodes: every episode of the selected runs, filtered, sorted and searched on the server, scrolled as a window. */
 import { EmptyState, ErrorNotice } from '../../components/EmptyState.tsx';
 import { NoRunsYet } from '../../components/NoRunsYet.tsx';
+import { originStillHolds } from '../../store/episodeFiltersSlice.ts';
 import { useAppStore } from '../../store/index.ts';
 import { EpisodeTable } from './EpisodeTable.tsx';
 import { EpisodeToolbar } from './EpisodeToolbar.tsx';
@@ -14,6 +15,7 @@ export default function EpisodesView() {
   const dataVersion = useAppStore((s) => s.dataVersion);
   const resetEpisodeFilters = useAppStore((s) => s.resetEpisodeFilters);
   const navigate = useAppStore((s) => s.navigate);
+  const origin = useAppStore((s) => s.episodesOrigin);
   const search = filters.search.trim();
   const win = useEpisodeWindow({
     runIds: runIds.length > 0 ? runIds : undefined,
@@ -42,6 +44,11 @@ export default function EpisodesView() {
         <h1>Episodes</h1>
       </div>
       <EpisodeToolbar total={win.stale ? null : total} of={inScope} loading={!ready} />
+      {originStillHolds(origin, runIds, filters) && (
+        <div className="filter-banner" data-testid="episodes-origin">
+          From a figure: {origin.label}
+        </div>
+      )}
       {error && <ErrorNotice title="Could not load episodes." message={error} />}
       {total === 0 && !win.stale ? (
         <EmptyState title="No episodes match" testId="episodes-empty">

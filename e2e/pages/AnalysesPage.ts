@@ -1,0 +1,54 @@
+/** The Analyses index and pages: figures, their marks and tooltip, controls, and the export menu. */
+import { expect, type Download, type Locator, type Page } from '@playwright/test';
+
+export type ExportChoice = 'svg' | 'png2x' | 'pngdpi' | 'pdf' | 'csv';
+
+export class AnalysesPage {
+  readonly index: Locator;
+  readonly cards: Locator;
+  readonly view: Locator;
+  readonly tooltip: Locator;
+
+  constructor(readonly page: Page) {
+    this.index = page.getByTestId('analyses-index');
+    this.cards = page.getByTestId('analysis-card');
+    this.view = page.getByTestId('analysis-page');
+    this.tooltip = page.getByTestId('figure-tooltip');
+  }
+
+  /** A figure card: the page's main one, or plan-dag's one-episode panel. */
+  panel(which: 'main' | 'episode' = 'main'): Locator {
+    return this.page.getByTestId(which === 'main' ? 'figure-panel' : 'figure-panel-episode');
+  }
+
+  /** Waits until a panel shows a drawn figure (or says it has no data, when `allowEmpty`). */
+  async waitFigure(which: 'main' | 'episode' = 'main', allowEmpty = false): Promise<void> {
+    await expect(this.panel(which)).toHaveAttribute('data-state', allowEmpty ? /^(ready|empty)$/ : 'ready', { timeout: 20_000 });
+  }
+
+  marks(which: 'main' | 'episode' = 'main'): Locator {
+    return this.panel(which).locator('[data-mark]');
+  }
+
+  /** The first mark whose hover lines include a count ("n = …"). */
+  markWithN(which: 'main' | 'episode' = 'main'): Locator {
+    return this.panel(which).locator('[data-mark][aria-label*="n = "]').first();
+  }
+
+  async hover(mark: Locator): Promise<void> {
+    await mark.scrollIntoViewIfNeeded();
+    await mark.hover({ force: true });
+    await expect(this.tooltip).toBeVisible();
+  }
+
+  /** Opens the export menu of a panel and saves one format; returns the download. */
+  async exportAs(choice: ExportChoice, which: 'main' | 'episode' = 'main', dpi?: number): Promise<Download> {
+    const panel = this.panel(which);
+    await panel.getByTestId('export-menu').click();
+    const menu = panel.getByTestId('export-menu-panel');
+    if (dpi !== undefined) await menu.getByTestId('export-dpi').selectOption(String(dpi));
+    const [download] = await Promise.all([this.page.waitForEvent('download'), menu.getByTestId(`export-${choice}`).click()]);
+    await expect(menu).toHaveCount(0);
+    return download;
+  }
+}

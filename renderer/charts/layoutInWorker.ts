@@ -1,0 +1,43 @@
+/** The main thread's side of layout.worker.ts: one worker, started on first use, answering jobs by number. */
+import type { Scene } from '../../shared/charts/scene.ts';
+import { layoutFigure, type LayoutJob } from './figureLayout.ts';
+import type { LayoutReply, LayoutRequest } from './layout.worker.ts';
+
+let worker: Worker | null | undefined;
+let seq = 0;
+const pending = new Map<number, { resolve(scene: Scene): void; reject(err: Error): void }>();
+
+function theWorker(): Worker | null {
+  if (worker !== undefined) return worker;
+  try {
+    worker = new Worker(new URL('./layout.worker.ts', import.meta.url), { type: 'module' });
+    worker.addEventListener('message', (e: MessageEvent<LayoutReply>) => {
+      const job = pending.get(e.data.seq);
+      if (!job) return;
+      pending.delete(e.data.seq);
+      if ('error' in e.data) job.reject(new Error(e.data.error));
+      else job.resolve(e.data.scene);
+    });
+    worker.addEventListener('error', (e) => {
+      // A worker that cannot start (a host without workers) fails every job; later jobs run on the main thread.
+      for (const job of pending.values()) job.reject(new Error(e.message || 'the layout worker failed'));
+      pending.clear();
+      worker?.terminate();
+      worker = null;
+    });
+  } catch {
+    worker = null;
+  }
+  return worker;
+}
+
+export function layoutInWorker(job: LayoutJob): Promise<Scene> {
+  const w = theWorker();
+  if (!w) return Promise.resolve().then(() => layoutFigure(job));
+  const id = ++seq;
+  return new Promise<Scene>((resolve, reject) => {
+    pending.set(id, { resolve, reject });
+    const request: LayoutRequest = { seq: id, ...job };
+    w.postMessage(request);
+  });
+}

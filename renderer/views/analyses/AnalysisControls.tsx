@@ -1,0 +1,116 @@
+/** The controls an analysis page has besides the run selection: lift's min n, pareto's reference run, ρ per model. */
+import { useEffect, useState } from 'react';
+import { ModelDot } from '../../components/ModelChip.tsx';
+import { DEFAULT_MIN_N } from './analysisRequest.ts';
+
+/** Typing pauses shorter than this do not recompute (an analysis over 500k turns takes a few hundred ms). */
+const COMMIT_DELAY_MS = 400;
+
+/** A number box that commits a valid value after a pause, or at once on Enter or leaving it. */
+function NumberField({
+  label,
+  value,
+  onCommit,
+  min,
+  max,
+  step,
+  placeholder,
+  testId,
+  integer,
+  required,
+}: {
+  label: string;
+  value: number | undefined;
+  onCommit(value: number | undefined): void;
+  min: number;
+  max: number;
+  step: number;
+  placeholder?: string;
+  testId?: string;
+  integer?: boolean;
+  /** Empty is not a value (else it clears it). */
+  required?: boolean;
+}) {
+  const [text, setText] = useState(value === undefined ? '' : String(value));
+  useEffect(() => setText(value === undefined ? '' : String(value)), [value]);
+  const parsed = text.trim() === '' ? undefined : Number(text);
+  const valid = parsed === undefined ? !required : (Number.isFinite(parsed) && parsed >= min && parsed <= max && (!integer || Number.isInteger(parsed)));
+  const commit = () => {
+    if (valid && parsed !== value) onCommit(parsed);
+  };
+  useEffect(() => {
+    if (!valid || parsed === value) return;
+    const timer = setTimeout(() => onCommit(parsed), COMMIT_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [parsed, valid, value, onCommit]);
+  return (
+    <input
+      type="number"
+      className={valid ? 'number-field' : 'number-field is-invalid'}
+      aria-label={label}
+      aria-invalid={!valid}
+      title={valid ? label : `${label}: a number from ${min} to ${max}`}
+      value={text}
+      min={min}
+      max={max}
+      step={step}
+      placeholder={placeholder}
+      onChange={(e) => setText(e.target.value)}
+      onBlur={commit}
+      onKeyDown={(e) => {
+        if (e.key === 'Enter') commit();
+      }}
+      data-testid={testId}
+    />
+  );
+}
+
+export function MinNControl({ value, onChange }: { value: number | undefined; onChange(n: number | undefined): void }) {
+  return (
+    <label className="control">
+      <span className="control-label">Minimum turns per cell</span>
+      <NumberField label="Minimum turns per cell (min n)" value={value ?? DEFAULT_MIN_N} min={1} max={1_000_000} step={1} integer required onCommit={onChange} testId="control-min-n" />
+      <span className="faint">cells with fewer are hidden</span>
+    </label>
+  );
+}
+
+export function ReferenceControl({ runs, value, onChange }: { runs: string[]; value: string | undefined; onChange(run: string | undefined): void }) {
+  const current = value !== undefined && runs.includes(value) ? value : '';
+  return (
+    <label className="control">
+      <span className="control-label">Savings measured against</span>
+      <select value={current} onChange={(e) => onChange(e.target.value === '' ? undefined : e.target.value)} data-testid="control-reference">
+        <option value="">no reference run</option>
+        {runs.map((r) => (
+          <option key={r} value={r}>
+            {r}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+export function RhoControl({ models, value, onChange }: { models: string[]; value: Record<string, number> | undefined; onChange(rho: Record<string, number>): void }) {
+  const set = (model: string, r: number | undefined) => {
+    const next = { ...value };
+    if (r === undefined) delete next[model];
+    else next[model] = r;
+    onChange(next);
+  };
+  return (
+    <div className="control control-rho" role="group" aria-label="Target usage share ρ per model">
+      <span className="control-label" title="The controller's usage constraint: the share of calls each model should get at most">
+        Target share ρ
+      </span>
+      {models.map((m) => (
+        <label key={m} className="rho-field">
+          <ModelDot name={m} />
+          <span className="rho-model">{m}</span>
+          <NumberField label={`ρ for ${m}`} value={value?.[m]} min={0} max={1} step={0.05} placeholder="—" onCommit={(r) => set(m, r)} />
+        </label>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,110 @@
+/**
+ * Picks the episode an analysis of one episode shows (targets, a plan's DAGs): the episodes of the given
+ * runs, filtered by their id as the user types, stepped with the arrows. With nothing picked yet it picks
+ * the first, so the page opens on a figure rather than on a question.
+ */
+import { useEffect, useMemo, useState } from 'react';
+import type { EpisodeRow } from '../../../shared/api.ts';
+import { api, errorMessage } from '../../api/index.ts';
+import { ChevronLeftIcon, ChevronRightIcon } from '../../components/icons.tsx';
+import type { EpisodeRef } from '../../store/analysesSlice.ts';
+import { useAppStore } from '../../store/index.ts';
+
+/** Enough to pick from by hand; the filter narrows it. */
+const LIST_LIMIT = 2000;
+
+const same = (row: EpisodeRow, ref: EpisodeRef | undefined) => ref !== undefined && row.ext_id === ref.ext_id && row.run === ref.run;
+
+export function EpisodePicker({
+  runIds,
+  value,
+  onChange,
+  label = 'Episode',
+}: {
+  /** Runs to pick from; empty = every run. */
+  runIds: number[];
+  value: EpisodeRef | undefined;
+  onChange(ref: EpisodeRef): void;
+  label?: string;
+}) {
+  const dataVersion = useAppStore((s) => s.dataVersion);
+  const navigate = useAppStore((s) => s.navigate);
+  const [rows, setRows] = useState<EpisodeRow[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [filter, setFilter] = useState('');
+  const scope = runIds.join(',');
+
+  useEffect(() => {
+    let live = true;
+    setRows(null);
+    const ids = scope === '' ? undefined : scope.split(',').map(Number);
+    api.queryEpisodes({ runIds: ids, sort: 'id', limit: LIST_LIMIT }).then(
+      (page) => {
+        if (!live) return;
+        setRows(page.rows);
+        setError(null);
+      },
+      (err: unknown) => live && setError(errorMessage(err)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [scope, dataVersion]);
+
+  const shown = useMemo(() => {
+    const f = filter.trim().toLowerCase();
+    const list = rows ?? [];
+    return f === '' ? list : list.filter((r) => r.ext_id.toLowerCase().includes(f) || same(r, value));
+  }, [rows, filter, value]);
+
+  const at = shown.findIndex((r) => same(r, value));
+  const current = at === -1 ? undefined : shown[at];
+
+  useEffect(() => {
+    const first = rows?.[0];
+    if (rows && first && !rows.some((r) => same(r, value))) onChange({ ext_id: first.ext_id, run: first.run });
+  }, [rows, value, onChange]);
+
+  const pick = (row: EpisodeRow | undefined) => row && onChange({ ext_id: row.ext_id, run: row.run });
+
+  return (
+    <div className="episode-picker" data-testid="episode-picker">
+      <span className="control-label">{label}</span>
+      <input
+        type="search"
+        className="episode-picker-filter"
+        placeholder="Filter by id…"
+        value={filter}
+        onChange={(e) => setFilter(e.target.value)}
+        aria-label="Filter episodes by id"
+        maxLength={300}
+      />
+      <button type="button" className="btn btn-icon" aria-label="Previous episode" disabled={at <= 0} onClick={() => pick(shown[at - 1])}>
+        <ChevronLeftIcon />
+      </button>
+      <select
+        aria-label={label}
+        value={current ? `${current.id}` : ''}
+        onChange={(e) => pick(shown.find((r) => String(r.id) === e.target.value))}
+        disabled={!rows || shown.length === 0}
+        data-testid="episode-picker-select"
+      >
+        {!current && <option value="">{rows ? (shown.length === 0 ? 'No episode matches' : 'Choose an episode') : 'Loading episodes…'}</option>}
+        {shown.map((r) => (
+          <option key={r.id} value={r.id}>
+            {r.ext_id} · {r.run} · {r.n_turns} turns
+          </option>
+        ))}
+      </select>
+      <button type="button" className="btn btn-icon" aria-label="Next episode" disabled={at === -1 || at >= shown.length - 1} onClick={() => pick(shown[at + 1])}>
+        <ChevronRightIcon />
+      </button>
+      {current && (
+        <button type="button" className="btn btn-ghost" onClick={() => navigate({ view: 'episode', episodeId: current.id, turn: null })}>
+          Open in the inspector
+        </button>
+      )}
+      {error && <span className="control-problem">{error}</span>}
+    </div>
+  );
+}

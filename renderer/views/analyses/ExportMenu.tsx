@@ -1,0 +1,101 @@
+/**
+ * Export of one figure: SVG, PNG at 2× or at a chosen DPI, PDF, or its data as CSV. The core draws the file
+ * from the same layout at the width shown (exportFigure), and the window saves what comes back.
+ */
+import { useState } from 'react';
+import type { AnalysisRequest } from '../../../shared/analysisResults.ts';
+import { api, errorMessage } from '../../api/index.ts';
+import { downloadBase64 } from '../../charts/download.ts';
+import { Popover } from '../../components/Popover.tsx';
+import { useAppStore } from '../../store/index.ts';
+
+type Format = 'svg' | 'png' | 'pdf' | 'csv';
+
+interface Choice {
+  key: string;
+  label: string;
+  detail: string;
+  format: Format;
+  scale?: number;
+  dpi?: boolean;
+}
+
+const CHOICES: Choice[] = [
+  { key: 'svg', label: 'SVG', detail: 'vector, for the web and editing', format: 'svg' },
+  { key: 'png2x', label: 'PNG 2×', detail: 'twice the size on screen', format: 'png', scale: 2 },
+  { key: 'pngdpi', label: 'PNG at', detail: 'dpi, for print', format: 'png', dpi: true },
+  { key: 'pdf', label: 'PDF', detail: 'vector, for papers', format: 'pdf' },
+  { key: 'csv', label: 'CSV', detail: 'the data behind the figure', format: 'csv' },
+];
+
+const DPI_CHOICES = [150, 300, 600];
+
+export function ExportMenu({ request, width }: { request: AnalysisRequest; width: number }) {
+  const theme = useAppStore((s) => s.theme);
+  const [dpi, setDpi] = useState(300);
+  const [busy, setBusy] = useState<string | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+
+  const run = async (choice: Choice, close: () => void) => {
+    setBusy(choice.key);
+    setProblem(null);
+    try {
+      const file = await api.exportFigure({
+        request,
+        format: choice.format,
+        theme,
+        width: Math.max(320, Math.round(width)),
+        ...(choice.scale ? { scale: choice.scale } : {}),
+        ...(choice.dpi ? { dpi } : {}),
+      });
+      downloadBase64(file.filename, file.mime, file.data_base64);
+      close();
+    } catch (err) {
+      setProblem(errorMessage(err));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  return (
+    <Popover testId="export-menu" button={<span>Export</span>} align="end">
+      {(close) => (
+        <div className="export-menu" role="menu" aria-label="Export this figure">
+          {CHOICES.map((choice) => (
+            <div key={choice.key} className="export-row">
+              <button
+                type="button"
+                role="menuitem"
+                className="btn btn-ghost export-choice"
+                disabled={busy !== null}
+                onClick={() => void run(choice, close)}
+                data-testid={`export-${choice.key}`}
+              >
+                <span className="export-label">{choice.label}</span>
+                {choice.dpi ? null : <span className="faint">{choice.detail}</span>}
+                {busy === choice.key && <span className="spinner" aria-label="Exporting" />}
+              </button>
+              {choice.dpi && (
+                <>
+                  <select aria-label="PNG resolution (dots per inch)" value={dpi} onChange={(e) => setDpi(Number(e.target.value))} data-testid="export-dpi">
+                    {DPI_CHOICES.map((d) => (
+                      <option key={d} value={d}>
+                        {d}
+                      </option>
+                    ))}
+                  </select>
+                  <span className="faint">{choice.detail}</span>
+                </>
+              )}
+            </div>
+          ))}
+          {problem && (
+            <div className="export-problem" role="alert">
+              {problem}
+            </div>
+          )}
+        </div>
+      )}
+    </Popover>
+  );
+}

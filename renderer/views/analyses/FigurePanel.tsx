@@ -1,0 +1,104 @@
+/**
+ * One figure of an analysis page: asks for the analysis (useAnalysis), lays it out at the card's width
+ * (useFigureScene), draws it (SceneSvg) with click-through, and offers its export. Says what is going on
+ * while it computes, when it failed, and what to do when the selected runs have no data for it.
+ */
+import { useEffect, useState } from 'react';
+import type { AnalysisRequest } from '../../../shared/analysisResults.ts';
+import type { MarkLink } from '../../../shared/charts/scene.ts';
+import { api, errorMessage } from '../../api/index.ts';
+import { followMarkLink } from '../../charts/markLink.ts';
+import { SceneSvg } from '../../charts/SceneSvg.tsx';
+import { useElementWidth } from '../../charts/useElementWidth.ts';
+import { useFigureScene } from '../../charts/useFigureScene.ts';
+import { EmptyState, ErrorNotice } from '../../components/EmptyState.tsx';
+import { useAppStore } from '../../store/index.ts';
+import { isEmptyResult, type AnalysisPage } from './catalog.ts';
+import { ExportMenu } from './ExportMenu.tsx';
+import { useAnalysis } from './useAnalysis.ts';
+
+function Computing({ since, what }: { since: number; what: string }) {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 500);
+    return () => clearInterval(timer);
+  }, []);
+  const seconds = (now - since) / 1000;
+  return (
+    <div className="figure-computing" role="status" data-testid="figure-loading">
+      <span className="spinner" aria-hidden="true" />
+      <span>
+        Computing {what}
+        {seconds >= 1 ? ` · ${seconds.toFixed(0)} s` : '…'}
+      </span>
+    </div>
+  );
+}
+
+export function FigurePanel({
+  page,
+  request,
+  heading,
+  noRequest,
+  testId = 'figure-panel',
+}: {
+  page: AnalysisPage;
+  request: AnalysisRequest | null;
+  /** A heading above the figure when a page shows more than one. */
+  heading?: string;
+  /** Said in place of the figure while there is no request (e.g. no episode picked yet). */
+  noRequest?: string;
+  testId?: string;
+}) {
+  const analysis = useAnalysis(request);
+  const [ref, width] = useElementWidth<HTMLDivElement>();
+  const usable = analysis.response && !isEmptyResult(analysis.response) ? analysis.response : null;
+  const figure = useFigureScene(usable, width);
+  const [linkError, setLinkError] = useState<string | null>(null);
+  const runs = useAppStore((s) => s.runs);
+
+  const onActivate = (link: MarkLink) => {
+    setLinkError(null);
+    const { navigate, openEpisodesFromFigure } = useAppStore.getState();
+    followMarkLink(link, {
+      navigate,
+      openEpisodesFromFigure,
+      runs,
+      resolveEpisode: async (ref) => (await api.getEpisode(ref.run ? { ext_id: ref.ext_id, run: ref.run } : { ext_id: ref.ext_id })).episode.id,
+    }).catch((err: unknown) => setLinkError(`Could not open that episode: ${errorMessage(err)}`));
+  };
+
+  const empty = analysis.response !== null && !analysis.loading && isEmptyResult(analysis.response);
+  const state = analysis.error || figure.error ? 'error' : empty ? 'empty' : figure.scene && !analysis.loading && !figure.pending ? 'ready' : 'loading';
+
+  return (
+    <section className="card figure-card" data-testid={testId} data-state={state} data-analysis={page.id}>
+      {(heading || (usable && request)) && (
+        <header className="figure-card-header">
+          {heading && <h2>{heading}</h2>}
+          <div className="toolbar-spacer" />
+          {usable && request && !analysis.loading && <ExportMenu request={usable.request} width={figure.scene?.width ?? width} />}
+        </header>
+      )}
+      <div className="figure-body" ref={ref}>
+        {analysis.error && <ErrorNotice title="The analysis failed." message={analysis.error} />}
+        {figure.error && <ErrorNotice title="The figure could not be drawn." message={figure.error} />}
+        {linkError && <ErrorNotice title="Nothing to open." message={linkError} />}
+        {!request && noRequest && <p className="figure-note muted">{noRequest}</p>}
+        {empty && (
+          <EmptyState title="No data for this analysis in the selected runs" command={page.command} testId="figure-empty">
+            <p>{page.whenEmpty}</p>
+            {page.command && <p className="faint">To make some with the simulator:</p>}
+          </EmptyState>
+        )}
+        {!empty && figure.scene && (
+          <div className={analysis.stale || figure.pending ? 'figure-scene is-stale' : 'figure-scene'}>
+            <SceneSvg scene={figure.scene} onActivate={onActivate} />
+          </div>
+        )}
+        {analysis.loading && <Computing since={analysis.since} what={page.name.toLowerCase()} />}
+        {!analysis.loading && !figure.scene && figure.pending && <Computing since={Date.now()} what="the figure" />}
+      </div>
+    </section>
+  );
+}

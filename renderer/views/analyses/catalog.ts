@@ -1,0 +1,141 @@
+/**
+ * What the window needs to know about each analysis beyond its figure (title and description come from
+ * shared/charts/figures.ts): the paper figure it reproduces, its controls, when a result has nothing to draw,
+ * and what to do then.
+ */
+import type { AnalysisId, AnalysisResponse } from '../../../shared/analysisResults.ts';
+
+export type Control = 'minN' | 'reference' | 'rho' | 'episode';
+
+export interface AnalysisPage {
+  id: AnalysisId;
+  /** Short name for the index card and the page heading. */
+  name: string;
+  /** The paper figure or table it reproduces, said after the description. */
+  source: string;
+  controls: Control[];
+  /** targets: nothing to show until an episode is picked. */
+  needsEpisode?: boolean;
+  /** What makes data for it, when the selected runs have none. */
+  whenEmpty: string;
+  /** A command that makes such data (simulated runs of the right kind). */
+  command?: string;
+}
+
+const simulate = (preset: string) =>
+  `routelens simulate --preset ${preset} --episodes 300 --seed 1 --out ${preset}.jsonl\nroutelens import ${preset}.jsonl --db <file>`;
+
+export const ANALYSIS_PAGES: readonly AnalysisPage[] = [
+  {
+    id: 'pareto',
+    name: 'Pareto: score vs cost',
+    source: 'the cost–performance trade-off of MTRouter (Fig. 1) and CoRL',
+    controls: ['reference'],
+    whenEmpty: 'Pareto needs runs whose episodes have a score. Select runs with outcomes, or import some.',
+    command: simulate('scienceworld'),
+  },
+  {
+    id: 'switch-cost',
+    name: 'Switch cost',
+    source: 'MTRouter Fig. 3',
+    controls: [],
+    whenEmpty: 'Switch cost is measured over successful episodes; the selected runs have none.',
+    command: simulate('scienceworld'),
+  },
+  {
+    id: 'error-recovery',
+    name: 'Error recovery',
+    source: 'MTRouter Fig. 4',
+    controls: [],
+    whenEmpty: 'Error recovery looks at the turn after an error; the selected runs have no turn with an error that is followed by another turn.',
+    command: simulate('scienceworld'),
+  },
+  {
+    id: 'usage-by-turn',
+    name: 'Model usage by turn',
+    source: 'MTRouter Fig. 5',
+    controls: [],
+    whenEmpty: 'The selected runs have no turns.',
+  },
+  {
+    id: 'lift',
+    name: 'Model × tool lift',
+    source: 'MTRouter Fig. 6',
+    controls: ['minN'],
+    whenEmpty: 'No model and tool pair has enough turns. Lower the minimum n, select more runs, or import runs with tool calls.',
+    command: simulate('scienceworld'),
+  },
+  {
+    id: 'plan-dag',
+    name: 'Plan DAGs and behaviour modes',
+    source: 'Uno-Orchestra’s plan DAGs and behaviour modes',
+    controls: ['episode'],
+    whenEmpty: 'Plan DAGs come from Uno-style runs (plan rounds of subtasks routed to a model and a primitive); the selected runs have none.',
+    command: simulate('uno'),
+  },
+  {
+    id: 'budget-modes',
+    name: 'Budget modes',
+    source: 'CoRL’s budget modes (performance, cost and expert-call ratio per mode, over training)',
+    controls: [],
+    whenEmpty: 'Budget modes need CoRL-style runs, whose episodes name a budget mode (low, medium, high).',
+    command: simulate('corl'),
+  },
+  {
+    id: 'usage-ratio',
+    name: 'Usage ratio vs ρ',
+    source: 'the critique-and-route controller’s usage constraints ρ',
+    controls: ['rho'],
+    whenEmpty: 'Usage ratios need runs of a routing controller; the selected runs have no model calls.',
+    command: simulate('critique'),
+  },
+  {
+    id: 'confusion',
+    name: 'Routing and verification confusion',
+    source: 'the critique-and-route controller’s routing and verification confusion',
+    controls: [],
+    whenEmpty: 'Confusion needs episodes with a difficulty level or turns with a verification verdict (critique-controller runs).',
+    command: simulate('critique'),
+  },
+  {
+    id: 'targets',
+    name: 'AEC targets of an episode',
+    source: 'MTRouter §3 and App. B (AEC targets)',
+    controls: ['episode'],
+    needsEpisode: true,
+    whenEmpty: 'This episode has no turns.',
+  },
+];
+
+export function analysisPage(id: string | null): AnalysisPage | undefined {
+  return ANALYSIS_PAGES.find((p) => p.id === id);
+}
+
+type ResponseOf<A extends AnalysisId> = Extract<AnalysisResponse, { request: { id: A } }>;
+
+/** Narrows a response by its analysis id (TypeScript does not narrow on the nested `request.id`). */
+export function isResponseOf<A extends AnalysisId>(response: AnalysisResponse, id: A): response is ResponseOf<A> {
+  return response.request.id === id;
+}
+
+/** True when a result has nothing to draw (the page then says what would make data for it). */
+export function isEmptyResult(r: AnalysisResponse): boolean {
+  if (isResponseOf(r, 'pareto')) return r.result.points.length === 0;
+  if (isResponseOf(r, 'switch-cost')) return r.result.runs.every((run) => run.episodes.length === 0);
+  if (isResponseOf(r, 'error-recovery')) return r.result.groups.every((g) => g.n === 0);
+  if (isResponseOf(r, 'usage-by-turn')) return r.result.runs.every((run) => run.turns.length === 0);
+  // An empty lift table after a too-high min n is drawn by the figure itself (it says to lower it).
+  if (isResponseOf(r, 'lift')) return false;
+  if (isResponseOf(r, 'plan-dag')) {
+    const result = r.result;
+    return 'rounds' in result ? result.rounds.length === 0 : result.runs.every((run) => run.model_primitive.length === 0);
+  }
+  if (isResponseOf(r, 'budget-modes')) return r.result.modes.length === 0;
+  if (isResponseOf(r, 'usage-ratio')) return r.result.runs.every((run) => run.calls === 0);
+  if (isResponseOf(r, 'confusion')) {
+    const v = r.result.verification;
+    return r.result.routing.length === 0 && v.stop_correct + v.stop_incorrect + v.continue_correct + v.continue_incorrect === 0;
+  }
+  if (isResponseOf(r, 'targets')) return r.result.turns.length === 0;
+  return false;
+}
