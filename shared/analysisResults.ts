@@ -104,7 +104,12 @@ export const BudgetModeRow = z.object({
   by_train_step: z.array(z.object({ train_step: z.number().int(), ...modeSummary })),
 });
 export type BudgetModeRow = z.infer<typeof BudgetModeRow>;
-export const BudgetModesResult = z.object({ modes: z.array(BudgetModeRow) });
+export const BudgetModesResult = z.object({
+  /** Over all selected runs together. */
+  modes: z.array(BudgetModeRow),
+  /** Per run with budget modes, for side-by-side figures (filled by `runAnalysis` when several runs are compared). */
+  by_run: z.array(z.object({ run: z.string(), modes: z.array(BudgetModeRow) })).optional(),
+});
 export type BudgetModesResult = z.infer<typeof BudgetModesResult>;
 
 // ---- usage-ratio (critique-and-route controller) ----
@@ -123,7 +128,7 @@ export const UsageRatioResult = z.object({ runs: z.array(UsageRatioRun) });
 export type UsageRatioResult = z.infer<typeof UsageRatioResult>;
 
 // ---- confusion (critique-and-route controller) ----
-export const ConfusionResult = z.object({
+const confusionTables = {
   /** Per difficulty level: calls (n) and each model's share of them. */
   routing: z.array(z.object({ difficulty: z.number(), n: z.number().int(), shares: z.record(z.string(), z.number()) })),
   /** Verdicts × whether the draft was correct, counts of turns. */
@@ -133,6 +138,11 @@ export const ConfusionResult = z.object({
     continue_correct: z.number().int(),
     continue_incorrect: z.number().int(),
   }),
+};
+export const ConfusionResult = z.object({
+  ...confusionTables,
+  /** Per run with data, for side-by-side figures (filled by `runAnalysis` when several runs are compared). */
+  by_run: z.array(z.object({ run: z.string(), ...confusionTables })).optional(),
 });
 export type ConfusionResult = z.infer<typeof ConfusionResult>;
 
@@ -143,10 +153,18 @@ export const PlanRound = z.object({
   nodes: z.array(z.object({ id: z.string(), model: z.string().nullable(), primitive: z.string().nullable(), status: z.string().nullable() })),
   /** depends_on edges, [src, dst]: dst depends on src. */
   edges: z.array(z.tuple([z.string(), z.string()])),
+  /** Index t of the turn that planned this round (filled by `runAnalysis`, so a node click opens that turn). */
+  turn: z.number().int().nullable().optional(),
 });
 export type PlanRound = z.infer<typeof PlanRound>;
 /** One episode's plan: `plan-dag --episode ID`. */
-export const PlanDagEpisodeResult = z.object({ episode: z.string(), mode: BehaviourModeSchema.nullable(), rounds: z.array(PlanRound) });
+export const PlanDagEpisodeResult = z.object({
+  episode: z.string(),
+  mode: BehaviourModeSchema.nullable(),
+  rounds: z.array(PlanRound),
+  /** The episode's run (filled by `runAnalysis`). */
+  run: z.string().optional(),
+});
 export type PlanDagEpisodeResult = z.infer<typeof PlanDagEpisodeResult>;
 export const PlanDagRunSummary = z.object({
   run: z.string(),
@@ -169,7 +187,12 @@ export const isPlanDagEpisode = (r: PlanDagResult): r is PlanDagEpisodeResult =>
 export const TargetTurn = z.object({ t: z.number().int(), s_tilde: z.number().nullable(), penalty: z.number(), errors: z.array(z.string()) });
 export type TargetTurn = z.infer<typeof TargetTurn>;
 /** `episode` is the episode id the user gave (ext_id). */
-export const TargetsResult = z.object({ episode: z.string(), turns: z.array(TargetTurn) });
+export const TargetsResult = z.object({
+  episode: z.string(),
+  turns: z.array(TargetTurn),
+  /** The episode's run (filled by `runAnalysis`, so a click on a turn opens it unambiguously). */
+  run: z.string().optional(),
+});
 export type TargetsResult = z.infer<typeof TargetsResult>;
 
 /**
@@ -181,6 +204,12 @@ export const ANALYSIS_IDS = [
 ] as const;
 export const AnalysisId = z.enum(ANALYSIS_IDS);
 export type AnalysisId = z.infer<typeof AnalysisId>;
+
+/**
+ * Note on `by_run`, `run` and `turn` fields: `runAnalysis` (API, export) adds them so figures can put runs
+ * side by side and link marks to episodes; `routelens analyze --json` prints the analysis functions'
+ * results without them. Everything else is identical.
+ */
 
 /** Result schema per analysis id. */
 export const ANALYSIS_RESULTS = {

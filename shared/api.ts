@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { Severity } from './canonical.ts';
 import { replayContract } from './apiReplay.ts';
+import { analysisContract } from './apiAnalysis.ts';
 
 const id = z.number().int().nonnegative();
 const nullableNumber = z.number().nullable();
@@ -194,6 +195,7 @@ export const apiContract = {
   },
   importStatus: { input: z.object({ job: z.number().int().nonnegative() }), output: ImportJob },
   ...replayContract,
+  ...analysisContract,
 } as const;
 
 export type ApiContract = typeof apiContract;

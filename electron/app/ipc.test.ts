@@ -36,6 +36,12 @@ const api: RouteLensApi = {
   episodePolicyChoices: vi.fn(async () => {
     throw new NotFoundError('not under test');
   }),
+  runAnalysis: vi.fn(async () => {
+    throw new NotFoundError('not under test');
+  }),
+  exportFigure: vi.fn(async () => {
+    throw new NotFoundError('not under test');
+  }),
 };
 
 const ours = (id = 1): IpcInvokeEventLike => ({ sender: { id }, senderFrame: { url: 'app://routelens/index.html#/runs', parent: null } });

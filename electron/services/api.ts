@@ -17,6 +17,7 @@ import { candidatesOfEpisode, episodeMeta, errorsOfEpisode, turnsOfEpisode } fro
 import { InputError, NotFoundError } from './dispatch.ts';
 import { ImportJobs, UploadPathError } from './importJobs.ts';
 import { replayServices } from './replayService.ts';
+import { analysisServices } from './analysisService.ts';
 
 export function resolveEpisodeId(db: Db, ref: { id: number } | { ext_id: string; run?: string }): number {
   if ('id' in ref) return ref.id;
@@ -113,5 +114,6 @@ export function createApi(db: Db, path = db.name): RouteLensApi {
     },
     importStatus: async (input) => jobs.status(input.job),
     ...replayServices(db),
+    ...analysisServices(db),
   };
 }

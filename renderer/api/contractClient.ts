@@ -45,5 +45,7 @@ export function contractClient(transport: Transport): RouteLensApi {
     replay: checked('replay', apiContract.replay.output),
     policyDiff: checked('policyDiff', apiContract.policyDiff.output),
     episodePolicyChoices: checked('episodePolicyChoices', apiContract.episodePolicyChoices.output),
+    runAnalysis: checked('runAnalysis', apiContract.runAnalysis.output),
+    exportFigure: checked('exportFigure', apiContract.exportFigure.output),
   };
 }

@@ -36,6 +36,7 @@ export interface MarkDatum {
 }
 
 interface MarkBase {
+  /** Absent: shapes are not filled (SVG's default black is never meant); text is drawn in black. */
   fill?: string;
   stroke?: string;
   strokeWidth?: number;
@@ -84,7 +85,10 @@ export interface TextMark extends MarkBase {
   text: string;
   fontSize: number;
   anchor?: 'start' | 'middle' | 'end';
-  /** Vertical placement of `y`: the text's middle, its alphabetic baseline (default) or its top ('hanging'). */
+  /**
+   * Vertical placement of `y`: the text's middle, its alphabetic baseline (default) or its top ('hanging').
+   * Drawers convert to the alphabetic baseline with `alphabeticY` (shared/charts/text.ts) so every renderer agrees.
+   */
   baseline?: 'middle' | 'alphabetic' | 'hanging';
   weight?: 'normal' | 'bold';
   /** Degrees, clockwise, about (x, y). */

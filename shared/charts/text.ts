@@ -37,3 +37,15 @@ export function fitText(text: string, fontSize: number, maxWidth: number, bold =
   }
   return lo === 0 ? '…' : `${chars.slice(0, lo).join('')}…`;
 }
+
+/**
+ * The alphabetic baseline of a text mark whose `y` is placed by `baseline`. Drawers (React, SVG export, PDF)
+ * all place text on its alphabetic baseline with this shift, so no renderer's handling of
+ * dominant-baseline (resvg, pdfkit and browsers differ) moves labels. Offsets are DejaVu Sans metrics:
+ * half the cap height (0.73 em) for 'middle', the cap height plus a little for 'hanging'.
+ */
+export function alphabeticY(y: number, fontSize: number, baseline: 'middle' | 'alphabetic' | 'hanging' | undefined): number {
+  if (baseline === 'middle') return y + 0.36 * fontSize;
+  if (baseline === 'hanging') return y + 0.78 * fontSize;
+  return y;
+}
