@@ -64,7 +64,8 @@ export interface DatasetSummary {
 
 /** Everything the trainer needs; plain typed arrays, so it crosses to a worker thread by structured clone. */
 export interface TrainingSet {
-  encoder: typeof HASH_ENCODER;
+  /** hash-1024 here; encodedDataset.ts fills other encoders' rows (historyEncoder.ts names). */
+  encoder: string;
   historyDim: number;
   textDim: number;
   models: string[];
