@@ -1,10 +1,163 @@
-/** `npm run bench`: each benchmark against its baseline, measured in the same run (DESIGN §11). */
+/**
+ * `npm run bench [-- options]`: each benchmark against its baseline, measured in the same run (DESIGN §11,
+ * issue 8), on a simulated dataset built once into the cache folder. Prints a ratio line per benchmark, writes
+ * the run's JSON into the cache folder and, at the reference size, bench/results.json and BENCHMARKS.md.
+ *
+ *   import     importPaths vs a bare prepared-INSERT loop of the same rows (bench/importBench.ts); peak RSS
+ *   analyses   every analysis vs DuckDB on the same data, answers checked equal first (bench/analysesBench.ts)
+ *   scoring    ORT scoring of histories × 6 models vs a bare ORT session (bench/scoring.ts)
+ *   paint      first paint of the Runs and Episodes views in Chromium (bench/paint.ts)
+ *   ui         the Playwright scale spec: no interaction blocks for 100 ms or more (e2e/scale.spec.ts)
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { benchAnalyses } from './analysesBench.ts';
+import { controllerDataset, referenceDataset, root, type Dataset } from './dataset.ts';
+import { benchImport } from './importBench.ts';
+import { machine } from './machine.ts';
+import { benchPaint, ensureRenderer, runScaleSpec } from './paint.ts';
+import { readResults, writeResults, type Results } from './report.ts';
 import { benchScoring } from './scoring.ts';
 
+const BENCHMARKS = ['import', 'analyses', 'scoring', 'paint', 'ui'] as const;
+type Benchmark = (typeof BENCHMARKS)[number];
+const REFERENCE_EPISODES = 29_693;
+
+const HELP = `usage: npm run bench -- [options]
+  --episodes N       trajectories to simulate (default ${REFERENCE_EPISODES}, the MTRouter training set)
+  --seed S           simulator seed (default 1)
+  --only LIST        comma-separated subset of ${BENCHMARKS.join(', ')} (default: all)
+  --repeat N         timed repeats of each analysis pair (default 5) and of the import pair (default 1)
+  --import-repeat N  override the import pair's repeats
+  --scoring-rows N   histories to score (default: every turn of the dataset)
+  --paint-loads N    cold page loads per view (default 3)
+  --cache DIR        where datasets and renderer build are kept (default bench/.cache)
+  --record / --no-record   write bench/results.json and BENCHMARKS.md (default: only at the reference size)
+  --help`;
+
+function fail(message: string): never {
+  process.stderr.write(`bench: ${message}\n`);
+  process.exit(1);
+}
+
+const { values } = parseArgs({
+  options: {
+    episodes: { type: 'string' },
+    seed: { type: 'string' },
+    only: { type: 'string' },
+    repeat: { type: 'string' },
+    'import-repeat': { type: 'string' },
+    'scoring-rows': { type: 'string' },
+    'paint-loads': { type: 'string' },
+    cache: { type: 'string' },
+    record: { type: 'boolean' },
+    'no-record': { type: 'boolean' },
+    help: { type: 'boolean' },
+  },
+  allowPositionals: false,
+});
+if (values.help) {
+  process.stdout.write(`${HELP}\n`);
+  process.exit(0);
+}
+const intOption = (name: keyof typeof values, fallback: number, min = 1): number => {
+  const raw = values[name];
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) fail(`--${name} must be a whole number ≥ ${min}`);
+  return n;
+};
+const episodes = intOption('episodes', REFERENCE_EPISODES);
+const seed = intOption('seed', 1, 0);
+const repeat = intOption('repeat', 5);
+const importRepeat = intOption('import-repeat', 1);
+const paintLoads = intOption('paint-loads', 3);
+const only = (values.only?.split(',').map((s) => s.trim()).filter(Boolean) ?? [...BENCHMARKS]) as Benchmark[];
+for (const b of only) if (!BENCHMARKS.includes(b)) fail(`unknown benchmark "${b}" (known: ${BENCHMARKS.join(', ')})`);
+const cache = resolve(values.cache ?? join(root, 'bench', '.cache'));
+const record = values['no-record'] ? false : (values.record ?? episodes === REFERENCE_EPISODES);
+const log = (s: string): void => void process.stdout.write(`${s}\n`);
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 
-const s = await benchScoring();
-console.log(
-  `scoring: ${fmt(s.rowsPerSec)} rows/s (${s.provider}, ${s.threads} threads, batch ${s.batchSize}, ${fmt(s.rows)} rows × 6 models), ` +
-    `bare ORT ${fmt(s.bareRowsPerSec)} rows/s, ratio ${s.ratio.toFixed(2)}`,
-);
+mkdirSync(cache, { recursive: true });
+const m = machine();
+log(`RouteLens bench — ${m.date}, ${m.cpuModel}, nproc ${m.nproc}, ${m.memoryGiB} GiB, Node ${m.node}, load ${m.loadAverage.start}`);
+log(`dataset: scienceworld, ${fmt(episodes)} episodes, seed ${seed} (cache ${cache})`);
+const reference: Dataset = referenceDataset(cache, episodes, seed, log);
+log(`  ${fmt(reference.episodes)} episodes, ${fmt(reference.turns)} turns`);
+const datasetInfo = { episodes: reference.episodes, turns: reference.turns, seed };
+const results: Results = {};
+const measured = <T>(result: T) => ({ machine: { ...m, date: new Date().toISOString(), loadAverage: { start: Math.round((loadavg()[0] ?? 0) * 100) / 100 } }, dataset: datasetInfo, result });
+const close = <T extends { machine: { loadAverage: { start: number; end?: number } } }>(x: T): T => {
+  x.machine.loadAverage.end = Math.round((loadavg()[0] ?? 0) * 100) / 100;
+  return x;
+};
+
+if (only.includes('import')) {
+  log('\nimport (ours vs bare prepared-INSERT loop, same rows, FTS included)');
+  const section = measured(benchImport(reference, cache, importRepeat, log));
+  results.import = close(section);
+  const x = section.result;
+  log(`import: ${fmt(x.oursTurnsPerSec)} turns/s, bare loop ${fmt(x.bareTurnsPerSec)} turns/s, ratio ${x.ratio.toFixed(2)} (CPU ${x.cpuRatio.toFixed(2)}; goal ≥ 0.5)`);
+  log(`peak RSS (main process: import, then every analysis): ${fmt(x.peakRssAfterImport / 2 ** 20)} MiB after import, ${fmt(x.peakRssAfterAnalyses / 2 ** 20)} MiB after analyses`);
+}
+
+if (only.includes('analyses')) {
+  log('\nanalyses (ours, warm columnar cache, vs DuckDB on the same data)');
+  const controllers = controllerDataset(cache, episodes, seed, log);
+  const started = measured(null);
+  const a = await benchAnalyses({ reference, controllers }, cache, repeat, log);
+  results.analyses = close({ ...started, result: a });
+  for (const x of a.analyses) {
+    log(`analysis ${x.id} (${x.dataset}): ours ${x.oursMs.toFixed(1)} ms, DuckDB ${x.duckdbMs.toFixed(1)} ms, ${x.ratio === null ? `ANSWERS DIFFER (${x.mismatch})` : `ratio ${x.ratio.toFixed(2)} (goal ≤ 1)`}`);
+  }
+}
+
+if (only.includes('scoring')) {
+  log('\nscoring (ours vs bare ORT session)');
+  const rows = intOption('scoring-rows', reference.turns);
+  const started = measured(null);
+  const s = await benchScoring({ rows });
+  results.scoring = close({ ...started, result: { ...s, datasetTurns: reference.turns } });
+  log(
+    `scoring: ${fmt(s.rowsPerSec)} rows/s (${s.provider}, ${s.threads} threads, batch ${s.batchSize}, ${fmt(s.rows)} rows × 6 models), ` +
+      `bare ORT ${fmt(s.bareRowsPerSec)} rows/s, ratio ${s.ratio.toFixed(2)} (goal ≥ 0.7)`,
+  );
+}
+
+const rendererDir = join(cache, 'renderer');
+if (only.includes('paint')) {
+  log('\nfirst paint (Chromium, cold loads)');
+  ensureRenderer(rendererDir, log);
+  const started = measured(null);
+  const p = await benchPaint(reference.db, rendererDir, paintLoads, log);
+  results.paint = close({ ...started, result: p });
+  for (const v of p) log(`first paint ${v.view}: first rows painted ${fmt(v.dataPaintedMs)} ms after navigation (first contentful paint ${fmt(v.firstContentfulPaintMs)} ms)`);
+}
+
+if (only.includes('ui')) {
+  log('\nresponsiveness (Playwright e2e/scale.spec.ts on the bench database)');
+  ensureRenderer(rendererDir, log);
+  const started = measured(null);
+  const u = runScaleSpec(reference.db, rendererDir, join(cache, 'scale-report.json'), log);
+  results.ui = close({ ...started, result: u });
+  log(`ui: longest task in any interaction ${fmt(u.maxLongTaskMs)} ms over ${u.steps.length} interactions (goal < ${u.limitMs}); spec ${u.passed ? 'passed' : 'FAILED'}`);
+}
+
+const runFile = join(cache, `results-${episodes}-s${seed}.json`);
+writeFileSync(runFile, `${JSON.stringify(results, null, 1)}\n`);
+log(`\nwrote ${runFile}`);
+if (record) {
+  const jsonPath = join(root, 'bench', 'results.json');
+  const merged = { ...readResults(jsonPath), ...results };
+  writeResults(jsonPath, join(root, 'BENCHMARKS.md'), merged);
+  log(`wrote bench/results.json and BENCHMARKS.md`);
+}
+const missed =
+  (results.import && results.import.result.ratio < 0.5) ||
+  results.analyses?.result.analyses.some((a) => a.ratio === null || a.ratio > 1) ||
+  (results.scoring && results.scoring.result.ratio < 0.7) ||
+  (results.ui && !results.ui.result.passed);
+if (missed) log('some goals were missed (see above)');
