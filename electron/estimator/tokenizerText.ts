@@ -37,14 +37,27 @@ function typeOf(spec: unknown, what: string): string {
 
 // ---------------------------------------------------------------- character classes (as the Rust library)
 
+/** A per-character predicate from a one-character regex, memoised for the BMP (a regex test per character
+ * is what made tokenising slow). */
+function charTest(re: RegExp): (ch: string) => boolean {
+  const memo = new Uint8Array(65536); // 0 unknown, 1 false, 2 true
+  return (ch) => {
+    if (ch.length !== 1) return re.test(ch);
+    const c = ch.charCodeAt(0);
+    let v = memo[c] as number;
+    if (!v) memo[c] = v = re.test(ch) ? 2 : 1;
+    return v === 2;
+  };
+}
+
 /** `char::is_whitespace` for the BERT stages: \t \n \r and Unicode space separators. */
-const BERT_WHITESPACE = /^[\t\n\r\p{Zs}]$/u;
+const isBertWhitespace = charTest(/^[\t\n\r\p{Zs}]$/u);
 /** Control characters that BERT's clean_text drops (Unicode category C*, except \t \n \r). */
-const BERT_CONTROL = /^[\p{C}]$/u;
+const isBertControl = charTest(/^[\p{C}]$/u);
 /** ASCII punctuation (incl. $+<=>^`|~, which Unicode calls symbols) or any Unicode punctuation. */
-const PUNCTUATION = /^[!-/:-@[-`{-~\p{P}]$/u;
+const isPunctuation = charTest(/^[!-/:-@[-`{-~\p{P}]$/u);
 /** Rust's `char::is_whitespace` (the White_Space property). */
-const WHITE_SPACE = /^\s$/u;
+const isWhiteSpace = charTest(/^\s$/u);
 
 function isCjk(cp: number): boolean {
   return (
@@ -82,8 +95,8 @@ export function buildNormalizer(spec: unknown, what = 'normalizer'): Normalizer 
         for (const ch of text) {
           const cp = ch.codePointAt(0) as number;
           if (o.clean_text) {
-            if (cp === 0 || cp === 0xfffd || (BERT_CONTROL.test(ch) && !BERT_WHITESPACE.test(ch))) continue;
-            if (BERT_WHITESPACE.test(ch)) {
+            if (cp === 0 || cp === 0xfffd || (isBertControl(ch) && !isBertWhitespace(ch))) continue;
+            if (isBertWhitespace(ch)) {
               out += ' ';
               continue;
             }
@@ -338,7 +351,7 @@ export function buildPreTokenizer(spec: unknown, what = 'pre_tokenizer'): PreTok
         byteLevel: false,
         run: each((w) =>
           splitSpans(
-            charSpans(w, (ch) => WHITE_SPACE.test(ch) || PUNCTUATION.test(ch)).map((p) => (p.match && WHITE_SPACE.test(p.text) ? { text: '', match: true } : p)),
+            charSpans(w, (ch) => isWhiteSpace(ch) || isPunctuation(ch)).map((p) => (p.match && isWhiteSpace(p.text) ? { text: '', match: true } : p)),
             'Isolated',
           ),
         ),
@@ -351,7 +364,7 @@ export function buildPreTokenizer(spec: unknown, what = 'pre_tokenizer'): PreTok
       return { byteLevel: false, run: each((w) => w.split(/\s+/u).filter(Boolean)) };
     case 'Punctuation': {
       const o = parse(z.looseObject({ behavior: behaviorSchema.default('Isolated') }), spec, what);
-      return { byteLevel: false, run: each((w) => splitSpans(charSpans(w, (ch) => PUNCTUATION.test(ch)), o.behavior)) };
+      return { byteLevel: false, run: each((w) => splitSpans(charSpans(w, isPunctuation), o.behavior)) };
     }
     case 'Digits': {
       const o = parse(z.looseObject({ individual_digits: z.boolean().default(false) }), spec, what);
