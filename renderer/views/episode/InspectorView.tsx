@@ -11,6 +11,7 @@ import { clampTurn, nextError, nextSwitch, prevError, prevSwitch } from './turnN
 import { TurnDetailPanel } from './TurnDetailPanel.tsx';
 import { TurnList } from './TurnList.tsx';
 import { TurnNav } from './TurnNav.tsx';
+import { StepDebugger } from './StepDebugger.tsx';
 import { useEpisode } from './useEpisode.ts';
 import { useTurnKeys, type TurnKeyActions } from './useTurnKeys.ts';
 import './episode.css';
@@ -98,6 +99,7 @@ export default function InspectorView({ episodeId, turn }: { episodeId: number; 
                 />
               )}
             </div>
+            <StepDebugger detail={detail} current={current} onGo={(t) => go(t, '')} />
           </div>
         </>
       )}

@@ -5,7 +5,7 @@ import {
   breakReasons,
   DEFAULT_BREAKPOINTS,
   IDLE,
-  regretOf,
+  turnFacts,
   seekBreak,
   type Breakpoints,
   type DebuggerState,
@@ -121,10 +121,21 @@ describe('playing', () => {
   });
 });
 
-describe('regretOf', () => {
-  it('is the best candidate’s ŝ minus the logged model’s', () => {
-    expect(regretOf({ a: 0.4, b: 0.7, c: 0.1 }, 'a')).toBeCloseTo(0.3, 12);
-    expect(regretOf({ a: 0.9, b: 0.7 }, 'a')).toBe(0);
-    expect(regretOf({ b: 0.7 }, 'a')).toBeNull();
+describe('turnFacts', () => {
+  it('joins the episode’s turns with the core’s regrets and one policy’s choices, by t', () => {
+    const turns = [
+      { t: 0, model: 'a', switched: false, errors: [] },
+      { t: 1, model: 'b', switched: true, errors: [{}] },
+      { t: 2, model: 'b', switched: false, errors: [] },
+    ];
+    const scores = { turns: [{ t: 0, regret: 0.2, choices: [] }, { t: 1, regret: null, choices: [] }] };
+    const policy = { policies: [{ policy: 'cost-aware:5' }], turns: [{ t: 1, regret: null, choices: ['c'] }, { t: 2, regret: 0, choices: ['b'] }] };
+    expect(turnFacts(turns, scores, policy)).toEqual([
+      { error: false, switched: false, regret: 0.2, logged: 'a', choices: {} },
+      { error: true, switched: true, regret: null, logged: 'b', choices: { 'cost-aware:5': 'c' } },
+      { error: false, switched: false, regret: null, logged: 'b', choices: { 'cost-aware:5': 'b' } },
+    ]);
+    // Before the core answers, errors and switches already work.
+    expect(allBreaks(turnFacts(turns, null, null), { ...DEFAULT_BREAKPOINTS, switch: true }).map((b) => b.turn)).toEqual([1]);
   });
 });

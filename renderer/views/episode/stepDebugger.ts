@@ -145,15 +145,38 @@ export function advance(state: DebuggerState, event: DebuggerEvent, current: num
   }
 }
 
+/** What `episodePolicyChoices` says of one turn, as far as the debugger needs it. */
+export interface ChoicesTurn {
+  t: number;
+  regret: number | null;
+  /** One model per asked policy, in `policies` order. */
+  choices: readonly string[];
+}
+
+/**
+ * The debugger's facts per turn, from the episode's turns (errors, switches: always known) and, when they
+ * have arrived, the core's per-turn choices (regret; each policy's choice, keyed by its canonical spec).
+ * Turns are matched by `t`; a turn the core did not describe has no regret and no choices.
+ */
+export function turnFacts(
+  turns: readonly { t: number; model: string; switched: boolean; errors: readonly unknown[] }[],
+  scores: { turns: readonly ChoicesTurn[] } | null,
+  policy: { policies: readonly { policy: string }[]; turns: readonly ChoicesTurn[] } | null,
+): TurnFacts[] {
+  const regretAt = new Map(scores?.turns.map((c) => [c.t, c.regret]) ?? []);
+  const choicesAt = new Map(policy?.turns.map((c) => [c.t, c.choices]) ?? []);
+  const specs = policy?.policies.map((p) => p.policy) ?? [];
+  return turns.map((turn) => {
+    const picked = choicesAt.get(turn.t) ?? [];
+    const choices: Record<string, string> = {};
+    specs.forEach((spec, k) => {
+      const model = picked[k];
+      if (model !== undefined) choices[spec] = model;
+    });
+    return { error: turn.errors.length > 0, switched: turn.switched, regret: regretAt.get(turn.t) ?? null, logged: turn.model, choices };
+  });
+}
+
 /** Play speeds offered, in turns per second (the interval is 1000 / speed ms). */
 export const PLAY_SPEEDS = [1, 2, 4, 8] as const;
 export type PlaySpeed = (typeof PLAY_SPEEDS)[number];
-
-/** Regret of the logged choice given ŝ per candidate: best ŝ minus the logged model's ŝ (null if it has none). */
-export function regretOf(sHat: Readonly<Record<string, number>>, logged: string): number | null {
-  const own = sHat[logged];
-  if (own === undefined) return null;
-  let best = own;
-  for (const v of Object.values(sHat)) if (v > best) best = v;
-  return best - own;
-}

@@ -16,14 +16,9 @@ import { PolicyPicker } from './PolicyPicker.tsx';
 import { usePolicyLab } from './policyLabStore.ts';
 import { exportName, opeNote, replayCsv } from './policyResults.ts';
 import { Progress } from './Progress.tsx';
+import { scoreCommand } from './scoreCommand.ts';
 import { ResultsTable } from './ResultsTable.tsx';
 import './policy.css';
-
-/** What to run to get ŝ, with this database's path in it. */
-export function scoreCommand(dbPath: string | undefined): string {
-  const db = dbPath && /^[\w./:\\-]+$/.test(dbPath) ? dbPath : `'${(dbPath ?? 'FILE.db').replaceAll("'", "'\\''")}'`;
-  return `routelens score --db ${db} --model models/default-estimator.onnx`;
-}
 
 function ScoreSourceNote({ result }: { result: ReplayResult }) {
   const dbPath = useAppStore((s) => s.dbInfo?.path);
