@@ -113,6 +113,14 @@ describe('onnx-text encoder on a tiny generated model', () => {
     }
   });
 
+  it('reads a float16 output', async () => {
+    const { enc, model } = await open({ float16: true });
+    const text = 'open the door. you see a kitchen';
+    // Half precision keeps ~3 significant digits of each hidden value.
+    expect(maxDiff(await enc.encodeText([asHistory(text)]), expectedEmbedding(model, loadTokenizer(model.dir).encode(text).ids))).toBeLessThan(2e-3);
+    await enc.close();
+  });
+
   it('describes itself for the model card: files with their sha256, tokenizer, pooling, provider', async () => {
     const { enc, model } = await open({ tokenTypeIds: true, pooling: 'mean' });
     const card = await enc.describe();

@@ -16,6 +16,8 @@ import { AttributeType, DataType, encodeModel, type ModelMsg, type NodeMsg, type
 import { SeededRandom } from './seededRandom.ts';
 
 export const TINY_HIDDEN = 8;
+/** TensorProto.DataType FLOAT16. */
+const FLOAT16 = 10;
 
 /** The tokenizer's vocabulary: ids are the positions. Covers the labels serialiseHistory writes. */
 export const TINY_WORDS = [
@@ -34,6 +36,8 @@ export interface TinyModelOptions {
   /** Writes 1_Pooling/config.json with this mode. */
   pooling?: 'mean' | 'cls' | 'lasttoken' | 'max';
   seed?: number;
+  /** Token output in float16 (a half-precision export). */
+  float16?: boolean;
 }
 
 export interface TinyModel {
@@ -129,8 +133,11 @@ export function tinyModelBytes(E: Float32Array, TE: Float32Array, PE: Float32Arr
     add('ReduceSum', ['xm', 'axis1'], 'sum', [{ name: 'keepdims', type: AttributeType.INT, i: 1 }]);
     add('ReduceSum', ['m3', 'axis1'], 'count', [{ name: 'keepdims', type: AttributeType.INT, i: 1 }]);
     add('Div', ['sum', 'count'], 'ctx');
-    add('Add', [x, 'ctx'], 'last_hidden_state');
-    output.push(info('last_hidden_state', DataType.FLOAT, [...bt, { dim_value: H }]));
+    if (o.float16) {
+      add('Add', [x, 'ctx'], 'hidden32');
+      add('Cast', ['hidden32'], 'last_hidden_state', [{ name: 'to', type: AttributeType.INT, i: FLOAT16 }]);
+    } else add('Add', [x, 'ctx'], 'last_hidden_state');
+    output.push(info('last_hidden_state', o.float16 ? FLOAT16 : DataType.FLOAT, [...bt, { dim_value: H }]));
   }
   return onnxBytes(node, initializer, input, output);
 }
