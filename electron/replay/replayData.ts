@@ -1,0 +1,298 @@
+/**
+ * Everything a replay reads, loaded once into typed arrays: the selected runs' episodes and turns (logged
+ * model, propensity, tokens, cost), ŝ per turn and candidate model, and each candidate's estimated cost of
+ * every turn. Turns are ordered by episode, then t, so episode e owns turns [turnStart[e], turnStart[e + 1]).
+ * Matrices are row-major turn × model with K columns; NaN marks "not a candidate here" (ŝ) or "cannot be
+ * priced" (cost).
+ *
+ * ŝ source: the estimator named, else the newest estimator whose estimates cover every selected turn, else
+ * the log's candidate scores (turn_candidates: MTRouter-style logs record the router's ŝ), else none.
+ */
+import type { EstimatorRef, SHatSource } from '../../shared/apiReplay.ts';
+import type { Db } from '../db/database.ts';
+import { learnOutputRatios } from './outputLength.ts';
+
+/** The request names something that does not exist or cannot be replayed; the message says what to do. */
+export class ReplayError extends Error {}
+
+export interface ReplayData {
+  runs: { id: number; name: string }[];
+  /** Column k of the matrices: model name and models.id. */
+  models: string[];
+  modelIds: number[];
+  K: number;
+  episodeId: Int32Array;
+  extId: string[];
+  taskId: (string | null)[];
+  runOf: Int32Array;
+  /** score_norm, NaN when unknown. */
+  score: Float64Array;
+  /** Expected steps N of the task (0 when unknown). */
+  expectedSteps: Int32Array;
+  turnStart: Int32Array;
+  turnId: Int32Array;
+  t: Int32Array;
+  /** Column of the logged model. */
+  logged: Int32Array;
+  /** Logged propensity of the chosen model; NaN when not logged. */
+  propensity: Float64Array;
+  /** Estimated cost of turn i with model k (the logged cost for the logged model). */
+  cost: Float64Array;
+  /** ŝ(h_i, k); null when there is no source. */
+  sHat: Float64Array | null;
+  /** Columns of models any selected turn logged: the candidates when there is no ŝ. */
+  actionSpace: number[];
+  sHatSource: SHatSource;
+  estimator: EstimatorRef | null;
+  /** Per column: learned output-length ratio. */
+  outputRatio: Float64Array;
+  notes: string[];
+}
+
+export interface LoadOptions {
+  runIds?: readonly number[];
+  estimator?: number;
+  /** Models the policies name (fixed:, usage:): they must exist and get a column. */
+  models?: readonly string[];
+  /**
+   * Load only this episode (of the selected runs); the estimator and the action space are still chosen over
+   * the runs, so its choices are those a replay of the runs makes (except `usage:`, whose ξ needs the runs).
+   */
+  episodeId?: number;
+  onProgress?: (message: string) => void;
+}
+
+interface EstimatorRow {
+  id: number;
+  name: string;
+  created_at: string;
+}
+
+function runFilter(runIds: readonly number[]): string {
+  return runIds.length === 0 ? '' : `WHERE e.run_id IN (${runIds.map((r) => Number(r)).join(',')})`;
+}
+
+/** Covered turn counts of every estimator over the selected turns. */
+function estimatorCoverage(db: Db, runIds: readonly number[]): Map<number, number> {
+  const rows = db
+    .prepare(`SELECT s.estimator_id AS id, COUNT(DISTINCT s.turn_id) AS n FROM estimates s
+      JOIN turns t ON t.id = s.turn_id JOIN episodes e ON e.id = t.episode_id ${runFilter(runIds)} GROUP BY s.estimator_id`)
+    .all() as { id: number; n: number }[];
+  return new Map(rows.map((r) => [r.id, r.n]));
+}
+
+export function pickEstimator(db: Db, runIds: readonly number[], nTurns: number, wanted: number | undefined, notes: string[]): EstimatorRow | null {
+  const all = db.prepare('SELECT id, name, created_at FROM estimators ORDER BY created_at DESC, id DESC').all() as EstimatorRow[];
+  if (wanted === undefined && all.length === 0) return null;
+  const coverage = estimatorCoverage(db, runIds);
+  if (wanted !== undefined) {
+    const est = all.find((e) => e.id === wanted);
+    if (!est) throw new ReplayError(`no estimator with id ${wanted}${all.length ? ` (known: ${all.map((e) => e.id).join(', ')})` : ' (score first: routelens score --db F --model M.onnx)'}`);
+    const n = coverage.get(est.id) ?? 0;
+    if (n < nTurns) throw new ReplayError(`estimator ${est.id} (${est.name}) has ŝ for ${n} of the ${nTurns} selected turns: score these runs with it first`);
+    return est;
+  }
+  const full = all.find((e) => (coverage.get(e.id) ?? 0) >= nTurns);
+  const partial = all.filter((e) => e !== full && (coverage.get(e.id) ?? 0) > 0);
+  for (const e of partial) notes.push(`estimator ${e.id} (${e.name}) covers ${coverage.get(e.id)} of ${nTurns} turns and was not used`);
+  return full ?? null;
+}
+
+export function loadReplayData(db: Db, options: LoadOptions = {}): ReplayData {
+  const notes: string[] = [];
+  const allRuns = db.prepare('SELECT id, name FROM runs ORDER BY id').all() as { id: number; name: string }[];
+  const runIds = [...new Set(options.runIds ?? [])];
+  for (const r of runIds) if (!allRuns.some((x) => x.id === r)) throw new ReplayError(`no run with id ${r}`);
+  const runs = runIds.length === 0 ? allRuns : allRuns.filter((r) => runIds.includes(r.id));
+  const runWhere = runFilter(runIds);
+  const where = options.episodeId === undefined ? runWhere : `${runWhere ? `${runWhere} AND` : 'WHERE'} e.id = ${Number(options.episodeId)}`;
+
+  options.onProgress?.('reading episodes');
+  const eps = db
+    .prepare(`SELECT e.id, e.ext_id, e.task_id, e.run_id, e.score_norm, e.expected_steps FROM episodes e ${where} ORDER BY e.id`)
+    .raw()
+    .all() as [number, string, string | null, number, number | null, number | null][];
+  const nEp = eps.length;
+  const episodeIndex = new Map<number, number>();
+  const episodeId = new Int32Array(nEp);
+  const runOf = new Int32Array(nEp);
+  const score = new Float64Array(nEp);
+  const expectedSteps = new Int32Array(nEp);
+  const extId: string[] = [];
+  const taskId: (string | null)[] = [];
+  eps.forEach(([id, ext, task, run, s, n], e) => {
+    episodeIndex.set(id, e);
+    episodeId[e] = id;
+    runOf[e] = run;
+    score[e] = s ?? Number.NaN;
+    expectedSteps[e] = n ?? 0;
+    extId.push(ext);
+    taskId.push(task);
+  });
+
+  options.onProgress?.(`reading turns of ${nEp} episodes`);
+  const nTurns = db.prepare(`SELECT COUNT(*) FROM turns t JOIN episodes e ON e.id = t.episode_id ${where}`).pluck().get() as number;
+  const turnId = new Int32Array(nTurns);
+  const tOf = new Int32Array(nTurns);
+  const loggedId = new Int32Array(nTurns);
+  const propensity = new Float64Array(nTurns);
+  const tokIn = new Float64Array(nTurns);
+  const tokOut = new Float64Array(nTurns);
+  const tokCached = new Float64Array(nTurns);
+  const loggedCost = new Float64Array(nTurns);
+  const turnStart = new Int32Array(nEp + 1);
+  const turnIndex = new Map<number, number>();
+  let i = 0;
+  let last = -1;
+  for (const [id, episode, t, model, p, tin, tout, tcached, cost] of db
+    .prepare(`SELECT t.id, t.episode_id, t.t, t.model_id, t.propensity, t.tokens_in, t.tokens_out, t.tokens_cached, t.cost
+      FROM turns t JOIN episodes e ON e.id = t.episode_id ${where} ORDER BY t.episode_id, t.t`)
+    .raw()
+    .iterate() as Iterable<[number, number, number, number, number | null, number | null, number | null, number | null, number]>) {
+    const e = episodeIndex.get(episode) as number;
+    while (last < e) turnStart[++last] = i;
+    turnId[i] = id;
+    turnIndex.set(id, i);
+    tOf[i] = t;
+    loggedId[i] = model;
+    propensity[i] = p !== null && p > 0 ? p : Number.NaN;
+    tokIn[i] = tin ?? Number.NaN;
+    tokOut[i] = tout ?? Number.NaN;
+    tokCached[i] = tcached ?? 0;
+    loggedCost[i] = cost;
+    i++;
+  }
+  while (last < nEp) turnStart[++last] = i;
+
+  const runTurns =
+    options.episodeId === undefined ? nTurns : (db.prepare(`SELECT COUNT(*) FROM turns t JOIN episodes e ON e.id = t.episode_id ${runWhere}`).pluck().get() as number);
+  const est = pickEstimator(db, runIds, runTurns, options.estimator, notes);
+  let sHatSource: SHatSource = 'none';
+  let scoreRows: [number, number, number][];
+  if (est) {
+    options.onProgress?.(`reading ŝ of estimator ${est.id}`);
+    sHatSource = 'estimator';
+    scoreRows = db
+      .prepare(`SELECT s.turn_id, s.model_id, s.s_hat FROM estimates s JOIN turns t ON t.id = s.turn_id
+        JOIN episodes e ON e.id = t.episode_id ${where ? `${where} AND` : 'WHERE'} s.estimator_id = ?`)
+      .raw()
+      .all(est.id) as [number, number, number][];
+  } else {
+    scoreRows = db
+      .prepare(`SELECT c.turn_id, c.model_id, c.logged_score FROM turn_candidates c JOIN turns t ON t.id = c.turn_id
+        JOIN episodes e ON e.id = t.episode_id ${where}`)
+      .raw()
+      .all() as [number, number, number][];
+    if (scoreRows.length > 0) sHatSource = 'logged_candidates';
+  }
+
+  // Columns: logged models, scored models, then models the policies name.
+  const modelRows = db.prepare('SELECT id, name, price_in_per_m, price_out_per_m, price_cached_per_m FROM models').raw().all() as [
+    number, string, number | null, number | null, number | null,
+  ][];
+  const byId = new Map(modelRows.map((r) => [r[0], r]));
+  const byName = new Map(modelRows.map((r) => [r[1], r[0]]));
+  const column = new Map<number, number>();
+  const addColumn = (id: number): void => {
+    if (!column.has(id)) column.set(id, column.size);
+  };
+  // The action space is every model the runs logged (episode_models keeps this per episode, no turn scan).
+  const spaceIds = db.prepare(`SELECT DISTINCT em.model_id FROM episode_models em JOIN episodes e ON e.id = em.episode_id ${runWhere} ORDER BY em.model_id`).pluck().all() as number[];
+  for (const id of spaceIds) addColumn(id);
+  for (let j = 0; j < nTurns; j++) addColumn(loggedId[j] as number);
+  const actionSpace = [...column.values()];
+  for (const r of scoreRows) addColumn(r[1]);
+  for (const name of options.models ?? []) {
+    const id = byName.get(name);
+    if (id === undefined) {
+      const known = [...column.keys()].map((k) => byId.get(k)?.[1]).filter((n): n is string => !!n);
+      throw new ReplayError(`no model named "${name}" (models in these runs: ${known.join(', ') || 'none'})`);
+    }
+    addColumn(id);
+  }
+  const K = column.size;
+  const modelIds = [...column.keys()];
+  const models = modelIds.map((id) => byId.get(id)?.[1] ?? String(id));
+  const logged = new Int32Array(nTurns);
+  for (let j = 0; j < nTurns; j++) logged[j] = column.get(loggedId[j] as number) as number;
+
+  let sHat: Float64Array | null = null;
+  if (sHatSource !== 'none') {
+    sHat = new Float64Array(nTurns * K).fill(Number.NaN);
+    for (const [tid, mid, s] of scoreRows) {
+      const j = turnIndex.get(tid);
+      if (j !== undefined) sHat[j * K + (column.get(mid) as number)] = s;
+    }
+  }
+
+  options.onProgress?.('pricing turns');
+  const ratios = learnOutputRatios(db);
+  const outputRatio = Float64Array.from(modelIds, (id) => ratios.ratio.get(id) ?? 1);
+  for (const [k, id] of modelIds.entries()) if (!ratios.ratio.has(id)) notes.push(`${models[k]}: no logged output to learn its output length from (ratio 1)`);
+  const cost = new Float64Array(nTurns * K);
+  let unpriced = 0;
+  const prices = modelIds.map((id) => {
+    const r = byId.get(id);
+    const pin = r?.[2] ?? null;
+    const pout = r?.[3] ?? null;
+    return { pin, pout, pcached: r?.[4] ?? pin };
+  });
+  for (let j = 0; j < nTurns; j++) {
+    const lg = logged[j] as number;
+    const tin = tokIn[j] as number;
+    const tout = tokOut[j] as number;
+    const cached = Math.min(tokCached[j] as number, Number.isFinite(tin) ? tin : 0);
+    for (let k = 0; k < K; k++) {
+      if (k === lg) {
+        cost[j * K + k] = loggedCost[j] as number;
+        continue;
+      }
+      const p = prices[k]!;
+      if (p.pin === null || p.pout === null || !(Number.isFinite(tin) || Number.isFinite(tout))) {
+        cost[j * K + k] = Number.NaN;
+        unpriced++;
+        continue;
+      }
+      const inUsd = Number.isFinite(tin) ? (tin - cached) * p.pin + cached * (p.pcached ?? p.pin) : 0;
+      const outTokens = Number.isFinite(tout) ? (tout * (outputRatio[k] as number)) / (outputRatio[lg] as number) : 0;
+      cost[j * K + k] = (inUsd + outTokens * p.pout) / 1e6;
+    }
+  }
+  if (unpriced > 0) notes.push(`${unpriced} turn × model pairs have no price or no token counts: counted as cost 0 when chosen`);
+
+  return {
+    runs,
+    models,
+    modelIds,
+    K,
+    episodeId,
+    extId,
+    taskId,
+    runOf,
+    score,
+    expectedSteps,
+    turnStart,
+    turnId,
+    t: tOf,
+    logged,
+    propensity,
+    cost,
+    sHat,
+    actionSpace,
+    sHatSource,
+    estimator: est ? { id: est.id, name: est.name, created_at: est.created_at } : null,
+    outputRatio,
+    notes,
+  };
+}
+
+/** Candidate columns of turn i: those with ŝ, or the action space when there are no scores at all. */
+export function candidatesOf(data: ReplayData, i: number, out: number[]): number[] {
+  out.length = 0;
+  if (data.sHat) {
+    for (let k = 0; k < data.K; k++) if (!Number.isNaN(data.sHat[i * data.K + k] as number)) out.push(k);
+    if (out.length > 0) return out;
+  }
+  for (const k of data.actionSpace) out.push(k);
+  return out;
+}
