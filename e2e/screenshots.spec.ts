@@ -1,6 +1,8 @@
 /** Screenshots of every view in both themes, saved to test-results/screenshots/ for a person to look at. */
 import { fileURLToPath } from 'node:url';
+import { ANALYSIS_IDS } from '../shared/analysisResults.ts';
 import { expect, test } from './fixtures.ts';
+import { PolicyLabPage, StepDebuggerPage } from './pages/PolicyLabPage.ts';
 
 const shots = fileURLToPath(new URL('../test-results/screenshots/', import.meta.url));
 
@@ -37,5 +39,53 @@ for (const theme of ['light', 'dark'] as const) {
     await page.getByTestId('turn-detail-scroll').evaluate((el) => el.scrollTo({ top: el.scrollHeight }));
     await page.screenshot({ path: `${shots}inspector-long-text-${theme}.png` });
     await expect(page.locator('html')).toHaveAttribute('data-theme', theme);
+  });
+}
+
+for (const theme of ['light', 'dark'] as const) {
+  test(`every analysis page in the ${theme} theme`, async ({ app, analyses, page }) => {
+    test.setTimeout(120_000);
+    await app.open('#/analyses');
+    await app.setTheme(theme);
+    await expect(analyses.cards.first()).toBeVisible();
+    await page.screenshot({ path: `${shots}analyses-${theme}.png` });
+    for (const id of ANALYSIS_IDS) {
+      await app.open(`#/analyses/${id}`);
+      await analyses.waitFigure();
+      if (id === 'plan-dag') await analyses.waitFigure('episode');
+      // Tall figures: grow the window to the page's height so one screenshot holds all of it.
+      const height = await page.getByTestId('view').evaluate((el) => el.scrollHeight + 48);
+      await page.setViewportSize({ width: 1440, height: Math.min(2400, Math.max(900, height)) });
+      await page.screenshot({ path: `${shots}analysis-${id}-${theme}.png` });
+      await page.setViewportSize({ width: 1440, height: 900 });
+    }
+  });
+}
+
+for (const theme of ['light', 'dark'] as const) {
+  test(`the policy lab and the step debugger in the ${theme} theme`, async ({ app, inspector, page }) => {
+    test.setTimeout(60_000);
+    await app.open('#/policy');
+    await app.setTheme(theme);
+    await app.selectRuns(['sw-mtrouter', 'sw-random']);
+    const lab = new PolicyLabPage(page);
+    await lab.choosePolicies(['logged', 'argmax', 'cost-aware:10', 'cheapest', 'random:1']);
+    await lab.replay();
+    await lab.compare('logged', 'argmax');
+    const height = await page.getByTestId('view').evaluate((el) => el.scrollHeight + 48);
+    await page.setViewportSize({ width: 1440, height: Math.min(2400, Math.max(900, height)) });
+    await page.screenshot({ path: `${shots}policy-lab-${theme}.png` });
+    await page.setViewportSize({ width: 1440, height: 900 });
+
+    await app.open('#/runs');
+    const id = await app.episodeId('long_0');
+    await app.open(`#/episode/${id}/turn/0`);
+    await inspector.waitReady();
+    const dbg = new StepDebuggerPage(page);
+    await dbg.breakOn(['error', 'regret']);
+    await page.keyboard.press('c');
+    await expect(dbg.panel).toHaveAttribute('data-stop', 'breakpoint');
+    await expect(page.getByTestId('debugger-candidate').first()).toBeVisible();
+    await page.screenshot({ path: `${shots}inspector-debugger-${theme}.png` });
   });
 }

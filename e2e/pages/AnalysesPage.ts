@@ -23,7 +23,10 @@ export class AnalysesPage {
 
   /** Waits until a panel shows a drawn figure (or says it has no data, when `allowEmpty`). */
   async waitFigure(which: 'main' | 'episode' = 'main', allowEmpty = false): Promise<void> {
-    await expect(this.panel(which)).toHaveAttribute('data-state', allowEmpty ? /^(ready|empty)$/ : 'ready', { timeout: 20_000 });
+    const panel = this.panel(which);
+    await expect(panel).toHaveAttribute('data-state', allowEmpty ? /^(ready|empty)$/ : 'ready', { timeout: 20_000 });
+    // The marks are drawn as a transition after the layout is ready.
+    if ((await panel.getAttribute('data-state')) === 'ready') await expect(panel.getByTestId('figure')).toHaveAttribute('data-drawn', 'true');
   }
 
   marks(which: 'main' | 'episode' = 'main'): Locator {

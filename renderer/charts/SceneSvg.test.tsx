@@ -1,7 +1,7 @@
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import type { Scene } from '../../shared/charts/scene.ts';
-import { SceneSvg } from './SceneSvg.tsx';
+import { SceneDrawing } from './SceneSvg.tsx';
 
 const hostile = '<img src=x onerror=alert(1)>';
 
@@ -27,7 +27,7 @@ const scene: Scene = {
 };
 
 describe('drawing a scene', () => {
-  const html = renderToStaticMarkup(<SceneSvg scene={scene} />);
+  const html = renderToStaticMarkup(<SceneDrawing scene={scene} />);
 
   it('draws every mark at the scene size, on its background', () => {
     expect(html).toContain('width="320" height="180"');

@@ -8,7 +8,7 @@
  * figure once, arrow keys walk its marks. The marks layer is memoised on the scene, so hover, focus and the
  * tooltip change a few DOM attributes instead of re-rendering every mark.
  */
-import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent, type ReactElement } from 'react';
+import { memo, useCallback, useDeferredValue, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent, type ReactElement } from 'react';
 import type { Mark, MarkLink, Scene } from '../../shared/charts/scene.ts';
 import { alphabeticY } from '../../shared/charts/text.ts';
 import { linkHint } from './markLink.ts';
@@ -114,7 +114,24 @@ function Tooltip({ hover, lines, hint, box }: { hover: Hover; lines: string[]; h
   );
 }
 
-export function SceneSvg({ scene, onActivate, testId = 'figure' }: { scene: Scene; onActivate?(link: MarkLink): void; testId?: string }) {
+interface SceneProps {
+  scene: Scene;
+  onActivate?(link: MarkLink): void;
+  testId?: string;
+}
+
+/**
+ * The figure as a transition: React renders a big scene (10k+ marks) in slices between frames instead of one
+ * long task, showing the previous figure (or an empty box of the new size) until it is ready.
+ */
+export function SceneSvg({ scene, ...rest }: SceneProps) {
+  const deferred = useDeferredValue<Scene | null>(scene, null);
+  const empty = useMemo(() => ({ ...scene, marks: [] }), [scene]);
+  return <SceneDrawing scene={deferred ?? empty} drawn={deferred === scene} {...rest} />;
+}
+
+/** The figure drawn at once (SceneSvg defers to it). */
+export function SceneDrawing({ scene, onActivate, testId = 'figure', drawn = true }: SceneProps & { drawn?: boolean }) {
   const index = useMemo(() => indexScene(scene), [scene]);
   const root = useRef<HTMLDivElement>(null);
   const hot = useRef<SVGElement | null>(null);
@@ -187,7 +204,14 @@ export function SceneSvg({ scene, onActivate, testId = 'figure' }: { scene: Scen
   const box = useMemo(() => ({ width: scene.width, height: scene.height }), [scene.width, scene.height]);
 
   return (
-    <div className="scene" ref={root} data-testid={testId} data-marks={index.marks.length} style={{ width: scene.width, height: scene.height }}>
+    <div
+      className="scene"
+      ref={root}
+      data-testid={testId}
+      data-marks={index.marks.length}
+      data-drawn={drawn}
+      style={{ width: scene.width, height: scene.height }}
+    >
       <svg
         width={scene.width}
         height={scene.height}

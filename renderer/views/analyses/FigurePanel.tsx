@@ -72,7 +72,14 @@ export function FigurePanel({
   const state = analysis.error || figure.error ? 'error' : empty ? 'empty' : figure.scene && !analysis.loading && !figure.pending ? 'ready' : 'loading';
 
   return (
-    <section className="card figure-card" data-testid={testId} data-state={state} data-analysis={page.id}>
+    // The card takes the figure's background, so the figure sits in it as it will on a page (no inner box).
+    <section
+      className="card figure-card"
+      data-testid={testId}
+      data-state={state}
+      data-analysis={page.id}
+      style={figure.scene ? { background: figure.scene.background } : undefined}
+    >
       {(heading || (usable && request)) && (
         <header className="figure-card-header">
           {heading && <h2>{heading}</h2>}
