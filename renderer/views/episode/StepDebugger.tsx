@@ -25,6 +25,7 @@ import {
 } from './stepDebugger.ts';
 import { StepDebuggerScores } from './StepDebuggerScores.tsx';
 import { useEpisodeChoices } from './useEpisodeChoices.ts';
+import { typingInto } from './useTurnKeys.ts';
 import './stepDebugger.css';
 
 /** Kept across episodes for the session: a user debugging a run sets breakpoints once. */
@@ -41,11 +42,6 @@ const REASON: Record<BreakKind, string> = {
   regret: 'regret above threshold',
   disagree: 'policy disagrees',
 };
-
-function typingInto(target: EventTarget | null): boolean {
-  if (!(target instanceof HTMLElement)) return false;
-  return target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName);
-}
 
 const Glyph = ({ d }: { d: string }) => (
   <svg width="14" height="14" viewBox="0 0 24 24" fill="currentColor" aria-hidden="true">

@@ -62,7 +62,6 @@ export function StepDebuggerScores({
   }
 
   const logged = row?.s_hat[turn.model];
-  const max = Math.max(...entries.map((e) => Math.abs(e[1])), 1e-9);
   return (
     <section className="dbg-scores" data-testid="debugger-scores" data-source={value.s_hat_source}>
       <h4>
@@ -72,6 +71,12 @@ export function StepDebuggerScores({
         </span>
       </h4>
       <table className="dbg-table">
+        <colgroup>
+          <col />
+          <col className="dbg-col-s" />
+          <col className="dbg-col-delta" />
+          <col className="dbg-col-cost" />
+        </colgroup>
         <thead>
           <tr>
             <th>Model</th>
@@ -94,12 +99,7 @@ export function StepDebuggerScores({
                   {policy && model === policyChoice && <span className="tag tag-policy" title={`${policy} chooses this model here`}>{policy}</span>}
                 </span>
               </td>
-              <td className="num">
-                <span className="dbg-bar" aria-hidden="true">
-                  <span style={{ width: `${(Math.abs(s) / max) * 100}%` }} />
-                </span>
-                {s.toFixed(3)}
-              </td>
+              <td className="num">{s.toFixed(3)}</td>
               <td className={logged === undefined ? 'num faint' : s - logged > 0 ? 'num delta-up' : 'num'}>{logged === undefined ? '—' : signed(s - logged)}</td>
               <td className="num">{formatCost(row?.cost[model])}</td>
             </tr>

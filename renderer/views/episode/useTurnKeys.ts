@@ -12,9 +12,11 @@ export interface TurnKeyActions {
   prevSwitch(): void;
 }
 
-function typingInto(target: EventTarget | null): boolean {
+/** Keys typed into a text field or a list are the field's; a focused checkbox or radio does not take letters. */
+export function typingInto(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) return false;
-  return target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName);
+  if (target instanceof HTMLInputElement) return !['checkbox', 'radio', 'button'].includes(target.type);
+  return target.isContentEditable || ['TEXTAREA', 'SELECT'].includes(target.tagName);
 }
 
 export function useTurnKeys(actions: TurnKeyActions): void {

@@ -54,7 +54,10 @@ function ScoreSourceNote({ result }: { result: ReplayResult }) {
 
 function Results({ result, stale }: { result: ReplayResult; stale: boolean }) {
   const note = opeNote(result);
-  const notes = result.policies.flatMap((p) => p.notes.map((n) => ({ policy: p.policy, note: n })));
+  const notes = [
+    ...result.notes.map((note) => ({ policy: null, note })),
+    ...result.policies.flatMap((p) => p.notes.map((note) => ({ policy: p.policy, note }))),
+  ];
   return (
     <>
       <div className="panel-head lab-results-head">
@@ -81,7 +84,8 @@ function Results({ result, stale }: { result: ReplayResult; stale: boolean }) {
         <ul className="lab-notes faint" data-testid="policy-notes">
           {notes.map((n, i) => (
             <li key={i}>
-              <span className="mono">{n.policy}</span>: {n.note}
+              {n.policy !== null && <span className="mono">{n.policy}: </span>}
+              {n.note}
             </li>
           ))}
         </ul>

@@ -53,7 +53,8 @@ function Estimate({ value, ci, format, why }: { value: number | null | undefined
   );
 }
 
-const unit3 = (x: number) => formatUnit(x, 3);
+/** Values on the score scale; importance-sampling estimates can run to 1e20 when weights explode, shown as such. */
+const unit3 = (x: number) => (Math.abs(x) >= 1000 ? x.toExponential(2) : formatUnit(x, 3));
 
 function opeWhy(p: PolicyReplay, which: 'ips' | 'wis' | 'dr', sHat: ReplayResult['s_hat_source']): string {
   if (!p.ope) return 'No replayed episode has a logged propensity on every turn.';
@@ -157,9 +158,11 @@ function columns(sHat: ReplayResult['s_hat_source']) {
       cell: (info) => {
         const ope = info.row.original.p.ope;
         if (!ope) return <span className="faint">—</span>;
+        // Below a tenth of the episodes, a few heavy weights carry the importance-sampling estimates.
+        const low = ope.ess < Math.max(2, 0.1 * ope.n);
         return (
-          <span className="estimate">
-            <span>{ope.ess.toFixed(1)}</span>
+          <span className="estimate" title={low ? `Only ${ope.ess.toFixed(1)} effective episodes of ${ope.n}: IPS / WIS / DR rest on a few heavy weights` : undefined}>
+            <span className={low ? 'ess-low' : undefined}>{ope.ess.toFixed(1)}</span>
             <span className="estimate-ci faint">of {ope.n}</span>
           </span>
         );

@@ -47,6 +47,7 @@ const result = ReplayResult.parse({
   frontier: [{ policy: 'logged', cost: 0.12, cost_ci: [0.1, 0.14], score: 0.5, score_ci: [0.35, 0.65], score_source: 'wis', frontier: true }],
   bootstrap: 200,
   seed: 1,
+  notes: [],
 });
 
 describe('the figure’s points', () => {

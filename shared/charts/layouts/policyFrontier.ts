@@ -104,7 +104,8 @@ export function policyFrontierLayout(input: FrontierInput, ctx: FigureContext): 
       marks.push({ type: 'line', x1: x1, x2: x1, y1: py - CAP, y2: py + CAP, stroke: p.color, strokeWidth: 1.5, opacity: 0.6, role: 'cost-ci' });
     }
   }
-  const placed: Box[] = [];
+  // Labels keep off every point, not only off each other (two policies often sit close together).
+  const placed: Box[] = drawn.map((p) => ({ x: x(p.cost) - R - 1, y: y(p.score) - R - 1, width: 2 * R + 2, height: 2 * R + 2 }));
   const bounds: Box = { x: left + 2, y: top - 10, width: right - left, height: bottom - top + 8 };
   // Points after whiskers so a whisker never hides a point; labels placed frontier first (they matter most).
   const ordered = [...drawn].sort((a, b) => Number(onFrontier.has(b.policy)) - Number(onFrontier.has(a.policy)));
