@@ -201,6 +201,20 @@ CREATE TABLE estimates (
 );
 `,
   },
+  {
+    version: 2,
+    name: 'estimator scoring: model file identity, history sketches for what-if neighbours',
+    sql: `
+ALTER TABLE estimators ADD COLUMN onnx_sha256 TEXT;
+ALTER TABLE estimators ADD COLUMN provider TEXT;
+ALTER TABLE estimators ADD COLUMN scored_at TEXT;
+CREATE INDEX estimators_sha ON estimators(onnx_sha256);
+CREATE TABLE history_sketches (
+  turn_id INTEGER PRIMARY KEY REFERENCES turns(id) ON DELETE CASCADE,
+  vec BLOB NOT NULL
+);
+`,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;

@@ -17,6 +17,7 @@ describe('encodeEpisodeHistories', () => {
     const turns: HistoryTurn[] = Array.from({ length: 40 }, (_, k) => ({
       action: k === 7 ? null : text(5 + rng.int(30)),
       observation: text(k === 20 ? 800 : 3 + rng.int(60)), // turn 20 is longer than the whole budget
+      model: k % 7 === 3 ? null : ['gpt-5', 'kimi-k2', 'gpt-oss-120b'][k % 3],
     }));
     const task = text(40);
     for (const budget of [300, 1000, 8192]) {
@@ -27,7 +28,7 @@ describe('encodeEpisodeHistories', () => {
         countsToFeatures(counts, incremental, 0);
         const direct = new Float32Array(HASH_DIM);
         const h = serialiseHistory(task, turns.slice(0, t), budget);
-        encodeHashText(h.segments, direct, 0, h.recent);
+        encodeHashText(h.segments, direct, 0, h.recent, h.previousModel);
         expect(Array.from(incremental)).toEqual(Array.from(direct));
       });
       expect(seen).toEqual(turns.map((_, t) => t));

@@ -14,7 +14,7 @@
 import { aecTargets, severityFromLevel } from '../../shared/formulas.ts';
 import { expectedSteps } from '../analysis/expectedSteps.ts';
 import type { Db } from '../db/database.ts';
-import { HASH_DIM, HASH_ENCODER, HASH_HISTORY_DIM, RECENT_SALT, addSegment, countsToSparse } from './hashEncoder.ts';
+import { HASH_DIM, HASH_ENCODER, HASH_HISTORY_DIM, MODEL_SALT, RECENT_SALT, addSegment, countsToSparse } from './hashEncoder.ts';
 import {
   DEFAULT_HISTORY_TOKENS,
   STRUCTURED_DIM,
@@ -94,6 +94,7 @@ interface TurnRow {
   id: number;
   episode_id: number;
   model_id: number;
+  model: string;
   switched: number;
   max_severity: number;
   action: string | null;
@@ -141,6 +142,11 @@ function addRecent(turn: HistoryTurn, acc: Int32Array, sign: 1 | -1): void {
   addSegment(turn.observation ?? '', acc, sign, RECENT_SALT);
 }
 
+/** The salted previous-model feature (serialiseHistory's `previousModel`). */
+function addModel(turn: HistoryTurn, acc: Int32Array, sign: 1 | -1): void {
+  if (turn.model) addSegment(turn.model, acc, sign, MODEL_SALT);
+}
+
 /**
  * Calls `emit(t, counts)` with the hashed n-gram counts of h_t for every turn t of one episode, in order —
  * the same counts as hashing `serialiseHistory(task, turns.slice(0, t), maxTokens)` (segments, and the recent
@@ -179,16 +185,21 @@ export function encodeEpisodeHistories(
       // Not even turn t−1 fits whole: its tail stands in for it (historyWindow decides how much).
       const w = historyWindow(taskText.length, t, (k) => tokens[k] as number, maxTokens);
       const tail = turnTail(turns[t - 1] as HistoryTurn, w.tailChars ?? 0);
+      const last = turns[t - 1] as HistoryTurn;
       addSegment(tail, acc);
       addSegment(tail, acc, 1, RECENT_SALT);
+      addModel(last, acc, 1);
       emit(t, acc);
       addSegment(tail, acc, -1);
       addSegment(tail, acc, -1, RECENT_SALT);
+      addModel(last, acc, -1);
     } else if (t > 0) {
       const last = turns[t - 1] as HistoryTurn;
       addRecent(last, acc, 1);
+      addModel(last, acc, 1);
       emit(t, acc);
       addRecent(last, acc, -1);
+      addModel(last, acc, -1);
     } else {
       emit(t, acc);
     }
@@ -336,8 +347,8 @@ export function buildTrainingSet(db: Db, options: DatasetOptions = {}): Training
     if (options.onProgress && episodesDone % 500 === 0) options.onProgress({ episodesDone, episodes: episodes.length, rows });
   };
 
-  const turnStream = db.prepare(`SELECT t.id, t.episode_id, t.model_id, t.switched, t.max_severity, x.action, x.observation,
-      g.s_tilde FROM turns t JOIN episodes e ON e.id = t.episode_id LEFT JOIN turn_text x ON x.turn_id = t.id
+  const turnStream = db.prepare(`SELECT t.id, t.episode_id, t.model_id, m.name AS model, t.switched, t.max_severity, x.action, x.observation,
+      g.s_tilde FROM turns t JOIN episodes e ON e.id = t.episode_id JOIN models m ON m.id = t.model_id LEFT JOIN turn_text x ON x.turn_id = t.id
       LEFT JOIN targets g ON g.turn_id = t.id WHERE e.score_norm IS NOT NULL${runFilter} ORDER BY t.episode_id, t.t`);
   let current: TurnRow[] = [];
   let currentId = -1;

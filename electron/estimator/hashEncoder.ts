@@ -8,6 +8,8 @@
  *   recent   the n-grams of the most recent turn (SerialisedHistory.recent) are counted a second time with
  *            their keys XOR RECENT_SALT: the same words in their own namespace, so the features say what the
  *            last observation said, not only what the window as a whole contains.
+ *   model    the previous turn's model name, once, salted with MODEL_SALT (DESIGN §6's "previous model"
+ *            feature: which model the agent is on tells the estimator about the policy that logged it).
  *   bucket   murmur3 fmix32(key) mod 1024;   sign   top bit of fmix32(key ^ SIGN_SALT) (a second hash), ±1.
  *   value    v_j = Σ sign·tf over the n-grams in bucket j (exact integers, so counts of segments add and
  *            subtract: the dataset builder slides the history window turn by turn without re-reading text);
@@ -30,6 +32,8 @@ const SIGN_SALT = 0x5bd1e995;
 const BIGRAM_SALT = 0x27d4eb2f;
 /** Key salt of the most recent turn's n-grams. */
 export const RECENT_SALT = 0x165667b1;
+/** Key salt of the previous turn's model name. */
+export const MODEL_SALT = 0x3c6ef372;
 
 /** murmur3 fmix32: a bijective avalanche on 32 bits. */
 function fmix32(h: number): number {
@@ -158,21 +162,31 @@ export function countNonZero(counts: Int32Array): number {
 
 const scratch = new Int32Array(HASH_DIM);
 
-/** The 1024 hashed text features of a history's segments (and its most recent turn's, salted) into out[offset …]. */
-export function encodeHashText(segments: readonly string[], out: Float32Array, offset: number, recent: readonly string[] = []): void {
+/**
+ * The 1024 hashed text features of a history's segments, its most recent turn's (salted) and its previous
+ * model's name (salted) into out[offset …].
+ */
+export function encodeHashText(
+  segments: readonly string[],
+  out: Float32Array,
+  offset: number,
+  recent: readonly string[] = [],
+  previousModel: string | null = null,
+): void {
   scratch.fill(0);
   for (const s of segments) addSegment(s, scratch);
   for (const s of recent) addSegment(s, scratch, 1, RECENT_SALT);
+  if (previousModel) addSegment(previousModel, scratch, 1, MODEL_SALT);
   countsToFeatures(scratch, out, offset);
 }
 
 /** The full `hash-1024` history vector (HASH_HISTORY_DIM values) into out[offset …]. */
 export function encodeHashHistory(
-  history: Pick<SerialisedHistory, 'segments' | 'recent'>,
+  history: Pick<SerialisedHistory, 'segments' | 'recent' | 'previousModel'>,
   structured: StructuredInput,
   out: Float32Array,
   offset = 0,
 ): void {
-  encodeHashText(history.segments, out, offset, history.recent);
+  encodeHashText(history.segments, out, offset, history.recent, history.previousModel);
   structuredFeatures(structured, out, offset + HASH_DIM);
 }

@@ -20,7 +20,7 @@ import { STRUCTURED_FEATURES } from './weights.ts';
 export const ONNX_TEXT_ENCODER = 'onnx-text';
 
 /** What an encoder reads of a history: the text (onnx-text) or its pieces (hash-1024). */
-export type EncodableHistory = Pick<SerialisedHistory, 'text' | 'segments' | 'recent'>;
+export type EncodableHistory = Pick<SerialisedHistory, 'text' | 'segments' | 'recent' | 'previousModel'>;
 
 export interface HistoryInput {
   history: EncodableHistory;

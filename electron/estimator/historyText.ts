@@ -32,6 +32,8 @@ export function approxTokens(chars: number): number {
 export interface HistoryTurn {
   action: string | null;
   observation: string | null;
+  /** The model that took the turn (the history's "previous model" feature for the turn after it). */
+  model?: string | null;
 }
 
 /** Tokens one turn takes in the history, labels included. */
@@ -94,6 +96,8 @@ export interface SerialisedHistory {
    * from the bag of n-grams of the whole window (a bag has no order).
    */
   recent: string[];
+  /** Model of turn t−1 (null at t = 0 or when unknown): hashed in a namespace of its own by hash-1024. */
+  previousModel: string | null;
   /** Index of the oldest turn kept whole (= t when none is). */
   firstTurn: number;
   /** Turns dropped from the front (the oldest), counting a turn kept only in part. */
@@ -140,6 +144,7 @@ export function serialiseHistory(
     text,
     segments,
     recent,
+    previousModel: t > 0 ? ((earlier[t - 1] as HistoryTurn).model ?? null) : null,
     firstTurn: w.first,
     droppedTurns: w.tailChars !== null ? t : w.first,
     truncatedTask: w.taskChars < taskText.length,

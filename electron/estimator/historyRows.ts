@@ -1,0 +1,154 @@
+/**
+ * The `hash-1024` history vector h_t of every turn of a database, streamed in batches for scoring (DESIGN §6):
+ * one pass over the turns in (episode, t) order with their text, each episode encoded incrementally by
+ * dataset.ts's encodeEpisodeHistories, so a turn's text is read once however long the episode.
+ *
+ * Each batch also carries a 64-d sketch per turn: a seeded signed random projection of the 1024 hashed text
+ * features, L2-normalised. Cosine between sketches approximates cosine between the histories' encoder features
+ * (error ~1/√64), at 256 bytes a turn instead of 4 kB: what-if's nearest-neighbour search reads these.
+ */
+import { expectedSteps } from '../analysis/expectedSteps.ts';
+import type { Db } from '../db/database.ts';
+import { encodeEpisodeHistories } from './dataset.ts';
+import { HASH_DIM, HASH_HISTORY_DIM, countsToFeatures } from './hashEncoder.ts';
+import { DEFAULT_HISTORY_TOKENS, structuredFeatures, type HistoryTurn } from './historyText.ts';
+import { SeededRandom } from './seededRandom.ts';
+
+export const SKETCH_DIM = 64;
+const SKETCH_SEED = 20_251_123;
+
+export interface HistoryBatch {
+  /** Rows in this batch. */
+  n: number;
+  turnId: Int32Array;
+  /** models.id of the turn's logged model. */
+  modelId: Int32Array;
+  /** [n × HASH_HISTORY_DIM]. */
+  history: Float32Array;
+  /** [n × SKETCH_DIM], unit length (all zeros for a history without text). */
+  sketch: Float32Array;
+}
+
+export interface HistoryRowsOptions {
+  /** Only episodes of these run ids; default all. */
+  runIds?: readonly number[];
+  maxHistoryTokens?: number;
+  batchRows?: number;
+}
+
+let projection: Float32Array | undefined;
+/** [HASH_DIM × SKETCH_DIM] of ±1/√SKETCH_DIM, the same in every process (seeded). */
+function sketchProjection(): Float32Array {
+  if (!projection) {
+    const rng = new SeededRandom(SKETCH_SEED, 1);
+    projection = new Float32Array(HASH_DIM * SKETCH_DIM);
+    const v = 1 / Math.sqrt(SKETCH_DIM);
+    for (let i = 0; i < projection.length; i++) projection[i] = rng.next() < 0.5 ? -v : v;
+  }
+  return projection;
+}
+
+/** The unit-length sketch of hashed text features `x` (HASH_DIM values from `offset`) into out[outOffset …]. */
+export function sketchOf(x: Float32Array, offset: number, out: Float32Array, outOffset: number): void {
+  const p = sketchProjection();
+  const acc = new Float64Array(SKETCH_DIM);
+  for (let i = 0; i < HASH_DIM; i++) {
+    const v = x[offset + i] as number;
+    if (v === 0) continue;
+    const row = i * SKETCH_DIM;
+    for (let j = 0; j < SKETCH_DIM; j++) acc[j] = (acc[j] as number) + v * (p[row + j] as number);
+  }
+  let sq = 0;
+  for (let j = 0; j < SKETCH_DIM; j++) sq += (acc[j] as number) ** 2;
+  const scale = sq > 0 ? 1 / Math.sqrt(sq) : 0;
+  for (let j = 0; j < SKETCH_DIM; j++) out[outOffset + j] = (acc[j] as number) * scale;
+}
+
+interface TurnTextRow {
+  id: number;
+  episode_id: number;
+  model_id: number;
+  model: string;
+  switched: number;
+  max_severity: number;
+  action: string | null;
+  observation: string | null;
+}
+
+interface EpisodeInfo {
+  task_text: string | null;
+  n: number;
+}
+
+export function countTurns(db: Db, runIds: readonly number[] = []): number {
+  const filter = runIds.length ? ` WHERE e.run_id IN (${runIds.map(() => '?').join(', ')})` : '';
+  return db.prepare(`SELECT COUNT(*) FROM turns t JOIN episodes e ON e.id = t.episode_id${filter}`).pluck().get(...runIds) as number;
+}
+
+/** Every turn's history vector and sketch, in batches of `batchRows` (the last one shorter). */
+export function* historyRows(db: Db, options: HistoryRowsOptions = {}): Generator<HistoryBatch> {
+  const maxTokens = options.maxHistoryTokens ?? DEFAULT_HISTORY_TOKENS;
+  const batchRows = options.batchRows ?? 4096;
+  const runIds = options.runIds ?? [];
+  const filter = runIds.length ? ` WHERE e.run_id IN (${runIds.map(() => '?').join(', ')})` : '';
+  const episodes = new Map<number, EpisodeInfo>();
+  const epRows = db
+    .prepare(`SELECT e.id, e.expected_steps, e.task_type, e.task_category, x.task_text FROM episodes e
+      LEFT JOIN episode_text x ON x.episode_id = e.id${filter}`)
+    .iterate(...runIds) as Iterable<{ id: number; expected_steps: number | null; task_type: string | null; task_category: string | null; task_text: string | null }>;
+  for (const e of epRows) {
+    episodes.set(e.id, { task_text: e.task_text, n: expectedSteps({ expected_steps: e.expected_steps, category: e.task_category, type: e.task_type }) });
+  }
+
+  const D = HASH_HISTORY_DIM;
+  const newBatch = (): HistoryBatch => ({
+    n: 0,
+    turnId: new Int32Array(batchRows),
+    modelId: new Int32Array(batchRows),
+    history: new Float32Array(batchRows * D),
+    sketch: new Float32Array(batchRows * SKETCH_DIM),
+  });
+  let batch = newBatch();
+  const ready: HistoryBatch[] = [];
+
+  const encodeEpisode = (episodeId: number, turns: TurnTextRow[]): void => {
+    const info = episodes.get(episodeId) as EpisodeInfo;
+    encodeEpisodeHistories(info.task_text, turns as HistoryTurn[], maxTokens, (t, counts) => {
+      const turn = turns[t] as TurnTextRow;
+      const r = batch.n;
+      countsToFeatures(counts, batch.history, r * D);
+      const prev = t > 0 ? (turns[t - 1] as TurnTextRow) : null;
+      structuredFeatures(
+        { t, expectedSteps: info.n, previousSeverity: prev?.max_severity ?? 0, previousSwitched: prev?.switched === 1 },
+        batch.history,
+        r * D + HASH_DIM,
+      );
+      sketchOf(batch.history, r * D, batch.sketch, r * SKETCH_DIM);
+      batch.turnId[r] = turn.id;
+      batch.modelId[r] = turn.model_id;
+      batch.n++;
+      if (batch.n === batchRows) {
+        ready.push(batch);
+        batch = newBatch();
+      }
+    });
+  };
+
+  const stream = db.prepare(`SELECT t.id, t.episode_id, t.model_id, m.name AS model, t.switched, t.max_severity, x.action, x.observation
+      FROM turns t JOIN episodes e ON e.id = t.episode_id JOIN models m ON m.id = t.model_id LEFT JOIN turn_text x ON x.turn_id = t.id${filter}
+      ORDER BY t.episode_id, t.t`);
+  let current: TurnTextRow[] = [];
+  let currentId = -1;
+  for (const row of stream.iterate(...runIds) as Iterable<TurnTextRow>) {
+    if (row.episode_id !== currentId) {
+      if (current.length) encodeEpisode(currentId, current);
+      current = [];
+      currentId = row.episode_id;
+    }
+    current.push(row);
+    while (ready.length) yield ready.shift() as HistoryBatch;
+  }
+  if (current.length) encodeEpisode(currentId, current);
+  while (ready.length) yield ready.shift() as HistoryBatch;
+  if (batch.n > 0) yield batch;
+}

@@ -1,0 +1,178 @@
+/**
+ * `routelens train` end to end (issue 5 item 2): training rows from a database → the trainer → ONNX export →
+ * held-out evaluation through the exported file itself (ONNX Runtime, so the metrics describe the artefact
+ * users ship) → the model card beside the .onnx → the `estimators` row. Runs in a worker thread
+ * (trainWorker.ts) for the CLI and the window; this module is plain and synchronous apart from ORT.
+ */
+import { readFileSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import { openDatabase } from '../db/database.ts';
+import { buildTrainingSet, splitRows, type TrainingSet } from './dataset.ts';
+import { decisionQuality, PlantedTruth, type DecisionQuality, type HeldOutTurn } from './decisionQuality.ts';
+import { HASH_DIM, HASH_ENCODER } from './hashEncoder.ts';
+import { DEFAULT_HISTORY_TOKENS, STRUCTURED_DIM } from './historyText.ts';
+import { MODEL_CARD_SCHEMA, modelCardPath, writeModelCard, type ModelCard } from './modelCard.ts';
+import { sha256, writeOnnx } from './onnxExport.ts';
+import { openScorer } from './ortScoring.ts';
+import { registerEstimator } from './scoreDatabase.ts';
+import { spearman, TRAIN_DEFAULTS, trainEstimator, type EpochProgress } from './train.ts';
+
+export interface TrainRequest {
+  dbPath: string;
+  out: string;
+  encoder?: string;
+  seed?: number;
+  maxEpochs?: number;
+  patience?: number;
+  runs?: string[];
+  maxHistoryTokens?: number;
+  /** A simulator `.truth.json`: adds the decision-quality section to the card. */
+  truthPath?: string;
+  name?: string;
+}
+
+export type TrainProgress =
+  | { phase: 'dataset'; fraction: number; rows: number }
+  | { phase: 'training'; fraction: number; epoch: number; maxEpochs: number; last: EpochProgress | null }
+  | { phase: 'evaluating' | 'exporting'; fraction: number };
+
+export interface TrainOutcome {
+  card: ModelCard;
+  cardPath: string;
+  onnxPath: string;
+  estimatorId: number;
+}
+
+function readTruth(path: string): PlantedTruth {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new RangeError(`${path}: cannot read the truth file (${e instanceof Error ? e.message : String(e)})`);
+  }
+  const parsed = PlantedTruth.safeParse(raw);
+  if (!parsed.success) throw new RangeError(`${path}: not a turn-routed simulator truth file (needs models, categories, skill, error_rate, recover, best_model)`);
+  return parsed.data;
+}
+
+/** Dense history rows ([rows.length × historyDim]) from the training set's sparse text and structured features. */
+export function denseRows(data: TrainingSet, rows: Int32Array): Float32Array {
+  const D = data.historyDim;
+  const out = new Float32Array(rows.length * D);
+  rows.forEach((r, i) => {
+    for (let k = data.textIndptr[r] as number; k < (data.textIndptr[r + 1] as number); k++) {
+      out[i * D + (data.textIndices[k] as number)] = data.textValues[k] as number;
+    }
+    out.set(data.structured.subarray(r * STRUCTURED_DIM, (r + 1) * STRUCTURED_DIM), i * D + data.textDim);
+  });
+  return out;
+}
+
+export async function trainToFile(req: TrainRequest, onProgress: (p: TrainProgress) => void = () => {}): Promise<TrainOutcome> {
+  const encoder = req.encoder ?? HASH_ENCODER;
+  if (encoder !== HASH_ENCODER) throw new RangeError(`unknown encoder "${encoder}" (available: ${HASH_ENCODER})`);
+  const truth = req.truthPath ? readTruth(req.truthPath) : null;
+  const maxTokens = req.maxHistoryTokens ?? DEFAULT_HISTORY_TOKENS;
+  const db = openDatabase(req.dbPath);
+  try {
+    const data = buildTrainingSet(db, {
+      runs: req.runs,
+      seed: req.seed ?? 0,
+      maxHistoryTokens: maxTokens,
+      onProgress: (p) => onProgress({ phase: 'dataset', fraction: p.episodes ? p.episodesDone / p.episodes : 1, rows: p.rows }),
+    });
+    if (data.rows === 0) throw new RangeError('no turns to train on: no episode with a known outcome');
+    const maxEpochs = req.maxEpochs ?? TRAIN_DEFAULTS.maxEpochs;
+    let last: EpochProgress | null = null;
+    const { weights, metrics } = trainEstimator(data, {
+      seed: req.seed ?? 0,
+      maxEpochs,
+      patience: req.patience,
+      onEpoch: (p) => {
+        last = p;
+        onProgress({ phase: 'training', fraction: p.epoch / maxEpochs, epoch: p.epoch, maxEpochs, last: p });
+      },
+      onBatch: (b) => onProgress({ phase: 'training', fraction: (b.epoch - 1 + b.fraction) / maxEpochs, epoch: b.epoch, maxEpochs, last }),
+    });
+
+    onProgress({ phase: 'exporting', fraction: 0 });
+    const onnxPath = resolve(req.out);
+    writeOnnx(weights, onnxPath);
+    const bytes = readFileSync(onnxPath);
+
+    onProgress({ phase: 'evaluating', fraction: 0 });
+    let quality: DecisionQuality | null = null;
+    let heldOutSpearman: number | null = metrics.validationRows > 1 ? metrics.valSpearman : null;
+    const { validation } = splitRows(data);
+    if (validation.length > 0) {
+      const scorer = await openScorer(bytes, { ep: 'cpu' });
+      try {
+        const K = data.models.length;
+        const scores = new Float32Array(validation.length * K);
+        const step = 4096;
+        for (let i = 0; i < validation.length; i += step) {
+          const rows = validation.subarray(i, Math.min(i + step, validation.length));
+          scores.set(await scorer.score(denseRows(data, rows), rows.length), i * K);
+          onProgress({ phase: 'evaluating', fraction: Math.min(1, (i + step) / validation.length) });
+        }
+        // ŝ of the logged model vs S̃, from the exported graph (the trainer's own figure is from its float64 net).
+        const logged = Float64Array.from(validation, (r, i) => scores[i * K + (data.model[r] as number)] as number);
+        const targets = Float64Array.from(validation, (r) => data.target[r] as number);
+        if (validation.length > 1) heldOutSpearman = spearman(logged, targets);
+        if (truth) {
+          const toolOf = db.prepare('SELECT COALESCE(tool, action_type) FROM turns WHERE id = ?').pluck();
+          const turns: HeldOutTurn[] = Array.from(validation, (r) => ({
+            category: (toolOf.get(data.turnId[r]) as string | null) ?? null,
+            // structured feature 1 is the previous turn's severity coefficient (0 when it had no error)
+            previousErred: (data.structured[r * STRUCTURED_DIM + 1] as number) > 0,
+          }));
+          quality = decisionQuality(data.models, scores, turns, truth);
+        }
+      } finally {
+        await scorer.close();
+      }
+    }
+
+    const runs = req.runs?.length ? req.runs : (db.prepare('SELECT name FROM runs ORDER BY id').pluck().all() as string[]);
+    const card: ModelCard = {
+      schema: MODEL_CARD_SCHEMA,
+      name: req.name ?? basename(onnxPath).replace(/\.onnx$/i, ''),
+      created_at: new Date().toISOString(),
+      onnx_file: basename(onnxPath),
+      onnx_sha256: sha256(bytes),
+      encoder: { name: encoder, history_dim: data.historyDim, max_history_tokens: maxTokens },
+      models: data.models,
+      config: { ...TRAIN_DEFAULTS, seed: req.seed ?? 0, maxEpochs, patience: req.patience ?? TRAIN_DEFAULTS.patience, hash_dim: HASH_DIM },
+      data: {
+        database: basename(req.dbPath),
+        runs,
+        episodes: data.summary.episodes,
+        train_episodes: data.summary.trainEpisodes,
+        validation_episodes: data.summary.validationEpisodes,
+        train_rows: data.summary.trainRows,
+        validation_rows: data.summary.validationRows,
+        skipped_episodes_no_outcome: data.summary.skippedEpisodesNoOutcome,
+        skipped_turns_outside_pool: data.summary.skippedTurnsOutsidePool,
+      },
+      metrics: {
+        val_mae: metrics.valMae,
+        val_spearman: heldOutSpearman !== null && Number.isFinite(heldOutSpearman) ? heldOutSpearman : null,
+        baseline_mae: Number.isFinite(metrics.baselineMae) ? metrics.baselineMae : null,
+        train_mae: metrics.trainMae,
+        epochs: metrics.epochs,
+        best_epoch: metrics.bestEpoch,
+        stopped: metrics.stopped,
+        train_rows_per_second: metrics.rowsPerSecond,
+        seconds: metrics.seconds,
+        history: metrics.history.map((h) => ({ epoch: h.epoch, trainLoss: h.trainLoss, valMae: h.valMae, lr: h.lr, bestEpoch: h.bestEpoch, seconds: h.seconds })),
+      },
+      decision_quality: quality,
+    };
+    const cardPath = modelCardPath(onnxPath);
+    writeModelCard(cardPath, card);
+    const estimatorId = registerEstimator(db, onnxPath, bytes);
+    return { card, cardPath, onnxPath, estimatorId };
+  } finally {
+    db.close();
+  }
+}
