@@ -32,7 +32,7 @@ function maxDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
   return worst;
 }
 
-const asHistory = (text: string): HistoryInput['history'] => ({ text, segments: [text], recent: [] });
+const asHistory = (text: string): HistoryInput['history'] => ({ text, segments: [text], recent: [], previousModel: null });
 const ids = (words: string): number[] => words.split(' ').map((w) => TINY_ID[w] as number);
 
 async function open(options: TinyModelOptions = {}): Promise<{ enc: HistoryEncoder; model: TinyModel }> {
