@@ -296,7 +296,7 @@ describe('Inspect importer: broken and hostile files', () => {
     expect((await rejection(writeEval(header, many), small)).reason).toMatch(/members declare over 3145728 bytes uncompressed in all/);
   });
 
-  it('cuts off a member that inflates to more than it declares (memory stays bounded)', async () => {
+  it('stops inflating a member as soon as it passes its declared size (memory and time stay bounded)', async () => {
     const { header, samples } = streamingMembers();
     const file = writeEval(header, { '1_epoch_1.json': samples['1_epoch_1.json'] });
     const bytes = readFileSync(file);
@@ -306,7 +306,7 @@ describe('Inspect importer: broken and hostile files', () => {
       if (bytes.subarray(pos + 46, pos + 46 + nameLength).toString() === 'samples/1_epoch_1.json') bytes.writeUInt32LE(100, pos + 24);
     }
     writeFileSync(file, bytes);
-    expect((await rejection(file)).reason).toMatch(/^samples\/1_epoch_1\.json:\d+: invalid JSON: .*position 100/);
+    expect((await rejection(file)).reason).toMatch(/^samples\/1_epoch_1\.json: inflates to more than the 100 bytes it declares \(zip bomb\?\)/);
   });
 
   it('rejects files that are not ZIP archives or lack a header', async () => {

@@ -7,6 +7,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { z } from 'zod';
 import { describeIssue } from '../../shared/canonical.ts';
+import { nestedDeeperThan } from './locatedJson.ts';
 import { ImportError } from './types.ts';
 
 /** Builds the error for a problem at `line` (callers choose how an archive member is named in it). */
@@ -50,10 +51,31 @@ export function lineAt(text: string, index: number): number {
   return line;
 }
 
+/**
+ * Nesting allowed in one document. JSON.parse takes any depth, but JSON.stringify (tool-call arguments are
+ * re-serialised as text) overflows the stack at ~8,000 levels; real logs stay far below this.
+ */
+export const MAX_JSON_DOCUMENT_DEPTH = 1000;
+
+/** Index of the bracket that opens level `maxDepth + 1` (strings skipped), or -1. Runs only on the error path. */
+function tooDeepAt(text: string, maxDepth: number): number {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      for (i++; i < text.length && text.charCodeAt(i) !== 34; i++) if (text.charCodeAt(i) === 92) i++;
+    } else if (c === 123 || c === 91) {
+      if (++depth > maxDepth) return i;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return -1;
+}
+
 /** Parses one JSON document; a syntax error names its line (V8 reports a character position). */
 export function parseJson(text: string, fail: Fail): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     const lineCol = /\(line (\d+) column \d+\)/.exec(message);
@@ -61,6 +83,10 @@ export function parseJson(text: string, fail: Fail): unknown {
     const line = lineCol ? Number(lineCol[1]) : position ? lineAt(text, Number(position[1])) : lineAt(text, text.length);
     throw fail(line, `invalid JSON: ${message.replace(/\s*\(line \d+ column \d+\)/, '')}`);
   }
+  if (nestedDeeperThan(value, MAX_JSON_DOCUMENT_DEPTH)) {
+    throw fail(lineAt(text, tooDeepAt(text, MAX_JSON_DOCUMENT_DEPTH)), `JSON nested deeper than ${MAX_JSON_DOCUMENT_DEPTH} levels`);
+  }
+  return value;
 }
 
 const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9;

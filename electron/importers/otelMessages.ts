@@ -14,6 +14,7 @@
  * parse is kept as text, never an import error.
  */
 import type { Attrs, AttrValue } from './otelSpans.ts';
+import { nestedDeeperThan } from './locatedJson.ts';
 
 export interface ToolCall {
   id: string | null;
@@ -43,7 +44,9 @@ function parseJson(v: AttrValue | undefined): unknown {
   const t = v.trim();
   if (!t.startsWith('{') && !t.startsWith('[')) return v;
   try {
-    return JSON.parse(t);
+    const parsed: unknown = JSON.parse(t);
+    // Too deep to walk or re-serialise safely: keep it as the text it is.
+    return nestedDeeperThan(parsed, 100) ? v : parsed;
   } catch {
     return v;
   }

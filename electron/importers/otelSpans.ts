@@ -15,7 +15,7 @@
  * with positions.
  */
 import { readLines } from './lineReader.ts';
-import { JsonSyntaxError, parseLocatedJson } from './locatedJson.ts';
+import { JsonSyntaxError, nestedDeeperThan, parseLocatedJson } from './locatedJson.ts';
 import { ImportError, type ImportContext } from './types.ts';
 
 export type AttrScalar = string | number | boolean | null;
@@ -48,6 +48,8 @@ const MAX_LINE_BYTES = 64 * 1024 * 1024;
 const MAX_DOCUMENT_BYTES = 256 * 1024 * 1024;
 /** Nesting allowed inside one attribute value (kvlist / nested maps); OTLP itself needs about 12 levels. */
 const MAX_ATTR_DEPTH = 16;
+/** JSON Lines get the depth limit that parseLocatedJson gives whole documents (its default). */
+const MAX_JSON_DEPTH = 100;
 
 /** Attribute namespaces that make a bare JSON object a span attribute map. */
 export const GENAI_KEY = /^(?:gen_ai|llm|openinference|ai)\./;
@@ -371,6 +373,7 @@ export async function readOtelSpans(file: string, ctx: ImportContext): Promise<S
       } catch (err) {
         throw new ImportError(file, lineNo, `invalid JSON: ${err instanceof Error ? err.message : String(err)}`);
       }
+      if (nestedDeeperThan(value, MAX_JSON_DEPTH)) throw new ImportError(file, lineNo, `JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
       // Every error on a JSON Lines line is reported at that line.
       collector ??= new SpanCollector(file, oneLine(lineNo));
       collector.at = oneLine(lineNo);

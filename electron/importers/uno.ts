@@ -19,6 +19,7 @@ import { CANONICAL_SCHEMA, CanonicalEpisode, describeIssue, type CanonicalTurn }
 import { readLines } from './lineReader.ts';
 import { ImportError, type ImportContext, type Importer } from './types.ts';
 import { parseUnoTranscript, UnoSyntaxError, type UnoTranscript, type UnoVerify } from './unoTranscript.ts';
+import { previewValue } from './valuePreview.ts';
 
 /** The model name of the final turn when the file names no orchestrator. */
 export const UNO_ORCHESTRATOR = 'uno-orchestra';
@@ -39,7 +40,7 @@ type Fail = (reason: string) => never;
 function number(raw: string | number | null | undefined, what: string, fail: Fail, range?: [number, number]): number | null {
   if (raw === null || raw === undefined || raw === '') return null;
   const n = typeof raw === 'number' ? raw : /^\s*-?\d+(\.\d+)?([eE][+-]?\d+)?\s*$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isFinite(n)) fail(`${what}: expected a number, got ${JSON.stringify(raw).slice(0, 80)}`);
+  if (!Number.isFinite(n)) fail(`${what}: expected a number, got ${previewValue(raw)}`);
   if (range && (n < range[0] || n > range[1])) fail(`${what}: expected a number in ${range[0]}..${range[1]}, got ${n}`);
   return n;
 }
@@ -189,7 +190,7 @@ async function* readJsonl(file: string, ctx: ImportContext): AsyncGenerator<Cano
     };
     const num = (k: string, range: [number, number]): number | null => {
       const v = r[k];
-      if (v !== undefined && v !== null && typeof v !== 'number') fail(`${k}: expected a number, got ${JSON.stringify(v).slice(0, 80)}`);
+      if (v !== undefined && v !== null && typeof v !== 'number') fail(`${k}: expected a number, got ${previewValue(v)}`);
       return number(v as number | null | undefined, k, fail, range);
     };
     const own: Meta = {

@@ -1,0 +1,193 @@
+// Crash safety of imports (DESIGN §12, issue 8 item 3): the real CLI (`bin/routelens.mjs import`) imports a
+// folder of several formats (~35 MB, ~750 episodes) and is killed with SIGKILL at seeded random moments.
+// After each kill the database must open and hold no partial import (electron/testing/importInvariants.ts);
+// a later import of the same folder completes it, equals a clean import, and a further one changes nothing.
+// That a kill really landed inside a file's transaction is read from the WAL before the database is reopened:
+// pages a transaction spilled before its commit sit there as frames after the last commit frame.
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { simulate, simulateToFile } from '../../fixtures/simulator/index.ts';
+import { countsBySource, partialImportProblems, tableCounts, type SourceCounts } from '../testing/importInvariants.ts';
+import { useSuiteTempDir } from '../testing/tmp.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const CLI = join(root, 'bin', 'routelens.mjs');
+const KILLS = 5;
+const tempDir = useSuiteTempDir();
+let input = '';
+let dir = '';
+let importMs = 0;
+let clean: { counts: Record<string, number>; bySource: Map<string, SourceCounts>; files: number };
+
+/** mulberry32: the kill moments are the same on every run. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Simulated SWE episodes whose observations carry ~6 KB of extra seeded words each (~25 MB in all). */
+function longObservations(episodes: number, seed: number): string {
+  const next = rng(seed);
+  const vocabulary = Array.from({ length: 20_000 }, (_, i) => `w${i.toString(36)}${Math.floor(next() * 1e6).toString(36)}`);
+  const lines: string[] = [];
+  for (const ep of simulate({ preset: 'swe', episodes, seed })) {
+    for (const turn of ep.turns) {
+      const words = Array.from({ length: 700 }, () => vocabulary[Math.floor(next() * vocabulary.length)]);
+      turn.observation = `${turn.observation ?? ''}\n${words.join(' ')}`;
+    }
+    lines.push(JSON.stringify(ep));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+interface Outcome {
+  killed: boolean;
+  code: number | null;
+  /** From the first progress line (the database is open, the first file starts) to exit or kill. */
+  ms: number;
+  stdout: string;
+}
+
+/**
+ * Runs `routelens import`; with `killAfterMs`, SIGKILLs it that long after its first progress line (printed
+ * once the database is open and the first file starts; never with --json).
+ */
+function runImport(db: string, killAfterMs?: number, json = false): Promise<Outcome> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, 'import', input, '--db', db, ...(json ? ['--json'] : [])], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let started = 0;
+    let stdout = '';
+    let timer: NodeJS.Timeout | undefined;
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', () => {
+      if (started) return;
+      started = performance.now();
+      if (killAfterMs !== undefined) timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+    });
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ killed: signal === 'SIGKILL', code, ms: started ? performance.now() - started : 0, stdout });
+    });
+  });
+}
+
+/** Frames after the WAL's last commit frame (with the header's salts): pages of a transaction that never committed. */
+function uncommittedWalFrames(walPath: string): number {
+  if (!existsSync(walPath)) return 0;
+  const wal = readFileSync(walPath);
+  if (wal.length < 32) return 0;
+  const pageSize = wal.readUInt32BE(8);
+  const salt = [wal.readUInt32BE(16), wal.readUInt32BE(20)];
+  let pending = 0;
+  for (let at = 32; at + 24 + pageSize <= wal.length; at += 24 + pageSize) {
+    if (wal.readUInt32BE(at + 8) !== salt[0] || wal.readUInt32BE(at + 12) !== salt[1]) break;
+    pending = wal.readUInt32BE(at + 4) !== 0 ? 0 : pending + 1;
+  }
+  return pending;
+}
+
+function inspectDb(path: string): { counts: Record<string, number>; bySource: Map<string, SourceCounts>; problems: string[] } {
+  const db = new Database(path);
+  try {
+    return { counts: tableCounts(db), bySource: countsBySource(db), problems: partialImportProblems(db, clean?.bySource) };
+  } finally {
+    db.close();
+  }
+}
+
+beforeAll(async () => {
+  dir = tempDir();
+  input = join(dir, 'logs');
+  mkdirSync(input);
+  // Canonical files from the simulator, one of them with long observations: its transaction outgrows SQLite's
+  // 16 MB page cache, so its pages reach the WAL before it commits (what a mid-transaction kill leaves behind).
+  await simulateToFile({ preset: 'scienceworld', episodes: 250, seed: 11, out: join(input, 'a-scienceworld.jsonl') });
+  await simulateToFile({ preset: 'hle', episodes: 250, seed: 13, out: join(input, 'b-hle.jsonl') });
+  writeFileSync(join(input, 'c-swe-long.jsonl'), longObservations(220, 14));
+  const samples = join(root, 'fixtures', 'samples');
+  copyFileSync(join(samples, 'uno', 'uno-transcripts.jsonl'), join(input, 'd-uno.jsonl'));
+  copyFileSync(join(samples, 'inspect', 'log_streaming.eval'), join(input, 'e-inspect.eval'));
+  copyFileSync(join(samples, 'mini-swe-agent', 'trajs', 'django__django-12143', 'django__django-12143.traj.json'), join(input, 'f.traj.json'));
+
+  const reference = join(dir, 'clean.db');
+  // Without --json: progress (our start marker) is printed only then.
+  const run = await runImport(reference);
+  expect(run.code).toBe(0);
+  importMs = run.ms;
+  expect(importMs).toBeGreaterThan(0);
+  const db = new Database(reference);
+  clean = { counts: tableCounts(db), bySource: countsBySource(db), files: countsBySource(db).size };
+  expect(partialImportProblems(db)).toEqual([]);
+  db.close();
+}, 120_000);
+
+describe('import crash safety (SIGKILL)', () => {
+  it('the clean import holds every file whole (the checks can see a complete database)', () => {
+    expect(clean.files).toBe(6);
+    expect(clean.bySource.size).toBe(6);
+    expect(clean.counts.episodes).toBeGreaterThan(700);
+  });
+
+  it(`killed at ${KILLS} random moments, the database opens whole each time, and a re-import completes it`, async () => {
+    const next = rng(0x5eed);
+    let midImport = 0;
+    let inTransaction = 0;
+    let last = '';
+    for (let k = 0; k < KILLS; k++) {
+      // Stratified over the import's duration, so early, middle and late moments all occur.
+      const at = ((k + next()) / KILLS) * importMs;
+      const db = join(dir, `killed-${k}.db`);
+      const run = await runImport(db, at);
+      const walBytes = existsSync(`${db}-wal`) ? readFileSync(`${db}-wal`).length : -1;
+      const pending = uncommittedWalFrames(`${db}-wal`);
+      const state = inspectDb(db);
+      expect(state.problems, `kill ${k} at ${at.toFixed(0)} ms`).toEqual([]);
+      if (run.killed) {
+        if (state.bySource.size < clean.files) midImport++;
+        if (pending > 0) inTransaction++;
+      }
+      if (process.env.CRASH_DEBUG) console.log({ k, at, ms: run.ms, killed: run.killed, files: state.bySource.size, pending, walBytes });
+      last = db;
+    }
+    // The moments really fell inside the import, and at least one inside a file's open transaction.
+    expect(midImport).toBeGreaterThanOrEqual(3);
+    expect(inTransaction).toBeGreaterThanOrEqual(1);
+
+    // Kill a resumed import too, then finish: the result equals a clean import.
+    const resumed = await runImport(last, importMs / 4);
+    expect(inspectDb(last).problems).toEqual([]);
+    const finish = await runImport(last, undefined, true);
+    expect(finish.code, finish.stdout).toBe(0);
+    const done = inspectDb(last);
+    expect(done.problems).toEqual([]);
+    expect(done.counts).toEqual(clean.counts);
+    expect(resumed.killed || done.bySource.size === clean.files).toBe(true);
+
+    // Importing again skips every file and changes nothing.
+    const again = await runImport(last, undefined, true);
+    expect(again.code).toBe(0);
+    const report = JSON.parse(again.stdout) as { files: { status: string }[] };
+    expect(report.files.map((f) => f.status)).toEqual(Array(clean.files).fill('skipped'));
+    expect(inspectDb(last).counts).toEqual(clean.counts);
+  }, 120_000);
+
+  it('a database left by a kill also opens read-only through the CLI', () => {
+    const db = join(dir, 'killed-0.db');
+    const info = spawnSync(process.execPath, [CLI, 'info', '--db', db, '--json'], { encoding: 'utf8' });
+    expect(info.status, info.stderr).toBe(0);
+    expect(() => JSON.parse(info.stdout)).not.toThrow();
+  });
+});
