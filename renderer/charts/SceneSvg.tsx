@@ -200,6 +200,16 @@ export function SceneDrawing({ scene, onActivate, testId = 'figure', drawn = tru
     target.focus();
   };
 
+  // A new scene reuses the mark elements; put the one tab stop back on the first mark.
+  useLayoutEffect(() => {
+    for (const el of root.current?.querySelectorAll('[data-mark][tabindex="0"]') ?? []) {
+      if (el.getAttribute('data-mark') !== '0') el.setAttribute('tabindex', '-1');
+    }
+    root.current?.querySelector('[data-mark="0"]')?.setAttribute('tabindex', '0');
+    hot.current = null;
+    setHover(null);
+  }, [index]);
+
   const current = hover ? index.marks[hover.index] : undefined;
   const box = useMemo(() => ({ width: scene.width, height: scene.height }), [scene.width, scene.height]);
 

@@ -103,7 +103,8 @@ export function AnalysisPageView({ page }: { page: AnalysisPage }) {
       </div>
       <p className="analysis-lede">
         {figure ? `${figure.description} ` : ''}
-        <span className="muted">Reproduces {page.source}.</span>
+        {/* Some descriptions already name their paper figure; say it once. */}
+        {!figure?.description.includes(page.source) && <span className="muted">Reproduces {page.source}.</span>}
       </p>
       {controls.length > 0 && (
         <div className="analysis-controls" data-testid="analysis-controls">
