@@ -5,7 +5,7 @@ import type { LayoutReply, LayoutRequest } from './layout.worker.ts';
 
 let worker: Worker | null | undefined;
 let seq = 0;
-const pending = new Map<number, { resolve(scene: Scene): void; reject(err: Error): void }>();
+const pending = new Map<number, { job: LayoutJob; resolve(scene: Scene): void; reject(err: Error): void }>();
 
 function theWorker(): Worker | null {
   if (worker !== undefined) return worker;
@@ -19,11 +19,19 @@ function theWorker(): Worker | null {
       else job.resolve(e.data.scene);
     });
     worker.addEventListener('error', (e) => {
-      // A worker that cannot start (a host without workers) fails every job; later jobs run on the main thread.
-      for (const job of pending.values()) job.reject(new Error(e.message || 'the layout worker failed'));
-      pending.clear();
+      // A worker that cannot start (a host that refuses it) or crashed: its jobs, and later ones, run here.
+      e.preventDefault();
       worker?.terminate();
       worker = null;
+      const jobs = [...pending.values()];
+      pending.clear();
+      for (const p of jobs) {
+        try {
+          p.resolve(layoutFigure(p.job));
+        } catch (err) {
+          p.reject(err instanceof Error ? err : new Error(String(err)));
+        }
+      }
     });
   } catch {
     worker = null;
@@ -36,7 +44,7 @@ export function layoutInWorker(job: LayoutJob): Promise<Scene> {
   if (!w) return Promise.resolve().then(() => layoutFigure(job));
   const id = ++seq;
   return new Promise<Scene>((resolve, reject) => {
-    pending.set(id, { resolve, reject });
+    pending.set(id, { job, resolve, reject });
     const request: LayoutRequest = { seq: id, ...job };
     w.postMessage(request);
   });
