@@ -120,3 +120,26 @@ test.describe('the step debugger', () => {
     await expect(page.locator('.tag-policy')).toHaveText('cheapest');
   });
 });
+
+test.describe('runs without any ŝ', () => {
+  // The refused replay is an input error: Chromium logs the 400 of that call.
+  test.use({ allowedConsoleErrors: [/status of 400 .*\/api\/replay\)$/] });
+
+  test('the lab says how to score them and replays what it can', async ({ app, page }) => {
+    const lab = new PolicyLabPage(page);
+    await app.open('#/policy');
+    await app.selectRuns(['mini-swe-agent']);
+    await lab.choosePolicies(['logged', 'argmax', 'cheapest']);
+    await lab.replayButton.click();
+    const notice = page.getByTestId('needs-scores');
+    await expect(notice).toContainText('argmax chooses by ŝ');
+    await expect(notice.locator('pre')).toHaveText(/^routelens score --db \S+e2e\.db --model models\/default-estimator\.onnx$/);
+    await page.getByTestId('drop-score-policies').click();
+    await expect(lab.view).toHaveAttribute('data-state', 'done', { timeout: 20_000 });
+    await expect(lab.resultRows).toHaveCount(2);
+    await expect(page.getByTestId('no-estimator')).toContainText('No estimator has scored these runs.');
+    // No propensities in these logs: the OPE columns are empty and the note says why.
+    await expect(lab.row('cheapest').locator('[data-col="ips"]')).toHaveText('—');
+    await expect(page.getByTestId('ope-note')).toContainText('none of the 4 replayed episodes has a logged propensity');
+  });
+});

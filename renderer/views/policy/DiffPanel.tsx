@@ -170,7 +170,6 @@ export function DiffPanel() {
   };
   const diff = phase.kind === 'done' ? phase.value : null;
   const stale = phase.kind === 'done' && phase.value.kind === 'policies' && phase.runIds.join(',') !== runIds.join(',');
-  const runName = (id: number) => runs.find((r) => r.id === id)?.name ?? `run ${id}`;
 
   return (
     <section className="card policy-diff" data-testid="policy-diff">
@@ -266,8 +265,7 @@ export function DiffPanel() {
           {stale && <p className="stale-note">The run selection changed since this diff; Compare again to update it.</p>}
           <p className="diff-caption faint" data-testid="diff-caption">
             {diff.kind === 'runs' ? 'B − A over tasks both runs attempted' : 'B − A at the logged histories'}: A ={' '}
-            <span className="mono">{diff.kind === 'runs' ? runName(Number(lab.diffRunA)) : diff.a}</span>, B ={' '}
-            <span className="mono">{diff.kind === 'runs' ? runName(Number(lab.diffRunB)) : diff.b}</span>
+            <span className="mono">{diff.a}</span>, B = <span className="mono">{diff.b}</span>
             {diff.s_hat_source === 'none' && ' · Δŝ is empty: no ŝ (score the runs with an estimator)'}
             {diff.s_hat_source === 'logged_candidates' && ' · ŝ from the log’s router scores'}
           </p>

@@ -3,6 +3,7 @@
  * the score/cost plane (with 95% CIs), and diff two policies or two runs turn by turn. State lives in
  * policyLabStore.ts, so results stay while the user follows a disagreement into the inspector and back.
  */
+import type { ReactNode } from 'react';
 import type { ReplayResult } from '../../../shared/apiReplay.ts';
 import { runColor } from '../../../shared/charts/theme.ts';
 import { EmptyState, ErrorNotice } from '../../components/EmptyState.tsx';
@@ -12,6 +13,7 @@ import { useAppStore } from '../../store/index.ts';
 import { DiffPanel } from './DiffPanel.tsx';
 import { downloadText } from './download.ts';
 import { FrontierPanel } from './FrontierPanel.tsx';
+import { checkPolicySpec } from './policyForm.ts';
 import { PolicyPicker } from './PolicyPicker.tsx';
 import { usePolicyLab } from './policyLabStore.ts';
 import { exportName, opeNote, replayCsv } from './policyResults.ts';
@@ -20,9 +22,27 @@ import { scoreCommand } from './scoreCommand.ts';
 import { ResultsTable } from './ResultsTable.tsx';
 import './policy.css';
 
-function ScoreSourceNote({ result }: { result: ReplayResult }) {
+/** How to get ŝ: the command for this database, or the Estimator view. */
+function HowToScore({ children }: { children?: ReactNode }) {
   const dbPath = useAppStore((s) => s.dbInfo?.path);
   const navigate = useAppStore((s) => s.navigate);
+  return (
+    <>
+      <span>Score the runs with</span>
+      <pre className="empty-state-command">{scoreCommand(dbPath)}</pre>
+      <span>
+        or train and score one in the{' '}
+        <button type="button" className="btn-link" onClick={() => navigate({ view: 'estimator' })}>
+          Estimator view
+        </button>
+        , then replay again.
+      </span>
+      {children}
+    </>
+  );
+}
+
+function ScoreSourceNote({ result }: { result: ReplayResult }) {
   if (result.s_hat_source === 'estimator') {
     return (
       <p className="faint lab-source" data-testid="shat-source">
@@ -36,18 +56,28 @@ function ScoreSourceNote({ result }: { result: ReplayResult }) {
       <strong>{result.s_hat_source === 'none' ? 'No estimator has scored these runs.' : 'No estimator has scored these runs: ŝ comes from the log’s router scores.'}</strong>
       <span>
         {result.s_hat_source === 'none'
-          ? 'Policies that choose by ŝ (argmax, cost-aware, budget, usage, mode) have nothing to choose by, and the direct-method and doubly-robust columns stay empty.'
-          : 'Where the log recorded candidate scores, ŝ-driven policies use them; the direct-method and doubly-robust columns need an estimator.'}{' '}
-        Score the runs with
+          ? 'The direct-method and doubly-robust columns stay empty, and policies that choose by ŝ cannot be replayed.'
+          : 'Where the log recorded candidate scores, ŝ-driven policies use them; the direct-method and doubly-robust columns need an estimator.'}
       </span>
-      <pre className="empty-state-command">{scoreCommand(dbPath)}</pre>
-      <span>
-        or train and score one in the{' '}
-        <button type="button" className="btn-link" onClick={() => navigate({ view: 'estimator' })}>
-          Estimator view
+      <HowToScore />
+    </div>
+  );
+}
+
+/** A replay refused because policies that choose by ŝ were asked for runs without any ŝ. */
+function NeedsScores({ message, policies, onDrop }: { message: string; policies: string[]; onDrop(): void }) {
+  return (
+    <div className="lab-notice" data-testid="needs-scores">
+      <strong>
+        {policies.join(', ')} {policies.length === 1 ? 'chooses' : 'choose'} by ŝ, and no estimator has scored these runs (their logs have no router
+        scores either).
+      </strong>
+      <span className="faint">{message}</span>
+      <HowToScore>
+        <button type="button" className="btn" onClick={onDrop} data-testid="drop-score-policies">
+          Replay without {policies.length === 1 ? 'it' : 'them'}
         </button>
-        , then replay again.
-      </span>
+      </HowToScore>
     </div>
   );
 }
@@ -102,7 +132,15 @@ export default function PolicyLabView() {
   const phase = usePolicyLab((s) => s.replay);
   const runReplay = usePolicyLab((s) => s.runReplay);
   const cancelReplay = usePolicyLab((s) => s.cancelReplay);
+  const setPolicies = usePolicyLab((s) => s.setPolicies);
+  const models = useAppStore((s) => s.models);
   if (runs.length === 0) return <NoRunsYet />;
+
+  const modelNames = models.map((m) => m.name);
+  const scorePolicies = policies.filter((p) => {
+    const check = checkPolicySpec(p, modelNames);
+    return check.ok && check.needsScores;
+  });
 
   const selected = runIds.length > 0 ? runs.filter((r) => runIds.includes(r.id)) : runs;
   const episodes = selected.reduce((a, r) => a + r.episodes, 0);
@@ -144,7 +182,19 @@ export default function PolicyLabView() {
           </p>
         </section>
       </div>
-      {phase.kind === 'failed' && <ErrorNotice title="The replay failed." message={phase.message} />}
+      {phase.kind === 'failed' &&
+        (scorePolicies.length > 0 && phase.message.includes('needs ŝ') ? (
+          <NeedsScores
+            message={phase.message}
+            policies={scorePolicies}
+            onDrop={() => {
+              setPolicies(policies.filter((p) => !scorePolicies.includes(p)));
+              void runReplay(runIds);
+            }}
+          />
+        ) : (
+          <ErrorNotice title="The replay failed." message={phase.message} />
+        ))}
       {result ? (
         <Results result={result} stale={stale} />
       ) : (
