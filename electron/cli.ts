@@ -14,6 +14,7 @@ import { usageByTurnAnalysis } from './analysis/usageByTurn.ts';
 import { episodeTargets } from './analysis/targets.ts';
 import { bar, Progress } from './cliProgress.ts';
 import { err, money, out, print, requireDb, UsageError, withRuns, type Command } from './cliCommon.ts';
+import { estimatorCommands } from './cliEstimator.ts';
 import { openDatabase, SchemaError } from './db/database.ts';
 import { buildDemo } from './demo.ts';
 import { importPaths, type ImportReport } from './importers/pipeline.ts';
@@ -23,6 +24,7 @@ import { startServer } from './server/serve.ts';
 import { PRESET_NAMES, PRESETS, simulateToFile, type PresetName } from '../fixtures/simulator/index.ts';
 import { createApi, resolveEpisodeId } from './services/api.ts';
 import { NotFoundError } from './services/dispatch.ts';
+import { replayCommands } from './cliReplay.ts';
 
 const ANALYSES = [
   'targets', 'lift', 'error-recovery', 'usage-by-turn', 'switch-cost', 'pareto', 'budget-modes', 'usage-ratio', 'confusion', 'plan-dag',
@@ -299,6 +301,8 @@ const baseCommands: Record<string, Command> = {
 /** Every command; areas add theirs from their own modules. */
 const commands: Record<string, Command> = {
   ...baseCommands,
+  ...estimatorCommands,
+  ...replayCommands,
 };
 
 function help(): string {

@@ -202,6 +202,9 @@ export function summarisePolicy(data: ReplayData, policy: CompiledPolicy, pass: 
       ess: est.ess,
       ci: { ips: ipsCi ?? null, wis: Number.isFinite(est.wis) ? (wisCi ?? null) : null, dr: drAvailable ? (drCi ?? null) : null },
     };
+    if (est.ess < Math.max(30, 0.05 * opeIdx.length)) {
+      notes.push(`effective sample size ${est.ess.toFixed(1)} of ${opeIdx.length} episodes: the policy rarely follows the log, so IPS / WIS / DR rest on a few episodes and can miss its value`);
+    }
     if (opeIdx.length < nEp) notes.push(`off-policy estimates use the ${opeIdx.length} of ${nEp} episodes with a logged propensity on every turn and a known score`);
   }
   if (policy.fallbacks() > 0) notes.push(`kept the logged model at ${policy.fallbacks()} turns without ŝ`);

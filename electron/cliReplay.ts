@@ -1,0 +1,123 @@
+/**
+ * `routelens replay`: replays routing policies over logged runs (DESIGN §7, §9). `--json` prints exactly
+ * the API's ReplayResult (shared/apiReplay.ts); without it, a table. `--model FILE.onnx` scores the selected
+ * runs with that estimator first (the lead's scoreDatabase), then replays with its estimates.
+ */
+import { parsePolicySpec, PolicySpecError, POLICY_KINDS } from '../shared/policySpec.ts';
+import type { ReplayResult } from '../shared/apiReplay.ts';
+import { err, intFlag, money, out, print, requireDb, UsageError, type Command } from './cliCommon.ts';
+import { Progress } from './cliProgress.ts';
+import { openDatabase, type Db } from './db/database.ts';
+import { ScorerError } from './estimator/ortScoring.ts';
+import { scoreDatabase } from './estimator/scoreDatabase.ts';
+import { ReplayError } from './replay/replayData.ts';
+import { replayPolicies } from './replay/replayRun.ts';
+
+function runIdsOf(db: Db, names: readonly string[]): number[] {
+  const byName = new Map((db.prepare('SELECT id, name FROM runs').all() as { id: number; name: string }[]).map((r) => [r.name, r.id]));
+  return names.map((n) => {
+    const id = byName.get(n);
+    if (id === undefined) throw new UsageError(`no run named "${n}" (runs: ${[...byName.keys()].join(', ') || 'none'})`);
+    return id;
+  });
+}
+
+const num = (x: number | null | undefined, digits = 3): string => (x === null || x === undefined ? 'n/a' : x.toFixed(digits));
+const ci = (x: [number, number] | null | undefined): string => (x ? `[${x[0].toFixed(3)}, ${x[1].toFixed(3)}]` : '');
+
+function printTable(r: ReplayResult): void {
+  out(`${r.episodes} episodes, ${r.turns} turns in ${r.runs.map((x) => x.name).join(', ')}; ŝ from ${r.estimator ? `estimator ${r.estimator.id} (${r.estimator.name})` : r.s_hat_source === 'logged_candidates' ? 'the logged candidate scores' : 'nowhere (no DM / DR)'}`);
+  out(`logged: score ${num(r.logged.score)}, cost ${money(r.logged.cost)} per episode`);
+  out('');
+  out('policy                          agree  est score (DM)          est cost    switches  IPS     WIS                    DR                     ESS');
+  for (const p of r.policies) {
+    const o = p.ope;
+    out(
+      [
+        p.policy.padEnd(30).slice(0, 30),
+        `${(p.agreement * 100).toFixed(1)}%`.padStart(6),
+        ` ${num(p.est_score)} ${ci(p.est_score_ci)}`.padEnd(24),
+        money(p.est_cost).padStart(9),
+        p.switches.toFixed(2).padStart(9),
+        `  ${o ? num(o.ips) : 'n/a'}`.padEnd(8),
+        `${o ? `${num(o.wis)} ${ci(o.ci.wis)}` : 'n/a'}`.padEnd(22),
+        `${o ? `${num(o.dr)} ${ci(o.ci.dr)}` : 'n/a'}`.padEnd(22),
+        o ? o.ess.toFixed(1) : 'n/a',
+      ].join(' '),
+    );
+  }
+  const notes = [...r.notes, ...r.policies.flatMap((p) => p.notes.map((n) => `${p.policy}: ${n}`))];
+  if (notes.length) {
+    out('');
+    for (const n of notes) out(`note: ${n}`);
+  }
+}
+
+export const replayCommands: Record<string, Command> = {
+  replay: {
+    summary: 'replay routing policies over logged runs: agreement, DM / IPS / WIS / DR with CIs, cost, switches',
+    usage: [
+      'routelens replay --db FILE --policy SPEC... [--run NAME...] [--estimator ID] [--model FILE.onnx] [--bootstrap N] [--seed S] [--json]',
+      '',
+      'Policy specs:',
+      ...POLICY_KINDS.map((k) => `  ${k.syntax.padEnd(28)} ${k.summary}`),
+      '',
+      'ŝ comes from --estimator, else the newest estimator covering every selected turn, else the logged candidate',
+      'scores; --model FILE.onnx scores the selected runs with that estimator first. Intervals: 95% episode bootstrap.',
+    ].join('\n'),
+    options: {
+      db: { type: 'string' },
+      policy: { type: 'string', multiple: true },
+      run: { type: 'string', multiple: true },
+      estimator: { type: 'string' },
+      model: { type: 'string' },
+      bootstrap: { type: 'string' },
+      seed: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    async run(values) {
+      const path = requireDb(values);
+      const specs = (values.policy as string[] | undefined) ?? [];
+      if (specs.length === 0) throw new UsageError('at least one --policy SPEC is required (see routelens replay --help)');
+      for (const s of specs) {
+        try {
+          parsePolicySpec(s);
+        } catch (e) {
+          if (e instanceof PolicySpecError) throw new UsageError(e.message);
+          throw e;
+        }
+      }
+      const bootstrap = intFlag(values, 'bootstrap', 1000, 0, 10_000);
+      const seed = intFlag(values, 'seed', 1, 0, 2 ** 31 - 1);
+      let estimator = values.estimator === undefined ? undefined : intFlag(values, 'estimator', 0, 0);
+      if (estimator !== undefined && values.model !== undefined) throw new UsageError('give --estimator or --model, not both');
+      const progress = new Progress();
+      let db = openDatabase(path);
+      try {
+        const runIds = runIdsOf(db, (values.run as string[] | undefined) ?? []);
+        if (typeof values.model === 'string') {
+          db.close();
+          const scored = await scoreDatabase(path, values.model, {
+            runIds,
+            onProgress: (p) => progress.update(`scoring with ${values.model} on ${p.provider}: ${p.rows}/${p.total} turns`),
+          });
+          progress.done();
+          err(`scored ${scored.rows} turns with ${scored.estimator} (estimator ${scored.estimatorId}, ${scored.provider})`);
+          estimator = scored.estimatorId;
+          db = openDatabase(path);
+        }
+        const result = replayPolicies(db, { runIds, policies: specs, estimator, bootstrap, seed, onProgress: (m) => progress.update(m) });
+        progress.done();
+        if (values.json) return print(result);
+        printTable(result);
+        return 0;
+      } catch (e) {
+        progress.done();
+        if (e instanceof ReplayError || e instanceof ScorerError) throw new UsageError(e.message);
+        throw e;
+      } finally {
+        if (db.open) db.close();
+      }
+    },
+  },
+};
