@@ -1,5 +1,17 @@
 /** The data behind each figure as CSV: one row per mark, columns with their units in the header. */
-import type { LiftResult, ParetoResult } from '../analysisResults.ts';
+import {
+  isPlanDagEpisode,
+  type BudgetModesResult,
+  type ConfusionResult,
+  type ErrorRecoveryResult,
+  type LiftResult,
+  type ParetoResult,
+  type PlanDagResult,
+  type SwitchCostResult,
+  type TargetsResult,
+  type UsageByTurnResult,
+  type UsageRatioResult,
+} from '../analysisResults.ts';
 import { toCsv } from './csv.ts';
 
 export function paretoCsv(r: ParetoResult): string {
@@ -15,4 +27,92 @@ export function liftCsv(r: LiftResult): string {
     ['run', 'model', 'category', 'lift', 'ci_low', 'ci_high', 'n_turns'],
     [...rows('(all selected)', r.cells), ...(r.by_run ?? []).flatMap((b) => rows(b.run, b.cells))],
   );
+}
+
+/** One row per successful episode, then one per (run, t) of the cumulative-cost curve: `series` tells them apart. */
+export function switchCostCsv(r: SwitchCostResult): string {
+  return toCsv(
+    ['series', 'run', 'episode', 'switches', 'turns', 'cost_usd', 't', 'mean_cumulative_cost_usd', 'n_episodes'],
+    [
+      ...r.runs.flatMap((run) => run.episodes.map((e) => ['episode', run.run, e.episode, e.switches, e.turns, e.cost, null, null, null])),
+      ...r.runs.flatMap((run) => run.mean_cumulative_cost.map((p) => ['cumulative', run.run, null, null, null, null, p.t, p.mean, p.n])),
+    ],
+  );
+}
+
+export function errorRecoveryCsv(r: ErrorRecoveryResult): string {
+  return toCsv(
+    ['run', 'error_turn_pairs', 'p_switch', 'p_switch_ci_low', 'p_switch_ci_high', 'p_recover', 'p_recover_ci_low', 'p_recover_ci_high',
+      'n_stay', 'p_recover_stay', 'p_recover_stay_ci_low', 'p_recover_stay_ci_high', 'n_switch', 'p_recover_switch', 'p_recover_switch_ci_low', 'p_recover_switch_ci_high'],
+    r.groups.map((g) => [
+      g.run, g.n, g.p_switch, ...g.ci.p_switch, g.p_recover, ...g.ci.p_recover,
+      g.n_stay, g.p_recover_stay, ...g.ci.p_recover_stay, g.n_switch, g.p_recover_switch, ...g.ci.p_recover_switch,
+    ]),
+  );
+}
+
+export function usageByTurnCsv(r: UsageByTurnResult): string {
+  return toCsv(
+    ['run', 't', 'n_episodes', 'model', 'share'],
+    r.runs.flatMap((run) => run.turns.flatMap((t) => Object.entries(t.shares).map(([model, share]) => [run.run, t.t, t.n, model, share]))),
+  );
+}
+
+export function budgetModesCsv(r: BudgetModesResult): string {
+  const rows = (run: string, modes: BudgetModesResult['modes']) =>
+    modes.flatMap((m) => [
+      [run, m.mode, null, m.n, m.mean_score, m.mean_cost, m.expert_call_ratio],
+      ...m.by_train_step.map((s) => [run, m.mode, s.train_step, s.n, s.mean_score, s.mean_cost, s.expert_call_ratio]),
+    ]);
+  return toCsv(
+    ['run', 'mode', 'train_step', 'episodes', 'mean_score', 'mean_cost_usd', 'expert_call_ratio'],
+    [...rows('(all selected)', r.modes), ...(r.by_run ?? []).flatMap((b) => rows(b.run, b.modes))],
+  );
+}
+
+/** Usage rows, then accuracy-by-turn-limit rows; `series` tells them apart. */
+export function usageRatioCsv(r: UsageRatioResult): string {
+  return toCsv(
+    ['series', 'run', 'model', 'calls', 'usage_ratio', 'rho', 'over_target', 'max_turns', 'episodes', 'accuracy', 'exhausted_turn_budget'],
+    r.runs.flatMap((run) => [
+      ...run.usage.map((u) => ['usage', run.run, u.model, u.calls, u.ratio, u.rho, u.over_target, null, null, null, run.exhausted_turn_budget]),
+      ...run.accuracy_by_max_turns.map((a) => ['accuracy', run.run, null, null, null, null, null, a.max_turns, a.n, a.accuracy, run.exhausted_turn_budget]),
+    ]),
+  );
+}
+
+/** Routing rows (difficulty × model shares), then the verification counts; `table` tells them apart. */
+export function confusionCsv(r: ConfusionResult): string {
+  const rows = (run: string, t: Pick<ConfusionResult, 'routing' | 'verification'>) => [
+    ...t.routing.flatMap((row) => Object.entries(row.shares).map(([model, share]) => ['routing', run, row.difficulty, row.n, model, share, null, null, null])),
+    ...(['stop', 'continue'] as const).flatMap((verdict) =>
+      (['correct', 'incorrect'] as const).map((c) => ['verification', run, null, null, null, null, verdict, c, t.verification[`${verdict}_${c}`]]),
+    ),
+  ];
+  return toCsv(
+    ['table', 'run', 'difficulty', 'calls', 'model', 'share', 'verdict', 'draft', 'turns'],
+    [...rows('(all selected)', r), ...(r.by_run ?? []).flatMap((b) => rows(b.run, b))],
+  );
+}
+
+export function planDagCsv(r: PlanDagResult): string {
+  if (isPlanDagEpisode(r)) {
+    return toCsv(
+      ['episode', 'run', 'mode', 'round', 'turn', 'subtask', 'model', 'primitive', 'status', 'depends_on'],
+      r.rounds.flatMap((round) =>
+        round.nodes.map((n) => [r.episode, r.run, r.mode, round.round, round.turn, n.id, n.model, n.primitive, n.status, round.edges.filter(([, d]) => d === n.id).map(([s]) => s).join(' ')]),
+      ),
+    );
+  }
+  return toCsv(
+    ['series', 'run', 'episodes', 'mode', 'share', 'model', 'primitive', 'subtasks', 'mean_rounds_per_planned_episode', 'mean_subtasks_per_round'],
+    r.runs.flatMap((run) => [
+      ...Object.entries(run.mode_shares).map(([mode, share]) => ['mode', run.run, run.episodes, mode, share, null, null, null, run.mean_rounds_per_planned_episode, run.mean_subtasks_per_round]),
+      ...run.model_primitive.map((u) => ['usage', run.run, run.episodes, null, null, u.model, u.primitive, u.n, null, null]),
+    ]),
+  );
+}
+
+export function targetsCsv(r: TargetsResult): string {
+  return toCsv(['episode', 'run', 't', 's_tilde', 'penalty', 'errors'], r.turns.map((t) => [r.episode, r.run, t.t, t.s_tilde, t.penalty, t.errors.join(' ')]));
 }

@@ -11,9 +11,28 @@
  */
 import type { AnalysisId, AnalysisResponse, AnalysisResultOf } from '../analysisResults.ts';
 import type { FigureContext } from './context.ts';
-import { liftCsv, paretoCsv } from './figureCsv.ts';
+import {
+  budgetModesCsv,
+  confusionCsv,
+  errorRecoveryCsv,
+  liftCsv,
+  paretoCsv,
+  planDagCsv,
+  switchCostCsv,
+  targetsCsv,
+  usageByTurnCsv,
+  usageRatioCsv,
+} from './figureCsv.ts';
+import { budgetModesLayout } from './layouts/budgetModes.ts';
+import { confusionLayout } from './layouts/confusion.ts';
+import { errorRecoveryLayout } from './layouts/errorRecovery.ts';
 import { liftLayout } from './layouts/lift.ts';
 import { paretoLayout } from './layouts/pareto.ts';
+import { planDagLayout } from './layouts/planDag.ts';
+import { switchCostLayout } from './layouts/switchCost.ts';
+import { targetsLayout } from './layouts/targets.ts';
+import { usageByTurnLayout } from './layouts/usageByTurn.ts';
+import { usageRatioLayout } from './layouts/usageRatio.ts';
 import type { Scene } from './scene.ts';
 
 export type { FigureContext } from './context.ts';
@@ -27,7 +46,8 @@ export interface FigureSpec<A extends AnalysisId> {
   csv(result: AnalysisResultOf<A>): string;
 }
 
-export type FigureRegistry = { [A in AnalysisId]?: FigureSpec<A> };
+/** Every analysis id has a figure (a type error otherwise). */
+export type FigureRegistry = { [A in AnalysisId]: FigureSpec<A> };
 
 export const FIGURES: FigureRegistry = {
   pareto: {
@@ -36,24 +56,70 @@ export const FIGURES: FigureRegistry = {
     layout: paretoLayout,
     csv: paretoCsv,
   },
+  'switch-cost': {
+    title: 'Switches vs cost',
+    description: 'Successful episodes: model switches per episode against the episode cost, and the mean cumulative cost by turn (MTRouter Fig. 3).',
+    layout: switchCostLayout,
+    csv: switchCostCsv,
+  },
+  'error-recovery': {
+    title: 'Error recovery',
+    description: 'After a turn with an error: how often the next turn switches model, and how often it is error-free after staying or switching, with Wilson 95% intervals (MTRouter Fig. 4).',
+    layout: errorRecoveryLayout,
+    csv: errorRecoveryCsv,
+  },
+  'usage-by-turn': {
+    title: 'Model usage by turn',
+    description: "Each model's share of the turns at each turn index, per run (MTRouter Fig. 5).",
+    layout: usageByTurnLayout,
+    csv: usageByTurnCsv,
+  },
   lift: {
     title: 'Model × tool lift',
-    description: 'lift(model, tool) = P(model | tool) / P(model) over turns, with episode-bootstrap 95% intervals; cells with too few turns are hidden.',
+    description: 'lift(model, tool) = P(model | tool) / P(model) over turns, with episode-bootstrap 95% intervals; cells with too few turns are hidden (MTRouter Fig. 6).',
     layout: liftLayout,
     csv: liftCsv,
+  },
+  'plan-dag': {
+    title: 'Plan DAGs and behaviour modes',
+    description: 'With an episode: its per-round subtask DAGs (model, primitive, status). Without: behaviour-mode shares per run and model × primitive usage (Uno-Orchestra).',
+    layout: planDagLayout,
+    csv: planDagCsv,
+  },
+  'budget-modes': {
+    title: 'Budget modes',
+    description: 'Mean score, mean cost and expert-call ratio per budget mode, and the expert-call ratio over training steps (CoRL).',
+    layout: budgetModesLayout,
+    csv: budgetModesCsv,
+  },
+  'usage-ratio': {
+    title: 'Usage ratio vs targets',
+    description: "Each model's share of calls against its target ρ, accuracy by turn limit, and the share of episodes that used their whole turn budget (critique-and-route controller).",
+    layout: usageRatioLayout,
+    csv: usageRatioCsv,
+  },
+  confusion: {
+    title: 'Routing and verification confusion',
+    description: 'Task difficulty × routed model (row shares), and verdict × whether the draft was correct (critique-and-route controller).',
+    layout: confusionLayout,
+    csv: confusionCsv,
+  },
+  targets: {
+    title: 'AEC targets',
+    description: 'Per-turn target S̃_t and error penalty for one episode (DESIGN §5).',
+    layout: targetsLayout,
+    csv: targetsCsv,
   },
 };
 
 /** The figure of an analysis response (request.id picks the layout), without casts at the call site. */
 export function figureScene(response: AnalysisResponse, ctx: FigureContext): Scene {
-  const spec = FIGURES[response.request.id] as FigureSpec<AnalysisId> | undefined;
-  if (!spec) throw new Error(`no figure for analysis "${response.request.id}" yet`);
+  const spec = FIGURES[response.request.id] as FigureSpec<AnalysisId>;
   return spec.layout(response.result as AnalysisResultOf<AnalysisId>, ctx);
 }
 
 /** The CSV of an analysis response. */
 export function figureCsv(response: AnalysisResponse): string {
-  const spec = FIGURES[response.request.id] as FigureSpec<AnalysisId> | undefined;
-  if (!spec) throw new Error(`no figure for analysis "${response.request.id}" yet`);
+  const spec = FIGURES[response.request.id] as FigureSpec<AnalysisId>;
   return spec.csv(response.result as AnalysisResultOf<AnalysisId>);
 }

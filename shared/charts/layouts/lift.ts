@@ -6,7 +6,7 @@
  */
 import { scaleBand } from 'd3';
 import type { LiftCell, LiftResult } from '../../analysisResults.ts';
-import { bottomAxisHeight, colorBar, panelTitle } from '../axes.ts';
+import { colorBar, panelTitle } from '../axes.ts';
 import type { FigureContext } from '../context.ts';
 import { fmtCount, fmtNum } from '../format.ts';
 import { textOn } from '../marks.ts';
@@ -38,6 +38,8 @@ export function liftLayout(result: LiftResult, ctx: FigureContext): Scene {
   const marks: Mark[] = [];
   const bar = colorBar(theme.diverging, 12, 8, Math.min(220, width - 24), ['≤ ¼×', '1× (base rate)', '≥ 4×'], 'lift = P(model | tool) / P(model)', theme);
   marks.push(...bar.marks);
+  marks.push({ type: 'rect', x: Math.min(220, width - 24) + 36, y: 8 + fs + 5, width: 18, height: 10, fill: theme.background, stroke: theme.muted, strokeWidth: 1 });
+  marks.push({ type: 'text', x: Math.min(220, width - 24) + 60, y: 8 + fs + 10, text: '– too few turns (below the minimum n)', fontSize: fs, baseline: 'middle', fill: theme.mutedText });
   let y = 8 + bar.height + 10;
 
   if (models.length === 0 || categories.length === 0) {
@@ -52,7 +54,7 @@ export function liftLayout(result: LiftResult, ctx: FigureContext): Scene {
   const cellW = x.bandwidth();
   const catW = Math.max(...categories.map((c) => textWidth(c, fs)));
   const rotate = catW > x.step() - 4;
-  const colLabelH = rotate ? Math.min(120, catW) * Math.SQRT1_2 + fs + 6 : bottomAxisHeight({ theme }) - fs - 10;
+  const colLabelH = rotate ? Math.min(120, catW) * Math.SQRT1_2 + fs + 6 : fs + 8;
   const cellH = Math.max(18, Math.min(34, cellW));
   const byKey = (cells: LiftCell[]) => new Map(cells.map((c) => [`${c.model}\u0000${c.category}`, c]));
 
@@ -71,10 +73,12 @@ export function liftLayout(result: LiftResult, ctx: FigureContext): Scene {
         const cx = x(category) as number;
         const c = cells.get(`${model}\u0000${category}`);
         if (!c) {
+          // Hidden cells read as "no value", not as a lift near 1: no fill, an outline and a dash.
           marks.push({
-            type: 'rect', x: cx, y: ry, width: cellW, height: yb.bandwidth(), fill: theme.muted, opacity: 0.35, role: 'cell-hidden',
-            datum: { lines: [`${model} · ${category}`, 'hidden: fewer turns than the minimum n'] },
+            type: 'rect', x: cx + 0.5, y: ry + 0.5, width: cellW - 1, height: yb.bandwidth() - 1, fill: theme.background, stroke: theme.muted, strokeWidth: 1, role: 'cell-hidden',
+            datum: { lines: [`${model} · ${category}${panel.run ? ` · run ${panel.run}` : ''}`, 'hidden: fewer turns than the minimum n'] },
           });
+          marks.push({ type: 'text', x: cx + cellW / 2, y: ry + yb.bandwidth() / 2, text: '–', fontSize: fs, anchor: 'middle', baseline: 'middle', fill: theme.mutedText });
           continue;
         }
         const fill = theme.diverging(liftColorT(c.lift));

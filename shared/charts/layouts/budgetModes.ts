@@ -1,0 +1,98 @@
+/**
+ * `budget-modes` (CoRL): three bar panels side by side — mean score, mean cost ($) and expert-call ratio
+ * per budget mode (low / medium / high) — with one bar per run when runs are compared; below, when the log
+ * has training steps, the expert-call ratio over training steps, one line per mode.
+ */
+import { line, max, scaleBand, scaleLinear } from 'd3';
+import type { BudgetModeRow, BudgetModesResult } from '../../analysisResults.ts';
+import { bottomAxis, bottomAxisHeight, leftAxis, leftAxisWidth, legend, panelTitle } from '../axes.ts';
+import type { FigureContext } from '../context.ts';
+import { fmtCount, fmtPct, fmtUsd } from '../format.ts';
+import type { Mark, Scene } from '../scene.ts';
+import { runColor } from '../theme.ts';
+import { emptyNote, scene } from './common.ts';
+
+const MODE_DASH: Record<string, string | undefined> = { low: '2 3', medium: '6 3', high: undefined };
+
+const METRICS: { label: string; axis: string; value: (m: BudgetModeRow) => number | null; fmt: (v: number) => string; max?: number }[] = [
+  { label: 'Mean score', axis: 'mean normalised score', value: (m) => m.mean_score, fmt: (v) => v.toFixed(2), max: 1 },
+  { label: 'Mean cost', axis: 'mean cost per episode ($)', value: (m) => m.mean_cost, fmt: fmtUsd },
+  { label: 'Expert-call ratio', axis: 'episodes calling an expert (%)', value: (m) => m.expert_call_ratio, fmt: (v) => `${Math.round(v * 100)}%`, max: 1 },
+];
+
+export function budgetModesLayout(result: BudgetModesResult, ctx: FigureContext): Scene {
+  const { theme, width } = ctx;
+  const fs = theme.fontSize;
+  const marks: Mark[] = [];
+  const series = result.by_run && result.by_run.length > 1 ? result.by_run : [{ run: 'all selected runs', modes: result.modes }];
+  const modes = [...new Set(series.flatMap((s) => s.modes.map((m) => m.mode)))];
+  const leg = legend(series.map((s, i) => ({ label: s.run, color: runColor(i) })), 12, 8, width - 24, theme, 'run');
+  marks.push(...leg.marks);
+  const top = 8 + leg.height + 10;
+  const title = 'Score, cost and expert calls per budget mode';
+  if (modes.length === 0) {
+    marks.push(emptyNote(ctx, width / 2, top + 60, 'No episode with a budget mode in the selected runs.'));
+    return scene(ctx, top + 120, title, marks);
+  }
+  const gap = 24;
+  const panelW = (width - 24 - 2 * gap) / 3;
+  const panelH = 240;
+  METRICS.forEach((metric, i) => {
+    const px = 12 + i * (panelW + gap);
+    const values = series.flatMap((s) => s.modes.map((m) => metric.value(m) ?? 0));
+    const y = scaleLinear().domain([0, metric.max ?? ((max(values) ?? 1) || 1)]).nice().range([top + panelH - bottomAxisHeight({ theme, label: 'x' }), top + fs + 12]);
+    const yOpts = { theme, label: metric.axis, format: metric.fmt, ticks: 4 };
+    const left = px + leftAxisWidth(y, yOpts);
+    const bottom = y.range()[0] as number;
+    const x = scaleBand<string>().domain(modes).range([left, px + panelW]).paddingInner(0.25).paddingOuter(0.1);
+    const inner = scaleBand<string>().domain(series.map((s) => s.run)).range([0, x.bandwidth()]).paddingInner(0.08);
+    marks.push(panelTitle(metric.label, left, top, px + panelW - left, theme));
+    marks.push(...leftAxis(y, left, { ...yOpts, grid: px + panelW - left }));
+    marks.push(...bottomAxis(x, bottom, { theme, label: 'budget mode' }));
+    series.forEach((s, si) => {
+      for (const m of s.modes) {
+        const v = metric.value(m);
+        if (v === null) continue;
+        marks.push({
+          type: 'rect', x: (x(m.mode) as number) + (inner(s.run) as number), y: y(v), width: inner.bandwidth(), height: bottom - y(v), fill: runColor(si), role: 'bar',
+          datum: {
+            lines: [`${s.run} · mode ${m.mode}`, `${metric.label.toLowerCase()}: ${metric.fmt(v)}${metric.label === 'Expert-call ratio' ? ` (${fmtPct(v)})` : ''}`, `n = ${fmtCount(m.n)} episodes`],
+            link: { kind: 'episodes', runs: s.run === 'all selected runs' ? undefined : [s.run], label: `episodes in budget mode ${m.mode}` },
+          },
+        });
+      }
+    });
+  });
+  let y0 = top + panelH + 16;
+  const steps = series[0]?.modes.some((m) => m.by_train_step.length > 1) ? series[0] : undefined;
+  if (steps) {
+    // Training curve of the first series (the usual case is one controller run).
+    const all = steps.modes.flatMap((m) => m.by_train_step);
+    // The line legend sits above the chart, never on the lines.
+    const leg2 = legend(steps.modes.map((m) => ({ label: `mode ${m.mode}`, color: theme.text, shape: 'line' as const, dash: MODE_DASH[m.mode] })), 12, y0 + fs + 8, width - 24, theme);
+    marks.push(...leg2.marks);
+    y0 += leg2.height + 6;
+    const chartH = 230;
+    const x = scaleLinear().domain([0, max(all, (p) => p.train_step) ?? 1]).range([0, 1]);
+    const y = scaleLinear().domain([0, 1]).range([y0 + chartH - bottomAxisHeight({ theme, label: 'x' }), y0 + fs + 12]);
+    const yOpts = { theme, label: 'expert-call ratio', format: (v: number) => `${Math.round(v * 100)}%`, ticks: 4 };
+    const left = 12 + leftAxisWidth(y, yOpts);
+    x.range([left, width - 28]);
+    const bottom = y.range()[0] as number;
+    marks.push(panelTitle(`Expert-call ratio over training steps (${steps.run})`, 12, y0 - leg2.height - 6, width - 24, theme));
+    marks.push(...leftAxis(y, left, { ...yOpts, grid: width - 28 - left }));
+    marks.push(...bottomAxis(x, bottom, { theme, label: 'training step', ticks: 6 }));
+    for (const m of steps.modes) {
+      const d = line<BudgetModeRow['by_train_step'][number]>().x((p) => x(p.train_step)).y((p) => y(p.expert_call_ratio))(m.by_train_step);
+      if (d) marks.push({ type: 'path', d, stroke: theme.text, strokeWidth: 1.8, dash: MODE_DASH[m.mode], role: 'curve' });
+      for (const p of m.by_train_step) {
+        marks.push({
+          type: 'circle', cx: x(p.train_step), cy: y(p.expert_call_ratio), r: 3, fill: theme.text, role: 'curve-point',
+          datum: { lines: [`mode ${m.mode}, training step ${p.train_step}`, `expert-call ratio ${fmtPct(p.expert_call_ratio)}`, `mean cost ${fmtUsd(p.mean_cost)}`, `n = ${fmtCount(p.n)} episodes`] },
+        });
+      }
+    }
+    y0 += chartH + 8;
+  }
+  return scene(ctx, y0, title, marks);
+}

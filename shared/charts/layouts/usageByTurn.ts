@@ -1,0 +1,77 @@
+/**
+ * `usage-by-turn` (MTRouter Fig. 5): for each run, the share of each model at each turn index as stacked
+ * bars in the models' colours (small multiples, one panel per run, same axes). Late turn indices reached by
+ * few episodes are cut (fewer than 5% of the episodes, at least 3) and the figure says so.
+ */
+import { max, scaleBand, scaleLinear } from 'd3';
+import type { UsageByTurnResult } from '../../analysisResults.ts';
+import { bottomAxis, bottomAxisHeight, leftAxis, leftAxisWidth, legend, panelTitle } from '../axes.ts';
+import type { FigureContext } from '../context.ts';
+import { fmtCount, fmtPct } from '../format.ts';
+import type { Mark, Scene } from '../scene.ts';
+import { emptyNote, panelGrid, scene } from './common.ts';
+
+/** Turn indices kept for a run: while at least max(3, 5% of the episodes at t = 0) episodes reach them. */
+export function keptTurns(turns: UsageByTurnResult['runs'][number]['turns']) {
+  const n0 = turns[0]?.n ?? 0;
+  const min = Math.max(3, Math.ceil(n0 * 0.05));
+  return turns.filter((t) => t.n >= min || t.t === 0);
+}
+
+export function usageByTurnLayout(result: UsageByTurnResult, ctx: FigureContext): Scene {
+  const { theme, width } = ctx;
+  const fs = theme.fontSize;
+  const marks: Mark[] = [];
+  const models = [...new Set(result.runs.flatMap((r) => r.turns.flatMap((t) => Object.keys(t.shares))))].sort((a, b) => a.localeCompare(b));
+  const leg = legend(models.map((m) => ({ label: m, color: ctx.modelColor(m) })), 12, 8, width - 24, theme, 'model');
+  marks.push(...leg.marks);
+  let top = 8 + leg.height + 10;
+  const title = 'Share of each model at each turn index';
+  if (result.runs.length === 0) {
+    marks.push(emptyNote(ctx, width / 2, top + 60, 'No turns in the selected runs.'));
+    return scene(ctx, top + 120, title, marks);
+  }
+  const kept = result.runs.map((r) => ({ run: r.run, all: r.turns.length, turns: keptTurns(r.turns) }));
+  if (kept.some((k) => k.turns.length < k.all)) {
+    marks.push({ type: 'text', x: 12, y: top, text: 'late turn indices reached by fewer than 5% of episodes (min 3) are not shown', fontSize: fs, fill: theme.mutedText, baseline: 'hanging', role: 'note' });
+    top += fs + 8;
+  }
+  const maxT = max(kept, (k) => max(k.turns, (t) => t.t)) ?? 0;
+  const { cols, panelWidth } = panelGrid(kept.length, width - 24, 320);
+  const panelH = 230;
+  const y0 = scaleLinear().domain([0, 1]);
+  const yOpts = { theme, label: 'share of turns', format: (v: number) => `${Math.round(v * 100)}%` };
+  const axisW = leftAxisWidth(y0, yOpts);
+  kept.forEach((k, i) => {
+    const px = 12 + (i % cols) * (panelWidth + 24);
+    const py = top + Math.floor(i / cols) * (panelH + 16);
+    marks.push(panelTitle(`run: ${k.run}`, px + axisW, py, panelWidth - axisW, theme));
+    const plotTop = py + fs + 10;
+    const bottom = py + panelH - bottomAxisHeight({ theme, label: 'x' });
+    const y = y0.copy().range([bottom, plotTop]);
+    const x = scaleBand<string>().domain(Array.from({ length: maxT + 1 }, (_, t) => String(t))).range([px + axisW, px + panelWidth]).paddingInner(0.1);
+    marks.push(...leftAxis(y, px + axisW, { ...yOpts, ticks: 4 }));
+    const every = Math.max(1, Math.ceil((maxT + 1) / Math.max(2, Math.floor((x.range()[1] - x.range()[0]) / 28))));
+    const xAxis = bottomAxis(x, bottom, { theme, label: 'turn index t' });
+    // Thin the tick labels so they do not collide on long episodes.
+    marks.push(...xAxis.filter((m) => !(m.type === 'text' && m.role === 'tick-label' && Number(m.text) % every !== 0)));
+    for (const t of k.turns) {
+      let acc = 0;
+      const bx = x(String(t.t)) as number;
+      for (const model of models) {
+        const share = t.shares[model] ?? 0;
+        if (share <= 0) continue;
+        marks.push({
+          type: 'rect', x: bx, y: y(acc + share), width: x.bandwidth(), height: y(acc) - y(acc + share), fill: ctx.modelColor(model), role: 'segment',
+          datum: {
+            lines: [`run ${k.run}, turn ${t.t}`, `${model}: ${fmtPct(share)} of turns`, `${fmtCount(Math.round(share * t.n))} of n = ${fmtCount(t.n)} episodes reaching turn ${t.t}`],
+            link: { kind: 'episodes', runs: [k.run], models: [model], label: `${k.run} episodes using ${model}` },
+          },
+        });
+        acc += share;
+      }
+    }
+  });
+  const rows = Math.ceil(kept.length / cols);
+  return scene(ctx, top + rows * (panelH + 16), `${title}${kept.length > 1 ? `, ${kept.length} runs side by side` : ''}`, marks);
+}
