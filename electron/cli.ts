@@ -25,6 +25,7 @@ import { PRESET_NAMES, PRESETS, simulateToFile, type PresetName } from '../fixtu
 import { createApi, resolveEpisodeId } from './services/api.ts';
 import { NotFoundError } from './services/dispatch.ts';
 import { replayCommands } from './cliReplay.ts';
+import { exportCommands } from './cliExport.ts';
 
 const ANALYSES = [
   'targets', 'lift', 'error-recovery', 'usage-by-turn', 'switch-cost', 'pareto', 'budget-modes', 'usage-ratio', 'confusion', 'plan-dag',
@@ -303,6 +304,7 @@ const commands: Record<string, Command> = {
   ...baseCommands,
   ...estimatorCommands,
   ...replayCommands,
+  ...exportCommands,
 };
 
 function help(): string {

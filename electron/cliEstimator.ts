@@ -1,0 +1,186 @@
+/**
+ * The estimator's commands (DESIGN §9): `train`, `score`, `whatif`. Training and scoring run in a worker
+ * thread (estimatorJobs.ts) and draw progress on stderr: per epoch the training loss and validation MAE (the
+ * loss curve, as numbers), while scoring the provider and turns/s.
+ */
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { bar, Progress } from './cliProgress.ts';
+import { err, intFlag, out, print, requireDb, UsageError, type Command } from './cliCommon.ts';
+import { openDatabase } from './db/database.ts';
+import { EstimatorInputError, runEstimatorTask, type JobResult } from './estimator/estimatorJobs.ts';
+import type { ProviderChoice } from './estimator/ortScoring.ts';
+import { DEFAULT_ESTIMATOR_PATH, whatIf, WhatIfError } from './estimator/whatIf.ts';
+import { resolveEpisodeId } from './services/api.ts';
+
+const PROVIDERS = ['auto', 'cpu', 'cuda', 'webgpu'] as const;
+
+async function finish(promise: Promise<JobResult>): Promise<JobResult> {
+  try {
+    return await promise;
+  } catch (e) {
+    if (e instanceof EstimatorInputError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+export const estimatorCommands: Record<string, Command> = {
+  train: {
+    summary: 'train the outcome estimator ŝ(h_t, a) and write model.onnx + model.card.json',
+    usage:
+      'routelens train --db FILE --out FILE.onnx [--encoder hash-1024] [--run NAME...] [--seed S] [--epochs N] [--patience N] ' +
+      '[--truth FILE.truth.json] [--name NAME] [--json]',
+    options: {
+      db: { type: 'string' }, out: { type: 'string' }, encoder: { type: 'string' }, run: { type: 'string', multiple: true },
+      seed: { type: 'string' }, epochs: { type: 'string' }, patience: { type: 'string' }, truth: { type: 'string' },
+      name: { type: 'string' }, json: { type: 'boolean' },
+    },
+    async run(values) {
+      const dbPath = requireDb(values);
+      const outPath = values.out;
+      if (typeof outPath !== 'string' || !/\.onnx$/i.test(outPath)) throw new UsageError('--out FILE.onnx is required');
+      if (!existsSync(dirname(outPath) || '.')) throw new UsageError(`${dirname(outPath)}: no such folder`);
+      const truth = values.truth as string | undefined;
+      if (truth !== undefined && !existsSync(truth)) throw new UsageError(`${truth}: no such file`);
+      const progress = new Progress(process.stderr, values.json === true && !process.stderr.isTTY);
+      const task = runEstimatorTask(
+        {
+          kind: 'train',
+          request: {
+            dbPath,
+            out: outPath,
+            encoder: values.encoder as string | undefined,
+            runs: values.run as string[] | undefined,
+            seed: intFlag(values, 'seed', 0),
+            maxEpochs: intFlag(values, 'epochs', 100, 1, 10_000),
+            patience: intFlag(values, 'patience', 3, 1, 1000),
+            truthPath: truth,
+            name: values.name as string | undefined,
+          },
+        },
+        (p) => {
+          if (p.kind !== 'train') return;
+          if (p.phase === 'training' && p.last && p.last.epoch === p.epoch && p.fraction * p.maxEpochs >= p.epoch - 1e-9) {
+            const l = p.last;
+            progress.done();
+            err(`epoch ${String(l.epoch).padStart(3)}  train MSE ${l.trainLoss.toFixed(5)}  val MAE ${l.valMae.toFixed(5)}  best epoch ${l.bestEpoch}  lr ${l.lr.toExponential(2)}  ${l.seconds.toFixed(1)} s`);
+            return;
+          }
+          const label = p.phase === 'training' ? `training epoch ${p.epoch}` : p.phase === 'dataset' ? `encoding histories (${p.rows} rows)` : p.phase;
+          progress.update(`${label} ${bar(p.fraction)}`);
+        },
+      );
+      const r = await finish(task.promise);
+      progress.done();
+      if (r.kind !== 'train') throw new Error('unexpected job result');
+      const { card, cardPath, onnxPath, estimatorId } = r.outcome;
+      if (values.json) return print({ onnx: onnxPath, card: cardPath, estimator_id: estimatorId, ...card });
+      const m = card.metrics;
+      err(`wrote ${onnxPath} and ${cardPath}`);
+      err(`  ${card.data.train_rows} training / ${card.data.validation_rows} validation turns, ${m.epochs} epochs (best ${m.best_epoch}, ${m.stopped === 'early' ? 'stopped early' : 'max epochs'}), ${m.seconds.toFixed(0)} s`);
+      err(`  validation MAE ${m.val_mae.toFixed(4)} (constant predictor ${m.baseline_mae?.toFixed(4) ?? 'n/a'}), Spearman ρ ${m.val_spearman?.toFixed(3) ?? 'n/a'}`);
+      const q = card.decision_quality;
+      if (q) {
+        err(`  decision quality on ${q.turns} held-out turns (planted P(progress) of the chosen model):`);
+        for (const p of [...q.policies].sort((a, b) => b.value - a.value)) err(`    ${p.policy.padEnd(34)} ${p.value.toFixed(4)}`);
+        err(`  best model per category recovered: ${q.categories_recovered} of ${q.best_model_by_category.length}`);
+      }
+      return 0;
+    },
+  },
+
+  score: {
+    summary: 'score every turn × candidate model with an estimator (ONNX Runtime: cuda → webgpu → cpu)',
+    usage: `routelens score --db FILE [--model FILE.onnx] [--ep ${PROVIDERS.join('|')}] [--run NAME...] [--json]`,
+    options: { db: { type: 'string' }, model: { type: 'string' }, ep: { type: 'string' }, run: { type: 'string', multiple: true }, json: { type: 'boolean' } },
+    async run(values) {
+      const dbPath = requireDb(values);
+      const model = (values.model as string | undefined) ?? DEFAULT_ESTIMATOR_PATH;
+      if (!existsSync(model)) throw new UsageError(`${model}: no such file`);
+      const ep = (values.ep as string | undefined) ?? 'auto';
+      if (!(PROVIDERS as readonly string[]).includes(ep)) throw new UsageError(`--ep must be one of ${PROVIDERS.join(', ')}`);
+      const runNames = (values.run as string[] | undefined) ?? [];
+      let runIds: number[] = [];
+      if (runNames.length) {
+        const db = openDatabase(dbPath, { readonly: true });
+        try {
+          runIds = runNames.map((name) => {
+            const id = db.prepare('SELECT id FROM runs WHERE name = ?').pluck().get(name) as number | undefined;
+            if (id === undefined) throw new UsageError(`no run named "${name}"`);
+            return id;
+          });
+        } finally {
+          db.close();
+        }
+      }
+      const progress = new Progress(process.stderr, values.json === true && !process.stderr.isTTY);
+      const task = runEstimatorTask({ kind: 'score', dbPath, modelPath: model, ep: ep as ProviderChoice, runIds }, (p) => {
+        if (p.kind === 'score') {
+          progress.update(`scoring on ${p.provider} ${bar(p.total ? p.rows / p.total : 1)} ${p.rows}/${p.total} turns, ${Math.round(p.rowsPerSec)} turns/s`);
+        }
+      });
+      process.once('SIGINT', () => task.cancel());
+      const r = await finish(task.promise);
+      progress.done();
+      if (r.kind !== 'score') throw new Error('unexpected job result');
+      const s = r.result;
+      if (values.json) return print(s);
+      for (const a of s.attempts) err(`  ${a.provider}: ${a.ok ? 'ok' : `unavailable (${a.error ?? a.stage})`}`);
+      err(`scored ${s.rows} turns × ${s.models.length} models with estimator ${s.estimatorId} (${s.estimator}) on ${s.provider}: ` +
+        `${Math.round(s.rowsPerSec)} turns/s overall, ${Math.round(s.ortRowsPerSec)} turns/s in ONNX Runtime${s.cancelled ? ' — cancelled, the turns scored so far are kept' : ''}`);
+      return s.cancelled ? 1 : 0;
+    },
+  },
+
+  whatif: {
+    summary: 'what if another model had taken this turn: ŝ, Δŝ, cost and nearest logged evidence per candidate',
+    usage: 'routelens whatif --db FILE --episode ID --turn T [--run NAME] [--estimator ID] [--k N] [--json]',
+    options: {
+      db: { type: 'string' }, episode: { type: 'string' }, turn: { type: 'string' }, run: { type: 'string' },
+      estimator: { type: 'string' }, k: { type: 'string' }, json: { type: 'boolean' },
+    },
+    async run(values) {
+      const db = openDatabase(requireDb(values));
+      try {
+        if (typeof values.episode !== 'string') throw new UsageError('--episode ID is required');
+        if (values.turn === undefined) throw new UsageError('--turn T is required');
+        const t = intFlag(values, 'turn', 0);
+        const id = resolveEpisodeId(db, { ext_id: values.episode, run: values.run as string | undefined });
+        const estimatorId = values.estimator === undefined ? undefined : intFlag(values, 'estimator', 0, 1);
+        let r;
+        try {
+          r = await whatIf(db, id, t, { estimatorId, k: intFlag(values, 'k', 5, 1, 100) });
+        } catch (e) {
+          if (e instanceof WhatIfError) throw new UsageError(e.message);
+          throw e;
+        }
+        if (values.json) {
+          return print({
+            episode: r.episode,
+            turn: r.turn,
+            logged_model: r.logged_model,
+            provider: r.provider,
+            estimator: r.estimator,
+            source: r.source,
+            candidates: r.candidates.map((c) => ({
+              model: c.model, s_hat: c.s_hat, delta: c.delta, cost_usd: c.cost_usd,
+              neighbours: c.neighbours.map((n) => ({ episode: n.episode, turn: n.turn, outcome: n.outcome, similarity: n.similarity })),
+            })),
+          });
+        }
+        out(`${r.episode} turn ${r.turn}: logged ${r.logged_model} ($${r.logged_cost_usd.toFixed(5)}); estimator ${r.estimator.name} (${r.source === 'estimates' ? 'stored ŝ' : `computed on ${r.provider}`})`);
+        out('model                          ŝ        Δŝ      cost      nearest logged outcomes');
+        for (const c of r.candidates) {
+          const ns = c.neighbours.map((n) => (n.outcome === null ? '?' : n.outcome.toFixed(2))).join(' ');
+          const delta = c.delta === null ? '     n/a' : `${c.delta >= 0 ? '+' : ''}${c.delta.toFixed(4)}`;
+          const cost = c.cost_usd === null ? '     n/a' : `$${c.cost_usd.toFixed(5)}`;
+          out(`${(c.model + (c.model === r.logged_model ? ' *' : '')).padEnd(28)} ${c.s_hat.toFixed(4)}  ${delta.padStart(8)}  ${cost}  ${ns || (r.sketched_turns ? '' : '(run `routelens score` for neighbours)')}`);
+        }
+        out('(ŝ is the estimated normalised final score minus future error penalties, S̃; * = the logged model)');
+        return 0;
+      } finally {
+        db.close();
+      }
+    },
+  },
+};

@@ -1,0 +1,177 @@
+/**
+ * Estimator jobs (training, scoring) in a worker thread, for the CLI and the window alike. `runEstimatorTask`
+ * runs one to completion with progress callbacks; `EstimatorJobs` keeps background jobs the API polls
+ * (start → status → cancel), with the epoch history so the window can draw the loss curves as they come.
+ *
+ * The worker is the TypeScript source under tsx when RouteLens runs from the repository (CLI, serve), and
+ * the bundled `estimatorWorker.cjs` beside main.cjs in the desktop build (scripts/build-electron.mjs).
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { ProviderChoice } from './ortScoring.ts';
+import type { ScoreDatabaseResult, ScoreProgress } from './scoreDatabase.ts';
+import type { TrainOutcome, TrainProgress, TrainRequest } from './trainPipeline.ts';
+import type { EpochProgress } from './train.ts';
+
+export type EstimatorTask =
+  | { kind: 'train'; request: TrainRequest }
+  | { kind: 'score'; dbPath: string; modelPath: string; ep?: ProviderChoice; runIds?: number[] };
+
+export type JobProgress = ({ kind: 'train' } & TrainProgress) | ({ kind: 'score' } & ScoreProgress);
+export type JobResult = { kind: 'train'; outcome: TrainOutcome } | { kind: 'score'; result: ScoreDatabaseResult };
+
+export type WorkerMessage =
+  | { type: 'progress'; progress: JobProgress }
+  | { type: 'done'; result: JobResult }
+  | { type: 'error'; message: string; user: boolean; stack?: string };
+
+/** The job failed on its input (bad file, no data): the message is for the user. */
+export class EstimatorInputError extends Error {}
+
+function workerSpec(): { file: string | URL; tsEntry?: string } {
+  // The desktop bundle is CommonJS: __dirname is dist/electron there, undefined in ESM.
+  const bundled = typeof __dirname === 'string' ? join(__dirname, 'estimatorWorker.cjs') : null;
+  if (bundled && existsSync(bundled)) return { file: bundled };
+  return { file: new URL('../tsWorker.mjs', import.meta.url), tsEntry: new URL('./estimatorWorker.ts', import.meta.url).href };
+}
+
+export interface RunningTask {
+  promise: Promise<JobResult>;
+  /** Scoring stops after the current batch; training is stopped at once (no partial model is written). */
+  cancel(): void;
+}
+
+export function runEstimatorTask(task: EstimatorTask, onProgress: (p: JobProgress) => void = () => {}): RunningTask {
+  const { file, tsEntry } = workerSpec();
+  const worker = new Worker(file, { workerData: { ...task, tsEntry } });
+  let cancelled = false;
+  const promise = new Promise<JobResult>((resolve, reject) => {
+    let settled = false;
+    worker.on('message', (m: WorkerMessage) => {
+      if (m.type === 'progress') onProgress(m.progress);
+      else if (m.type === 'done') {
+        settled = true;
+        resolve(m.result);
+        void worker.terminate();
+      } else {
+        settled = true;
+        reject(m.user ? new EstimatorInputError(m.message) : new Error(m.stack ?? m.message));
+        void worker.terminate();
+      }
+    });
+    worker.on('error', (e) => {
+      if (!settled) reject(e);
+      settled = true;
+    });
+    worker.on('exit', (code) => {
+      if (!settled) reject(cancelled ? new EstimatorInputError('cancelled') : new Error(`estimator worker exited with code ${code}`));
+      settled = true;
+    });
+  });
+  return {
+    promise,
+    cancel() {
+      cancelled = true;
+      if (task.kind === 'score') worker.postMessage('cancel');
+      else void worker.terminate();
+    },
+  };
+}
+
+export interface EstimatorJobState {
+  job: number;
+  kind: 'train' | 'score';
+  state: 'running' | 'done' | 'failed' | 'cancelled';
+  phase: string;
+  fraction: number;
+  message: string;
+  epochs: Pick<EpochProgress, 'epoch' | 'trainLoss' | 'valMae' | 'bestEpoch'>[];
+  provider: string | null;
+  rowsPerSec: number | null;
+  estimatorId: number | null;
+  error: string | null;
+}
+
+function describe(p: JobProgress): string {
+  if (p.kind === 'score') return `scored ${p.rows.toLocaleString('en-US')} of ${p.total.toLocaleString('en-US')} turns on ${p.provider}, ${Math.round(p.rowsPerSec).toLocaleString('en-US')} turns/s`;
+  if (p.phase === 'dataset') return `building training rows: ${p.rows.toLocaleString('en-US')}`;
+  if (p.phase === 'training') {
+    const last = p.last ? `, last val MAE ${p.last.valMae.toFixed(4)}` : '';
+    return `training epoch ${p.epoch} of at most ${p.maxEpochs}${last}`;
+  }
+  return p.phase === 'exporting' ? 'exporting ONNX' : 'evaluating on held-out episodes';
+}
+
+/** Background estimator jobs of one database, for the API (one at a time: they share two cores). */
+export class EstimatorJobs {
+  private next = 1;
+  private readonly jobs = new Map<number, { state: EstimatorJobState; running: RunningTask }>();
+
+  start(task: EstimatorTask, onDone?: () => void): EstimatorJobState {
+    for (const j of this.jobs.values()) {
+      if (j.state.state === 'running') throw new EstimatorInputError(`job ${j.state.job} (${j.state.kind}) is still running: wait for it or cancel it`);
+    }
+    const state: EstimatorJobState = {
+      job: this.next++,
+      kind: task.kind,
+      state: 'running',
+      phase: 'starting',
+      fraction: 0,
+      message: 'starting',
+      epochs: [],
+      provider: null,
+      rowsPerSec: null,
+      estimatorId: null,
+      error: null,
+    };
+    const running = runEstimatorTask(task, (p) => {
+      state.fraction = p.kind === 'score' ? (p.total > 0 ? p.rows / p.total : 1) : p.fraction;
+      state.phase = p.kind === 'score' ? 'scoring' : p.phase;
+      state.message = describe(p);
+      if (p.kind === 'score') {
+        state.provider = p.provider;
+        state.rowsPerSec = p.rowsPerSec;
+      } else if (p.phase === 'training' && p.last && !state.epochs.some((e) => e.epoch === p.last?.epoch)) {
+        const { epoch, trainLoss, valMae, bestEpoch } = p.last;
+        state.epochs.push({ epoch, trainLoss, valMae, bestEpoch });
+      }
+    });
+    running.promise.then(
+      (r) => {
+        state.state = 'done';
+        state.fraction = 1;
+        if (r.kind === 'train') {
+          state.estimatorId = r.outcome.estimatorId;
+          state.message = `trained: validation MAE ${r.outcome.card.metrics.val_mae.toFixed(4)}`;
+        } else {
+          state.estimatorId = r.result.estimatorId;
+          state.provider = r.result.provider;
+          state.rowsPerSec = r.result.rowsPerSec;
+          state.state = r.result.cancelled ? 'cancelled' : 'done';
+          state.message = `${r.result.cancelled ? 'cancelled after' : 'scored'} ${r.result.rows.toLocaleString('en-US')} turns on ${r.result.provider}`;
+        }
+        onDone?.();
+      },
+      (e: unknown) => {
+        const cancelled = e instanceof EstimatorInputError && e.message === 'cancelled';
+        state.state = cancelled ? 'cancelled' : 'failed';
+        state.error = cancelled ? null : e instanceof Error ? e.message.split('\n')[0] ?? e.message : String(e);
+        state.message = cancelled ? 'cancelled' : `failed: ${state.error}`;
+      },
+    );
+    this.jobs.set(state.job, { state, running });
+    return { ...state, epochs: [...state.epochs] };
+  }
+
+  status(job: number): EstimatorJobState | undefined {
+    const j = this.jobs.get(job);
+    return j ? { ...j.state, epochs: [...j.state.epochs] } : undefined;
+  }
+
+  cancel(job: number): EstimatorJobState | undefined {
+    const j = this.jobs.get(job);
+    if (j && j.state.state === 'running') j.running.cancel();
+    return this.status(job);
+  }
+}

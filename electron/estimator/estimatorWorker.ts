@@ -1,0 +1,37 @@
+/**
+ * Worker-thread entry for the estimator's long jobs (DESIGN §1: heavy work off the UI thread): training
+ * (trainPipeline.ts) and scoring a database (scoreDatabase.ts). Messages out: progress, then one `done` or
+ * `error` (`user: true` when the input was at fault, so the CLI exits 1 and the window says what to fix).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { ScorerError } from './ortScoring.ts';
+import { scoreDatabase } from './scoreDatabase.ts';
+import { trainToFile } from './trainPipeline.ts';
+import type { EstimatorTask, WorkerMessage } from './estimatorJobs.ts';
+
+const port = parentPort;
+if (!port) throw new Error('estimatorWorker.ts runs only as a worker thread');
+const send = (m: WorkerMessage): void => port.postMessage(m);
+const task = workerData as EstimatorTask;
+const abort = new AbortController();
+port.on('message', (m: unknown) => {
+  if (m === 'cancel') abort.abort();
+});
+
+try {
+  if (task.kind === 'train') {
+    const outcome = await trainToFile(task.request, (p) => send({ type: 'progress', progress: { kind: 'train', ...p } }));
+    send({ type: 'done', result: { kind: 'train', outcome } });
+  } else {
+    const result = await scoreDatabase(task.dbPath, task.modelPath, {
+      ep: task.ep,
+      runIds: task.runIds,
+      signal: abort.signal,
+      onProgress: (p) => send({ type: 'progress', progress: { kind: 'score', ...p } }),
+    });
+    send({ type: 'done', result: { kind: 'score', result } });
+  }
+} catch (e) {
+  const user = e instanceof RangeError || e instanceof ScorerError;
+  send({ type: 'error', message: e instanceof Error ? e.message : String(e), user, stack: e instanceof Error ? e.stack : undefined });
+}

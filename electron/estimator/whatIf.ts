@@ -1,0 +1,270 @@
+/**
+ * "What if another model had taken this turn?" (DESIGN §7, issue 5 item 7). For every candidate model of
+ * the estimator: ŝ(h_t, m), Δŝ against the logged model, what the turn would have cost on m, and the k
+ * logged turns with the most similar histories where m was actually chosen, with their real outcomes.
+ *
+ * ŝ comes from `estimates` when the turn was scored; otherwise the turn's history is encoded here and scored
+ * through ONNX Runtime with the estimator's file (or the shipped default), so what-if works before anyone
+ * ran `score`. Cost: the turn's own tokens priced at m, the output scaled by m's learned output-length ratio
+ * relative to the logged model's (replay/outputLength.ts; priceTurn is the importer's pricing).
+ * Neighbours: cosine between history sketches (historyRows.ts), over the turns `score` sketched, excluding the
+ * turn's own episode; a cache of all sketches (int8, 64 B a turn) is built once per database state.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Db } from '../db/database.ts';
+import { priceTurn } from '../db/models.ts';
+import { episodeMeta, turnsOfEpisode } from '../db/turnQueries.ts';
+import { expectedSteps } from '../analysis/expectedSteps.ts';
+import { learnOutputRatios } from '../replay/outputLength.ts';
+import { HASH_HISTORY_DIM, encodeHashHistory } from './hashEncoder.ts';
+import { sketchOf, SKETCH_DIM } from './historyRows.ts';
+import { serialiseHistory } from './historyText.ts';
+import { openScorer, type Provider } from './ortScoring.ts';
+import { registerEstimator } from './scoreDatabase.ts';
+
+export const DEFAULT_ESTIMATOR_PATH = fileURLToPath(new URL('../../models/default-estimator.onnx', import.meta.url));
+
+export class WhatIfError extends Error {}
+
+export interface WhatIfNeighbour {
+  episode: string;
+  episode_id: number;
+  turn: number;
+  /** The neighbour episode's normalised final score (null when unknown). */
+  outcome: number | null;
+  success: boolean | null;
+  similarity: number;
+}
+
+export interface WhatIfCandidate {
+  model: string;
+  s_hat: number;
+  /** ŝ(m) − ŝ(logged model); null when the logged model is not one of the estimator's candidates. */
+  delta: number | null;
+  cost_usd: number | null;
+  neighbours: WhatIfNeighbour[];
+}
+
+export interface WhatIfResult {
+  episode: string;
+  episode_id: number;
+  turn: number;
+  logged_model: string;
+  /** Where ŝ came from: the provider that scored it (stored estimates keep the provider of their `score` run). */
+  provider: Provider | 'stored';
+  estimator: { id: number; name: string };
+  /** ŝ read from `estimates`, or computed now for this turn. */
+  source: 'estimates' | 'computed';
+  logged_cost_usd: number;
+  candidates: WhatIfCandidate[];
+  /** Turns sketched (the neighbour search space); 0 until `score` ran on this database. */
+  sketched_turns: number;
+}
+
+interface SketchIndex {
+  key: string;
+  turnId: Int32Array;
+  modelId: Int32Array;
+  episodeId: Int32Array;
+  t: Int32Array;
+  vec: Int8Array;
+}
+
+const sketchCache = new WeakMap<Db, SketchIndex>();
+
+function sketchIndex(db: Db): SketchIndex {
+  const key = db.prepare('SELECT COUNT(*) || \':\' || COALESCE(MAX(turn_id), 0) FROM history_sketches').pluck().get() as string;
+  const hit = sketchCache.get(db);
+  if (hit && hit.key === key) return hit;
+  const n = Number(key.split(':')[0]);
+  const index: SketchIndex = {
+    key,
+    turnId: new Int32Array(n),
+    modelId: new Int32Array(n),
+    episodeId: new Int32Array(n),
+    t: new Int32Array(n),
+    vec: new Int8Array(n * SKETCH_DIM),
+  };
+  let i = 0;
+  const rows = db
+    .prepare('SELECT s.turn_id, s.vec, t.model_id, t.episode_id, t.t FROM history_sketches s JOIN turns t ON t.id = s.turn_id')
+    .iterate() as Iterable<{ turn_id: number; vec: Buffer; model_id: number; episode_id: number; t: number }>;
+  for (const r of rows) {
+    if (i >= n) break;
+    const f = new Float32Array(r.vec.buffer, r.vec.byteOffset, SKETCH_DIM);
+    for (let j = 0; j < SKETCH_DIM; j++) index.vec[i * SKETCH_DIM + j] = Math.round((f[j] as number) * 127);
+    index.turnId[i] = r.turn_id;
+    index.modelId[i] = r.model_id;
+    index.episodeId[i] = r.episode_id;
+    index.t[i] = r.t;
+    i++;
+  }
+  sketchCache.set(db, index);
+  return index;
+}
+
+/** The k most similar sketched turns on `modelId` (one per episode, never `excludeEpisode`'s): index positions, best first. */
+function nearest(index: SketchIndex, query: Int8Array, modelId: number, excludeEpisode: number, k: number): { i: number; sim: number }[] {
+  const best: { i: number; sim: number }[] = [];
+  let qq = 0;
+  for (let j = 0; j < SKETCH_DIM; j++) qq += (query[j] as number) ** 2;
+  if (qq === 0) return best;
+  const n = index.turnId.length;
+  for (let i = 0; i < n; i++) {
+    if (index.modelId[i] !== modelId || index.episodeId[i] === excludeEpisode) continue;
+    let dot = 0;
+    let vv = 0;
+    const o = i * SKETCH_DIM;
+    for (let j = 0; j < SKETCH_DIM; j++) {
+      const v = index.vec[o + j] as number;
+      dot += v * (query[j] as number);
+      vv += v * v;
+    }
+    if (vv === 0) continue;
+    const sim = dot / Math.sqrt(qq * vv);
+    if (best.length < k || sim > (best[best.length - 1] as { sim: number }).sim) {
+      // One turn per episode: k turns of one episode would be one piece of evidence, not k.
+      const same = best.findIndex((b) => index.episodeId[b.i] === index.episodeId[i]);
+      if (same >= 0) {
+        if ((best[same] as { sim: number }).sim >= sim) continue;
+        best.splice(same, 1);
+      }
+      best.push({ i, sim });
+      best.sort((a, b) => b.sim - a.sim);
+      if (best.length > k) best.pop();
+    }
+  }
+  return best;
+}
+
+interface EstimatorChoice {
+  id: number;
+  name: string;
+  path: string | null;
+  provider: string | null;
+}
+
+function chooseEstimator(db: Db, turnId: number, wanted: number | undefined): EstimatorChoice {
+  if (wanted !== undefined) {
+    const row = db.prepare('SELECT id, name, onnx_path AS path, provider FROM estimators WHERE id = ?').get(wanted) as EstimatorChoice | undefined;
+    if (!row) throw new WhatIfError(`no estimator with id ${wanted}`);
+    return row;
+  }
+  const scored = db
+    .prepare(`SELECT e.id, e.name, e.onnx_path AS path, e.provider FROM estimators e
+      WHERE EXISTS (SELECT 1 FROM estimates s WHERE s.estimator_id = e.id AND s.turn_id = ?) ORDER BY e.scored_at DESC, e.id DESC LIMIT 1`)
+    .get(turnId) as EstimatorChoice | undefined;
+  if (scored) return scored;
+  const latest = db
+    .prepare('SELECT id, name, onnx_path AS path, provider FROM estimators WHERE onnx_path IS NOT NULL ORDER BY created_at DESC, id DESC')
+    .all() as EstimatorChoice[];
+  const usable = latest.find((e) => e.path && existsSync(e.path));
+  if (usable) return usable;
+  if (!existsSync(DEFAULT_ESTIMATOR_PATH)) {
+    throw new WhatIfError('no estimator: train one (routelens train --db F --out model.onnx) or restore models/default-estimator.onnx');
+  }
+  const id = registerEstimator(db, DEFAULT_ESTIMATOR_PATH, readFileSync(DEFAULT_ESTIMATOR_PATH));
+  return db.prepare('SELECT id, name, onnx_path AS path, provider FROM estimators WHERE id = ?').get(id) as EstimatorChoice;
+}
+
+export interface WhatIfOptions {
+  estimatorId?: number;
+  /** Neighbours per candidate (default 5). */
+  k?: number;
+}
+
+export async function whatIf(db: Db, episodeId: number, t: number, options: WhatIfOptions = {}): Promise<WhatIfResult> {
+  const meta = episodeMeta(db, episodeId);
+  if (!meta) throw new WhatIfError(`no episode with id ${episodeId}`);
+  const turns = turnsOfEpisode(db, episodeId);
+  const turn = turns.find((x) => x.t === t);
+  if (!turn) throw new WhatIfError(`episode ${episodeId} has no turn ${t} (it has ${turns.length})`);
+  const extId = db.prepare('SELECT ext_id FROM episodes WHERE id = ?').pluck().get(episodeId) as string;
+  const k = options.k ?? 5;
+  const est = chooseEstimator(db, turn.id, options.estimatorId);
+
+  // ŝ: stored, or computed now through ORT.
+  const stored = db
+    .prepare('SELECT m.name AS model, s.s_hat FROM estimates s JOIN models m ON m.id = s.model_id WHERE s.estimator_id = ? AND s.turn_id = ? ORDER BY m.id')
+    .all(est.id, turn.id) as { model: string; s_hat: number }[];
+  const earlier = turns.filter((x) => x.t < t);
+  const history = serialiseHistory(meta.task_text, earlier);
+  const vector = new Float32Array(HASH_HISTORY_DIM);
+  const prev = earlier.at(-1);
+  const n = expectedSteps({ expected_steps: meta.expected_steps, type: meta.task_type });
+  encodeHashHistory(history, { t, expectedSteps: n, previousSeverity: prev?.max_severity ?? 0, previousSwitched: prev?.switched === 1 }, vector);
+  let scores: { model: string; s_hat: number }[] = stored;
+  let provider: WhatIfResult['provider'] = 'stored';
+  let source: WhatIfResult['source'] = 'estimates';
+  if (stored.length === 0) {
+    if (!est.path || !existsSync(est.path)) throw new WhatIfError(`estimator ${est.id} (${est.name}) has no ŝ for this turn and its ONNX file is missing`);
+    const scorer = await openScorer(est.path);
+    try {
+      if (scorer.historyDim !== HASH_HISTORY_DIM) throw new WhatIfError(`${est.path} reads ${scorer.historyDim}-d histories, not hash-1024's ${HASH_HISTORY_DIM}`);
+      const s = await scorer.score(vector, 1);
+      scores = scorer.models.map((model, a) => ({ model, s_hat: s[a] as number }));
+      provider = scorer.provider;
+      source = 'computed';
+    } finally {
+      await scorer.close();
+    }
+  } else if (est.provider) {
+    provider = est.provider as Provider;
+  }
+  const logged = scores.find((s) => s.model === turn.model);
+
+  const models = db.prepare('SELECT id, name, price_in_per_m, price_out_per_m, price_cached_per_m FROM models').all() as {
+    id: number;
+    name: string;
+    price_in_per_m: number | null;
+    price_out_per_m: number | null;
+    price_cached_per_m: number | null;
+  }[];
+  const byName = new Map(models.map((m) => [m.name, m]));
+  const ratios = learnOutputRatios(db).ratio;
+  const loggedModel = byName.get(turn.model);
+  const loggedRatio = (loggedModel && ratios.get(loggedModel.id)) || 1;
+
+  const index = sketchIndex(db);
+  const query = new Int8Array(SKETCH_DIM);
+  const sketch = new Float32Array(SKETCH_DIM);
+  sketchOf(vector, 0, sketch, 0);
+  for (let j = 0; j < SKETCH_DIM; j++) query[j] = Math.round((sketch[j] as number) * 127);
+  const episodeOf = db.prepare('SELECT ext_id, score_norm, success FROM episodes WHERE id = ?');
+
+  const candidates: WhatIfCandidate[] = scores.map(({ model, s_hat }) => {
+    const m = byName.get(model);
+    const ratio = (m && ratios.get(m.id)) || 1;
+    const cost = m
+      ? priceTurn(m, { in: turn.tokens_in, out: turn.tokens_out === null ? null : (turn.tokens_out * ratio) / loggedRatio, cached: turn.tokens_cached })
+      : null;
+    const neighbours = m
+      ? nearest(index, query, m.id, episodeId, k).map(({ i, sim }) => {
+          const e = episodeOf.get(index.episodeId[i]) as { ext_id: string; score_norm: number | null; success: number | null };
+          return {
+            episode: e.ext_id,
+            episode_id: index.episodeId[i] as number,
+            turn: index.t[i] as number,
+            outcome: e.score_norm,
+            success: e.success === null ? null : e.success === 1,
+            similarity: Math.round(sim * 1000) / 1000,
+          };
+        })
+      : [];
+    return { model, s_hat, delta: logged ? s_hat - logged.s_hat : null, cost_usd: cost, neighbours };
+  });
+  candidates.sort((a, b) => b.s_hat - a.s_hat);
+  return {
+    episode: extId,
+    episode_id: episodeId,
+    turn: t,
+    logged_model: turn.model,
+    provider,
+    estimator: { id: est.id, name: est.name },
+    source,
+    logged_cost_usd: turn.cost,
+    candidates,
+    sketched_turns: index.turnId.length,
+  };
+}
