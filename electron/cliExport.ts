@@ -1,0 +1,95 @@
+/**
+ * `routelens export ANALYSIS --db F --out fig.svg|png|pdf|csv`: the same file the window's export menu
+ * saves (both go through electron/export/figureFile.ts), for scripts and papers. The format is the output
+ * file's extension.
+ */
+import { writeFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import { ANALYSIS_IDS, AnalysisId, type AnalysisRequest } from '../shared/analysisResults.ts';
+import { DEFAULT_FIGURE_WIDTH, FIGURE_FORMATS, FigureFormat } from '../shared/apiAnalysis.ts';
+import { modelColorFrom } from '../shared/charts/context.ts';
+import { AnalysisInputError, AnalysisNotFoundError, runAnalysis } from './analysis/runAnalysis.ts';
+import { err, intFlag, requireDb, UsageError, type Command } from './cliCommon.ts';
+import { openDatabase } from './db/database.ts';
+import { figureFile } from './export/figureFile.ts';
+import { FontNotFoundError } from './export/fonts.ts';
+import { listModels } from './services/api.ts';
+
+function parseRho(text: string | undefined): Record<string, number> | undefined {
+  if (text === undefined) return undefined;
+  const out: Record<string, number> = {};
+  for (const part of text.split(',')) {
+    const [model, value] = part.split('=');
+    const rho = Number(value);
+    if (!model || !(rho >= 0 && rho <= 1)) throw new UsageError(`--rho takes MODEL=RATIO pairs with ratios in [0, 1], got "${part}"`);
+    out[model.trim()] = rho;
+  }
+  return out;
+}
+
+export const exportCommands: Record<string, Command> = {
+  export: {
+    summary: `write an analysis figure as SVG, PNG, PDF or its data as CSV: ${ANALYSIS_IDS.join(', ')}`,
+    usage:
+      `routelens export ${ANALYSIS_IDS.join('|')} --db FILE --out FIG.svg|.png|.pdf|.csv [--run NAME...] [--episode ID] ` +
+      '[--theme light|dark] [--width PX] [--scale N] [--dpi N] [--min-n N] [--reference RUN] [--rho MODEL=R,...]\n\n' +
+      `  The format is --out's extension. PNG is 2× the figure's size unless --scale or --dpi is given\n` +
+      `  (--dpi 300 on the default ${DEFAULT_FIGURE_WIDTH} px width gives a ${(DEFAULT_FIGURE_WIDTH / 96).toFixed(1)} in wide image of ${Math.round((DEFAULT_FIGURE_WIDTH / 96) * 300)} px).\n` +
+      '  targets needs --episode; plan-dag with --episode draws that episode\'s DAGs.',
+    options: {
+      db: { type: 'string' }, out: { type: 'string' }, run: { type: 'string', multiple: true }, episode: { type: 'string' },
+      theme: { type: 'string' }, width: { type: 'string' }, scale: { type: 'string' }, dpi: { type: 'string' },
+      'min-n': { type: 'string' }, reference: { type: 'string' }, rho: { type: 'string' },
+    },
+    allowPositionals: true,
+    async run(values, positionals) {
+      const id = AnalysisId.safeParse(positionals[0]);
+      if (!id.success) throw new UsageError(`unknown analysis "${positionals[0] ?? ''}" (available: ${ANALYSIS_IDS.join(', ')})`);
+      if (positionals.length > 1) throw new UsageError(`one analysis at a time (got ${positionals.join(' ')})`);
+      const out = values.out;
+      if (typeof out !== 'string' || out === '') throw new UsageError('--out FILE is required (.svg, .png, .pdf or .csv)');
+      const format = FigureFormat.safeParse(extname(out).slice(1).toLowerCase());
+      if (!format.success) throw new UsageError(`--out must end in ${FIGURE_FORMATS.map((f) => `.${f}`).join(', ')} (got "${out}")`);
+      const theme = values.theme ?? 'light';
+      if (theme !== 'light' && theme !== 'dark') throw new UsageError('--theme is light or dark');
+      const width = intFlag(values, 'width', DEFAULT_FIGURE_WIDTH, 200, 4000);
+      const dpi = values.dpi === undefined ? undefined : intFlag(values, 'dpi', 0, 36, 1200);
+      const scale = values.scale === undefined ? undefined : Number(values.scale);
+      if (scale !== undefined && !(scale >= 0.25 && scale <= 8)) throw new UsageError('--scale must be a number from 0.25 to 8');
+      if (scale !== undefined && dpi !== undefined) throw new UsageError('give --scale or --dpi, not both');
+      if ((scale !== undefined || dpi !== undefined) && format.data !== 'png') throw new UsageError('--scale and --dpi apply to .png only');
+      const minN = values['min-n'] === undefined ? undefined : intFlag(values, 'min-n', 1, 1);
+      const request: AnalysisRequest = {
+        id: id.data,
+        runs: (values.run as string[] | undefined) ?? [],
+        episode: values.episode as string | undefined,
+        minN,
+        reference: values.reference as string | undefined,
+        rho: parseRho(values.rho as string | undefined),
+      };
+      const db = openDatabase(requireDb(values));
+      try {
+        let response;
+        try {
+          response = runAnalysis(db, request);
+        } catch (e) {
+          if (e instanceof AnalysisInputError || e instanceof AnalysisNotFoundError) throw new UsageError(e.message);
+          throw e;
+        }
+        let file;
+        try {
+          file = await figureFile(response, { format: format.data, theme, width, scale, dpi, modelColor: modelColorFrom(listModels(db)) });
+        } catch (e) {
+          // No font on this machine: the user can fix that (the message says how), so it is not our bug.
+          if (e instanceof FontNotFoundError) throw new UsageError(e.message);
+          throw e;
+        }
+        writeFileSync(out, file.data);
+        err(`wrote ${out} (${format.data}, ${file.data.length.toLocaleString('en-US')} bytes)`);
+        return 0;
+      } finally {
+        db.close();
+      }
+    },
+  },
+};
