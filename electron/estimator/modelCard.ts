@@ -79,7 +79,7 @@ export function readModelCard(path: string): ModelCard {
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {
-    throw new Error(`${path}: not a JSON model card (${e instanceof Error ? e.message : String(e)})`);
+    throw new Error(`${path}: not a JSON model card (${e instanceof Error ? e.message : String(e)})`, { cause: e });
   }
   const parsed = ModelCard.safeParse(raw);
   if (!parsed.success) {

@@ -48,7 +48,7 @@ function readTruth(path: string): PlantedTruth {
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {
-    throw new RangeError(`${path}: cannot read the truth file (${e instanceof Error ? e.message : String(e)})`);
+    throw new RangeError(`${path}: cannot read the truth file (${e instanceof Error ? e.message : String(e)})`, { cause: e });
   }
   const parsed = PlantedTruth.safeParse(raw);
   if (!parsed.success) throw new RangeError(`${path}: not a turn-routed simulator truth file (needs models, categories, skill, error_rate, recover, best_model)`);
