@@ -33,7 +33,7 @@ const HELP = `usage: npm run bench -- [options]
   --import-repeat N  override the import pair's repeats
   --scoring-rows N   histories to score (default: every turn of the dataset)
   --paint-loads N    cold page loads per view (default 3)
-  --cache DIR        where datasets and renderer build are kept (default bench/.cache)
+  --cache DIR        where datasets are kept (default bench/.cache); the renderer is built into dist/bench-renderer
   --record / --no-record   write bench/results.json and BENCHMARKS.md (default: only at the reference size)
   --help`;
 
@@ -127,7 +127,8 @@ if (only.includes('scoring')) {
   );
 }
 
-const rendererDir = join(cache, 'renderer');
+// Under dist/ (ignored by git and eslint), apart from other work's dist/renderer that serve would otherwise use.
+const rendererDir = join(root, 'dist', 'bench-renderer');
 if (only.includes('paint')) {
   log('\nfirst paint (Chromium, cold loads)');
   ensureRenderer(rendererDir, log);

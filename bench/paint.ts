@@ -65,6 +65,33 @@ const SELECTORS = {
   episodes: '[data-testid="episode-row"]',
 } as const;
 
+/**
+ * Marks, in the page, when the app is ready and when the first row matching `selector` is in the DOM (and one
+ * frame later, painted); records long tasks. A string, not a function: tsx would wrap a function's inner
+ * arrows in a helper (\`__name\`) that does not exist in the page.
+ */
+function markScript(selector: string): string {
+  return `(() => {
+  const selector = ${JSON.stringify(selector)};
+  const marks = (window.__marks = {});
+  const long = (window.__long = []);
+  new PerformanceObserver((list) => { for (const e of list.getEntries()) long.push(e.duration); }).observe({ type: 'longtask', buffered: true });
+  function check() {
+    const root = document.getElementById('root');
+    if (marks.ready === undefined && root && root.getAttribute('data-app-state') === 'ready') marks.ready = performance.now();
+    if (marks.dataInDom === undefined && document.querySelector(selector)) {
+      marks.dataInDom = performance.now();
+      requestAnimationFrame(() => { marks.data = performance.now(); });
+    }
+    return marks.ready !== undefined && marks.dataInDom !== undefined;
+  }
+  const observer = new MutationObserver(() => { if (check()) observer.disconnect(); });
+  document.addEventListener('DOMContentLoaded', () => {
+    if (!check()) observer.observe(document.documentElement, { subtree: true, childList: true, attributes: true });
+  });
+})();`;
+}
+
 export async function benchPaint(dbPath: string, rendererDir: string, loads: number, log: (s: string) => void): Promise<ViewPaint[]> {
   process.env.ROUTELENS_RENDERER_OUT = rendererDir;
   const server = await startServe(dbPath, await freePort());
@@ -76,31 +103,7 @@ export async function benchPaint(dbPath: string, rendererDir: string, loads: num
       for (let i = 0; i < loads; i++) {
         const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
         const page = await context.newPage();
-        await page.addInitScript((selector: string) => {
-          const w = window as unknown as { __marks: Record<string, number>; __long: number[] };
-          w.__marks = {};
-          w.__long = [];
-          new PerformanceObserver((list) => {
-            for (const e of list.getEntries()) w.__long.push(e.duration);
-          }).observe({ type: 'longtask', buffered: true });
-          const check = (): boolean => {
-            const rootEl = document.getElementById('root');
-            if (w.__marks.ready === undefined && rootEl?.getAttribute('data-app-state') === 'ready') w.__marks.ready = performance.now();
-            if (w.__marks.data === undefined && document.querySelector(selector)) {
-              w.__marks.dataInDom = performance.now();
-              requestAnimationFrame(() => {
-                w.__marks.data = performance.now();
-              });
-            }
-            return w.__marks.ready !== undefined && w.__marks.dataInDom !== undefined;
-          };
-          const observer = new MutationObserver(() => {
-            if (check()) observer.disconnect();
-          });
-          document.addEventListener('DOMContentLoaded', () => {
-            if (!check()) observer.observe(document.documentElement, { subtree: true, childList: true, attributes: true });
-          });
-        }, SELECTORS[view]);
+        await page.addInitScript(markScript(SELECTORS[view]));
         await page.goto(`${server.url}#/${view}`);
         await page.waitForFunction(() => (window as unknown as { __marks: Record<string, number> }).__marks.data !== undefined, undefined, { timeout: 60_000 });
         const m = await page.evaluate(() => {

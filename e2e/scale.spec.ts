@@ -97,7 +97,7 @@ test.describe('at the reference scale (29,693 episodes)', () => {
       return { long: [...w.__long], events: [...w.__events] };
     });
     steps.push({ step: name, longTasksMs: long.map((d) => Math.round(d)), maxEventMs: Math.round(Math.max(0, ...events)) });
-    expect(Math.max(0, ...long), `${name}: long tasks ${long.map((d) => d.toFixed(0)).join(', ')} ms`).toBeLessThan(LIMIT_MS);
+    expect.soft(Math.max(0, ...long), `${name}: long tasks ${long.map((d) => d.toFixed(0)).join(', ')} ms`).toBeLessThan(LIMIT_MS);
   }
 
   test('the Episodes table scrolls through every row, virtualised, without a long task', async ({ page }) => {

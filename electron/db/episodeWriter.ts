@@ -1,7 +1,8 @@
 /**
  * Writes canonical episodes into the database. Everything a turn needs that the log may lack is filled
  * here, once, for every format: model rows (unknown models added), priced costs, switches, errors
- * detected by the rules, and the AEC targets. The caller owns the transaction (one per source file).
+ * detected by the rules, and the AEC targets. The caller owns the transaction (one per source file) and calls
+ * flushText() before committing it (the full-text index is filled in one statement per transaction).
  */
 import type { CanonicalEpisode, TurnError } from '../../shared/canonical.ts';
 import { SEVERITY_LEVEL, aecTargets, maxSeverity, normaliseScore } from '../../shared/formulas.ts';
@@ -30,6 +31,8 @@ export class EpisodeWriter {
   readonly models: ModelResolver;
   private readonly runIds = new Map<string, number>();
   private readonly errorTypeIds = new Map<string, number>();
+  /** The first turn written since the last flushText(): its text and all later turns' are not yet in turn_fts. */
+  private unindexedFrom: number | null = null;
   private readonly s;
 
   constructor(
@@ -61,13 +64,11 @@ export class EpisodeWriter {
         @tokens_in, @tokens_out, @tokens_cached, @cost, @cost_source, @latency_ms, @propensity, @error_mask,
         @max_severity, @verdict, @verify_correct)`),
       insertTurnText: db.prepare('INSERT INTO turn_text (turn_id, action, observation) VALUES (?, ?, ?)'),
-      insertFts: db.prepare('INSERT INTO turn_fts (rowid, action, observation) VALUES (?, ?, ?)'),
+      indexText: db.prepare('INSERT INTO turn_fts (rowid, action, observation) SELECT turn_id, action, observation FROM turn_text WHERE turn_id >= ?'),
       insertTurnError: db.prepare(
         'INSERT OR IGNORE INTO turn_errors (turn_id, error_type_id, severity, source) VALUES (?, ?, ?, ?)',
       ),
-      insertCandidate: db.prepare(
-        'INSERT OR REPLACE INTO turn_candidates (turn_id, model_id, logged_score) VALUES (?, ?, ?)',
-      ),
+      insertCandidate: db.prepare('INSERT INTO turn_candidates (turn_id, model_id, logged_score) VALUES (?, ?, ?)'),
       insertTarget: db.prepare('INSERT INTO targets (turn_id, s_tilde, penalty) VALUES (?, ?, ?)'),
       insertPlanNode: db.prepare(`INSERT INTO plan_nodes (episode_id, turn_id, round, subtask_id, model_id, primitive,
         status) VALUES (?, ?, ?, ?, ?, ?, ?)`),
@@ -77,6 +78,16 @@ export class EpisodeWriter {
     };
   }
 
+  /**
+   * Adds the text of the turns written since the last call to the full-text index, in one statement (row by
+   * row took 1.9 s instead of 1.2 s for 90k turns, bench/). Call before the caller's transaction commits.
+   */
+  flushText(): void {
+    if (this.unindexedFrom === null) return;
+    this.s.indexText.run(this.unindexedFrom);
+    this.unindexedFrom = null;
+  }
+
   /** Call after the caller's transaction commits. */
   commit(): void {
     this.models.commit();
@@ -84,6 +95,7 @@ export class EpisodeWriter {
 
   /** Call after the caller's transaction rolls back: ids cached during it may name rows that no longer exist. */
   rollback(): void {
+    this.unindexedFrom = null;
     this.runIds.clear();
     this.errorTypeIds.clear();
     this.models.rollback();
@@ -116,7 +128,11 @@ export class EpisodeWriter {
   write(ep: CanonicalEpisode, format: string, sourcePath: string, sourceId: number | null): WriteResult {
     const runId = this.runId(ep, format, sourcePath);
     const existing = this.s.findEpisode.get(runId, ep.episode_id) as number | undefined;
-    if (existing !== undefined) this.s.deleteEpisode.run(existing);
+    if (existing !== undefined) {
+      // Deleting turn_text un-indexes it (trigger turn_text_ad): its rows must be in the index by then.
+      this.flushText();
+      this.s.deleteEpisode.run(existing);
+    }
 
     const ruleSet = this.rules.forTaskType(ep.task.type);
     const n = expectedSteps(ep.task);
@@ -225,11 +241,13 @@ export class EpisodeWriter {
       const action = turn.action.text ?? null;
       const observation = turn.observation ?? null;
       this.s.insertTurnText.run(turnId, action, observation);
-      this.s.insertFts.run(turnId, action, observation);
+      this.unindexedFrom ??= turnId;
       r.errors.forEach((x, k) => this.s.insertTurnError.run(turnId, typeIds[k], SEVERITY_LEVEL[x.e.severity], x.source));
-      for (const [name, score] of Object.entries(turn.candidates ?? {})) {
-        this.s.insertCandidate.run(turnId, this.models.resolve(name).id, score);
-      }
+      // Two names of one model (aliases) keep the last score, as a replace would, without REPLACE's cost
+      // (INSERT OR REPLACE took 5.4 s instead of 0.9 s for 136k candidate rows, bench/).
+      const candidates = new Map<number, number>();
+      for (const [name, score] of Object.entries(turn.candidates ?? {})) candidates.set(this.models.resolve(name).id, score);
+      for (const [modelId, score] of candidates) this.s.insertCandidate.run(turnId, modelId, score);
       const target = targets[i];
       if (target) this.s.insertTarget.run(turnId, target.s_tilde, target.penalty);
       if (turn.plan) {

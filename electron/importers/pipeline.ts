@@ -173,6 +173,7 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
       }
       if (episodes === 0) throw new ImportError(c.path, 1, 'no episodes in this file');
       setSourceCount.run(episodes, sourceId);
+      writer.flushText();
       db.exec('COMMIT');
       writer.commit();
       totalEpisodes += episodes;
