@@ -1,11 +1,11 @@
 // Crash safety of imports (DESIGN §12, issue 8 item 3): the real CLI (`bin/routelens.mjs import`) imports a
-// folder of several formats (~35 MB, ~750 episodes) and is killed with SIGKILL at seeded random moments.
-// After each kill the database must open and hold no partial import (electron/testing/importInvariants.ts);
+// folder of several formats (~10 MB, ~280 episodes) and is killed with SIGKILL at seeded random moments.
+// The moments are seeded fractions of the bytes a clean import writes. After each kill the database must open and hold no partial import (electron/testing/importInvariants.ts);
 // a later import of the same folder completes it, equals a clean import, and a further one changes nothing.
 // That a kill really landed inside a file's transaction is read from the WAL before the database is reopened:
 // pages a transaction spilled before its commit sit there as frames after the last commit frame.
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -16,11 +16,11 @@ import { useSuiteTempDir } from '../testing/tmp.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(root, 'bin', 'routelens.mjs');
-const KILLS = 5;
+const KILLS = 4;
 const tempDir = useSuiteTempDir();
 let input = '';
 let dir = '';
-let importMs = 0;
+let finalBytes = 0;
 let clean: { counts: Record<string, number>; bySource: Map<string, SourceCounts>; files: number };
 
 /** mulberry32: the kill moments are the same on every run. */
@@ -35,7 +35,7 @@ function rng(seed: number): () => number {
   };
 }
 
-/** Simulated SWE episodes whose observations carry ~6 KB of extra seeded words each (~25 MB in all). */
+/** Simulated SWE episodes whose observations carry ~6 KB of extra seeded words each (~7 MB for 70 episodes). */
 function longObservations(episodes: number, seed: number): string {
   const next = rng(seed);
   const vocabulary = Array.from({ length: 20_000 }, (_, i) => `w${i.toString(36)}${Math.floor(next() * 1e6).toString(36)}`);
@@ -53,33 +53,38 @@ function longObservations(episodes: number, seed: number): string {
 interface Outcome {
   killed: boolean;
   code: number | null;
-  /** From the first progress line (the database is open, the first file starts) to exit or kill. */
-  ms: number;
   stdout: string;
 }
 
+/** Bytes the database holds on disk (main file and WAL): grows as the import writes, whatever the machine's speed. */
+function bytesOnDisk(db: string): number {
+  let total = 0;
+  for (const f of [db, `${db}-wal`]) total += existsSync(f) ? statSync(f).size : 0;
+  return total;
+}
+
 /**
- * Runs `routelens import`; with `killAfterMs`, SIGKILLs it that long after its first progress line (printed
- * once the database is open and the first file starts; never with --json).
+ * Runs `routelens import`; with `killAtBytes`, SIGKILLs it once the database has grown to that many bytes on
+ * disk. A moment measured in bytes written, not milliseconds, lands at the same point of the import on a fast
+ * machine and on a loaded one.
  */
-function runImport(db: string, killAfterMs?: number, json = false): Promise<Outcome> {
+function runImport(db: string, killAtBytes?: number, json = false): Promise<Outcome> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, 'import', input, '--db', db, ...(json ? ['--json'] : [])], {
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'ignore'],
     });
-    let started = 0;
     let stdout = '';
-    let timer: NodeJS.Timeout | undefined;
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', () => {
-      if (started) return;
-      started = performance.now();
-      if (killAfterMs !== undefined) timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
-    });
+    const poll =
+      killAtBytes === undefined
+        ? undefined
+        : setInterval(() => {
+            if (bytesOnDisk(db) >= killAtBytes) child.kill('SIGKILL');
+          }, 2);
     child.on('error', reject);
     child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ killed: signal === 'SIGKILL', code, ms: started ? performance.now() - started : 0, stdout });
+      clearInterval(poll);
+      resolve({ killed: signal === 'SIGKILL', code, stdout });
     });
   });
 }
@@ -114,20 +119,18 @@ beforeAll(async () => {
   mkdirSync(input);
   // Canonical files from the simulator, one of them with long observations: its transaction outgrows SQLite's
   // 16 MB page cache, so its pages reach the WAL before it commits (what a mid-transaction kill leaves behind).
-  await simulateToFile({ preset: 'scienceworld', episodes: 250, seed: 11, out: join(input, 'a-scienceworld.jsonl') });
-  await simulateToFile({ preset: 'hle', episodes: 250, seed: 13, out: join(input, 'b-hle.jsonl') });
-  writeFileSync(join(input, 'c-swe-long.jsonl'), longObservations(220, 14));
+  await simulateToFile({ preset: 'scienceworld', episodes: 100, seed: 11, out: join(input, 'a-scienceworld.jsonl') });
+  writeFileSync(join(input, 'b-swe-long.jsonl'), longObservations(70, 14));
+  await simulateToFile({ preset: 'hle', episodes: 100, seed: 13, out: join(input, 'c-hle.jsonl') });
   const samples = join(root, 'fixtures', 'samples');
   copyFileSync(join(samples, 'uno', 'uno-transcripts.jsonl'), join(input, 'd-uno.jsonl'));
   copyFileSync(join(samples, 'inspect', 'log_streaming.eval'), join(input, 'e-inspect.eval'));
   copyFileSync(join(samples, 'mini-swe-agent', 'trajs', 'django__django-12143', 'django__django-12143.traj.json'), join(input, 'f.traj.json'));
 
   const reference = join(dir, 'clean.db');
-  // Without --json: progress (our start marker) is printed only then.
   const run = await runImport(reference);
   expect(run.code).toBe(0);
-  importMs = run.ms;
-  expect(importMs).toBeGreaterThan(0);
+  finalBytes = bytesOnDisk(reference);
   const db = new Database(reference);
   clean = { counts: tableCounts(db), bySource: countsBySource(db), files: countsBySource(db).size };
   expect(partialImportProblems(db)).toEqual([]);
@@ -138,7 +141,7 @@ describe('import crash safety (SIGKILL)', () => {
   it('the clean import holds every file whole (the checks can see a complete database)', () => {
     expect(clean.files).toBe(6);
     expect(clean.bySource.size).toBe(6);
-    expect(clean.counts.episodes).toBeGreaterThan(700);
+    expect(clean.counts.episodes).toBeGreaterThan(250);
   });
 
   it(`killed at ${KILLS} random moments, the database opens whole each time, and a re-import completes it`, async () => {
@@ -147,27 +150,25 @@ describe('import crash safety (SIGKILL)', () => {
     let inTransaction = 0;
     let last = '';
     for (let k = 0; k < KILLS; k++) {
-      // Stratified over the import's duration, so early, middle and late moments all occur.
-      const at = ((k + next()) / KILLS) * importMs;
+      // Stratified over 2–95 % of what a clean import writes, so early, middle and late moments all occur.
+      const at = Math.round((0.02 + (0.93 * (k + next())) / KILLS) * finalBytes);
       const db = join(dir, `killed-${k}.db`);
       const run = await runImport(db, at);
-      const walBytes = existsSync(`${db}-wal`) ? readFileSync(`${db}-wal`).length : -1;
       const pending = uncommittedWalFrames(`${db}-wal`);
       const state = inspectDb(db);
-      expect(state.problems, `kill ${k} at ${at.toFixed(0)} ms`).toEqual([]);
+      expect(state.problems, `kill ${k} at ${at} bytes`).toEqual([]);
       if (run.killed) {
         if (state.bySource.size < clean.files) midImport++;
         if (pending > 0) inTransaction++;
       }
-      if (process.env.CRASH_DEBUG) console.log({ k, at, ms: run.ms, killed: run.killed, files: state.bySource.size, pending, walBytes });
       last = db;
     }
     // The moments really fell inside the import, and at least one inside a file's open transaction.
-    expect(midImport).toBeGreaterThanOrEqual(3);
+    expect(midImport).toBeGreaterThanOrEqual(KILLS - 1);
     expect(inTransaction).toBeGreaterThanOrEqual(1);
 
     // Kill a resumed import too, then finish: the result equals a clean import.
-    const resumed = await runImport(last, importMs / 4);
+    const resumed = await runImport(last, bytesOnDisk(last) + (finalBytes - bytesOnDisk(last)) / 4);
     expect(inspectDb(last).problems).toEqual([]);
     const finish = await runImport(last, undefined, true);
     expect(finish.code, finish.stdout).toBe(0);
@@ -184,7 +185,7 @@ describe('import crash safety (SIGKILL)', () => {
     expect(inspectDb(last).counts).toEqual(clean.counts);
   }, 120_000);
 
-  it('a database left by a kill also opens read-only through the CLI', () => {
+  it('a database left by a kill opens in the CLI (routelens info)', () => {
     const db = join(dir, 'killed-0.db');
     const info = spawnSync(process.execPath, [CLI, 'info', '--db', db, '--json'], { encoding: 'utf8' });
     expect(info.status, info.stderr).toBe(0);
