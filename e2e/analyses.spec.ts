@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { ANALYSIS_IDS } from '../shared/analysisResults.ts';
 import { expect, test } from './fixtures.ts';
+import { RUNS_FOR } from './pages/AnalysesPage.ts';
 
 test('the index has a card per analysis that opens its page', async ({ app, analyses, page }) => {
   await app.open('#/analyses');
@@ -19,12 +20,13 @@ test('the index has a card per analysis that opens its page', async ({ app, anal
 for (const id of ANALYSIS_IDS) {
   test(`${id}: draws a figure whose marks tell their values and n on hover`, async ({ app, analyses }) => {
     await app.open(`#/analyses/${id}`);
+    await app.selectRuns(RUNS_FOR[id] ?? []);
     await analyses.waitFigure();
     expect(await analyses.marks().count()).toBeGreaterThan(0);
-    const mark = analyses.markWithN();
-    await expect(mark).toHaveCount(1);
+    // A turn of one episode has no n; every other mark counts what it summarises.
+    const mark = await analyses.markWith(id === 'targets' ? 'turn' : 'n = ');
     await analyses.hover(mark);
-    await expect(analyses.tooltip).toContainText(/n = [\d,]+/);
+    await expect(analyses.tooltip).toContainText(id === 'targets' ? /turn/ : /n = [\d,]+/);
     // Keyboard: the figure is one tab stop, arrows walk its marks and show the same tooltip.
     await analyses.marks().first().focus();
     await expect(analyses.tooltip).toBeVisible();
@@ -33,6 +35,7 @@ for (const id of ANALYSIS_IDS) {
 
 test('a lift cell opens the episodes that used that model, filtered and labelled', async ({ app, analyses, episodes, page }) => {
   await app.open('#/analyses/lift');
+  await app.selectRuns(RUNS_FOR.lift ?? []);
   await analyses.waitFigure();
   const cell = analyses.panel().locator('[data-mark][data-role="cell"]').first();
   const label = (await cell.getAttribute('aria-label')) ?? '';
@@ -49,6 +52,7 @@ test('a lift cell opens the episodes that used that model, filtered and labelled
 
 test('a plan-DAG node opens the turn that planned it', async ({ app, analyses, inspector, page }) => {
   await app.open('#/analyses/plan-dag');
+  await app.selectRuns(RUNS_FOR['plan-dag'] ?? []);
   await analyses.waitFigure();
   await analyses.waitFigure('episode');
   const node = analyses.panel('episode').locator('[data-mark][role="link"]').first();

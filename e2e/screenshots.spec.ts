@@ -2,6 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { ANALYSIS_IDS } from '../shared/analysisResults.ts';
 import { expect, test } from './fixtures.ts';
+import { RUNS_FOR } from './pages/AnalysesPage.ts';
 import { PolicyLabPage, StepDebuggerPage } from './pages/PolicyLabPage.ts';
 
 const shots = fileURLToPath(new URL('../test-results/screenshots/', import.meta.url));
@@ -51,6 +52,7 @@ for (const theme of ['light', 'dark'] as const) {
     await page.screenshot({ path: `${shots}analyses-${theme}.png` });
     for (const id of ANALYSIS_IDS) {
       await app.open(`#/analyses/${id}`);
+      await app.selectRuns(RUNS_FOR[id] ?? []);
       await analyses.waitFigure();
       if (id === 'plan-dag') await analyses.waitFigure('episode');
       // Tall figures: grow the window to the page's height so one screenshot holds all of it.

@@ -3,6 +3,23 @@ import { expect, type Download, type Locator, type Page } from '@playwright/test
 
 export type ExportChoice = 'svg' | 'png2x' | 'pngdpi' | 'pdf' | 'csv';
 
+/**
+ * Runs a user would compare on each analysis, from the simulated runs globalSetup imports (each preset makes
+ * several runs: a controller or router, baselines, single-model runs).
+ */
+export const RUNS_FOR: Record<string, string[]> = {
+  pareto: ['sw-mtrouter', 'sw-random', 'sw-switch-on-error', 'sw-gpt-5', 'sw-deepseek-v3.2', 'sw-kimi-k2', 'sw-minimax-m2'],
+  'switch-cost': ['sw-mtrouter', 'sw-random', 'sw-switch-on-error'],
+  'error-recovery': ['sw-mtrouter', 'sw-random', 'sw-switch-on-error'],
+  'usage-by-turn': ['sw-mtrouter', 'sw-random'],
+  lift: ['sw-mtrouter', 'sw-random'],
+  'plan-dag': ['uno-orchestra', 'uno-random-workers', 'uno-gpt-5'],
+  'budget-modes': ['corl-controller', 'corl-controller-only'],
+  'usage-ratio': ['crit-controller', 'crit-no-lagrangian', 'crit-random'],
+  confusion: ['crit-controller', 'crit-random'],
+  targets: ['sw-mtrouter'],
+};
+
 export class AnalysesPage {
   readonly index: Locator;
   readonly cards: Locator;
@@ -33,9 +50,15 @@ export class AnalysesPage {
     return this.panel(which).locator('[data-mark]');
   }
 
-  /** The first mark whose hover lines include a count ("n = …"). */
-  markWithN(which: 'main' | 'episode' = 'main'): Locator {
-    return this.panel(which).locator('[data-mark][aria-label*="n = "]').first();
+  /** The first mark big enough to point at whose hover lines include `text` (a count: "n = "). */
+  async markWith(text: string, which: 'main' | 'episode' = 'main'): Promise<Locator> {
+    const candidates = this.panel(which).locator(`[data-mark][aria-label*="${text}"]`);
+    const count = await candidates.count();
+    for (let i = 0; i < count; i++) {
+      const box = await candidates.nth(i).boundingBox();
+      if (box && box.width >= 2 && box.height >= 2) return candidates.nth(i);
+    }
+    throw new Error(`no mark of a pointable size says "${text}" (${count} say it)`);
   }
 
   async hover(mark: Locator): Promise<void> {

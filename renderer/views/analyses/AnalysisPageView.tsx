@@ -5,6 +5,7 @@
  */
 import { useCallback, useMemo } from 'react';
 import type { AnalysisId } from '../../../shared/analysisResults.ts';
+import type { EpisodeRow } from '../../../shared/api.ts';
 import { FIGURES } from '../../../shared/charts/figures.ts';
 import { formatHash } from '../../routing/route.ts';
 import type { AnalysisParams, EpisodeRef } from '../../store/analysesSlice.ts';
@@ -17,6 +18,9 @@ import { FigurePanel } from './FigurePanel.tsx';
 import { useAnalysis } from './useAnalysis.ts';
 
 const NO_PARAMS: AnalysisParams = {};
+
+/** An Uno episode that planned has a plan turn before its answer; one that answered at once (lazy) has one turn. */
+const hasPlanTurns = (row: EpisodeRow) => row.n_turns > 1;
 
 function useParams(id: AnalysisId): [AnalysisParams, (patch: AnalysisParams) => void] {
   const params = useAppStore((s) => s.analysisParams[id]) ?? NO_PARAMS;
@@ -54,13 +58,14 @@ function PlanDagFigures({ page, scope, params, set }: { page: AnalysisPage; scop
       {planned && planned.length > 0 && (
         <>
           <div className="analysis-controls">
-            <EpisodePicker runIds={planned} value={params.episode} onChange={onEpisode} label="Plan of episode" />
+            <EpisodePicker runIds={planned} value={params.episode} onChange={onEpisode} label="Plan of episode" prefer={hasPlanTurns} />
           </div>
           <FigurePanel
             page={page}
             request={episodeRequest}
             heading={params.episode ? `Plan rounds of ${params.episode.ext_id} (${params.episode.run})` : 'Plan rounds of one episode'}
             noRequest="Pick an episode to see its plan rounds."
+            whenEmpty="This episode has no plan rounds (it answered without planning: the lazy mode). Pick another episode."
             testId="figure-panel-episode"
           />
         </>

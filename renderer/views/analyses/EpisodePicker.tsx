@@ -20,12 +20,15 @@ export function EpisodePicker({
   value,
   onChange,
   label = 'Episode',
+  prefer,
 }: {
   /** Runs to pick from; empty = every run. */
   runIds: number[];
   value: EpisodeRef | undefined;
   onChange(ref: EpisodeRef): void;
   label?: string;
+  /** Which episode to open on when none is picked: the first that passes this, else the first. */
+  prefer?(row: EpisodeRow): boolean;
 }) {
   const dataVersion = useAppStore((s) => s.dataVersion);
   const navigate = useAppStore((s) => s.navigate);
@@ -61,9 +64,9 @@ export function EpisodePicker({
   const current = at === -1 ? undefined : shown[at];
 
   useEffect(() => {
-    const first = rows?.[0];
+    const first = (prefer && rows?.find(prefer)) || rows?.[0];
     if (rows && first && !rows.some((r) => same(r, value))) onChange({ ext_id: first.ext_id, run: first.run });
-  }, [rows, value, onChange]);
+  }, [rows, value, onChange, prefer]);
 
   const pick = (row: EpisodeRow | undefined) => row && onChange({ ext_id: row.ext_id, run: row.run });
 

@@ -40,6 +40,7 @@ export function FigurePanel({
   request,
   heading,
   noRequest,
+  whenEmpty,
   testId = 'figure-panel',
 }: {
   page: AnalysisPage;
@@ -48,6 +49,8 @@ export function FigurePanel({
   heading?: string;
   /** Said in place of the figure while there is no request (e.g. no episode picked yet). */
   noRequest?: string;
+  /** What to say when this figure's result is empty, in place of the analysis's usual hint. */
+  whenEmpty?: string;
   testId?: string;
 }) {
   const analysis = useAnalysis(request);
@@ -93,9 +96,13 @@ export function FigurePanel({
         {linkError && <ErrorNotice title="Nothing to open." message={linkError} />}
         {!request && noRequest && <p className="figure-note muted">{noRequest}</p>}
         {empty && (
-          <EmptyState title="No data for this analysis in the selected runs" command={page.command} testId="figure-empty">
-            <p>{page.whenEmpty}</p>
-            {page.command && <p className="faint">To make some with the simulator:</p>}
+          <EmptyState
+            title={whenEmpty ? 'Nothing to draw' : 'No data for this analysis in the selected runs'}
+            command={whenEmpty ? undefined : page.command}
+            testId="figure-empty"
+          >
+            <p>{whenEmpty ?? page.whenEmpty}</p>
+            {!whenEmpty && page.command && <p className="faint">To make some with the simulator:</p>}
           </EmptyState>
         )}
         {!empty && figure.scene && (
