@@ -1,0 +1,105 @@
+// `routelens export` as a script runs it, on a small simulated database holding every kind of run
+// (tool loops, Uno plans, critique verdicts, CoRL budget modes): each analysis writes a file that opens.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { simulate, type PresetName } from '../fixtures/simulator/index.ts';
+import { ANALYSIS_IDS, type AnalysisId } from '../shared/analysisResults.ts';
+import { runAnalysis } from './analysis/runAnalysis.ts';
+import { openDatabase } from './db/database.ts';
+import { importPaths } from './importers/pipeline.ts';
+import { useSuiteTempDir } from './testing/tmp.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const bin = join(root, 'bin', 'routelens.mjs');
+const tempDir = useSuiteTempDir();
+
+function routelens(...args: string[]) {
+  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', cwd: root, timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+let dir: string;
+let db: string;
+let swEpisode: string;
+let unoEpisode: string;
+
+beforeAll(async () => {
+  dir = tempDir();
+  db = join(dir, 'sim.db');
+  const files: string[] = [];
+  for (const preset of ['scienceworld', 'uno', 'critique', 'corl'] as PresetName[]) {
+    const file = join(dir, `${preset}.jsonl`);
+    writeFileSync(file, [...simulate({ preset, episodes: 40, seed: 5 })].map((e) => JSON.stringify(e)).join('\n') + '\n');
+    files.push(file);
+  }
+  const handle = openDatabase(db);
+  await importPaths(handle, files);
+  swEpisode = handle.prepare("SELECT e.ext_id FROM episodes e JOIN runs r ON r.id = e.run_id WHERE r.name = 'sw-mtrouter' ORDER BY e.id LIMIT 1").pluck().get() as string;
+  unoEpisode = handle.prepare('SELECT e.ext_id FROM episodes e WHERE e.id = (SELECT episode_id FROM plan_nodes ORDER BY episode_id LIMIT 1)').pluck().get() as string;
+  handle.close();
+}, 120_000);
+
+const SIGNATURE: Record<string, (b: Buffer) => boolean> = {
+  svg: (b) => b.toString('utf8').startsWith('<?xml') && b.toString('utf8').includes('<svg'),
+  png: (b) => b.subarray(1, 4).toString('latin1') === 'PNG',
+  pdf: (b) => b.subarray(0, 5).toString('latin1') === '%PDF-',
+  csv: (b) => /^[a-z_]+(,[a-z_]+)+\r\n/.test(b.toString('utf8')),
+};
+
+describe('routelens export', () => {
+  const formats = ['svg', 'png', 'pdf', 'csv'] as const;
+  ANALYSIS_IDS.forEach((id, i) => {
+    const format = formats[i % formats.length] as string;
+    it(`writes ${id} as ${format}`, () => {
+      const out = join(dir, `${id}.${format}`);
+      const extra = id === 'targets' ? ['--run', 'sw-mtrouter', '--episode', swEpisode] : id === 'lift' ? ['--min-n', '5'] : [];
+      const r = routelens('export', id, '--db', db, '--out', out, ...extra);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(new RegExp(`wrote .*${id}\\.${format}`));
+      expect(SIGNATURE[format]!(readFileSync(out))).toBe(true);
+    });
+  });
+
+  it('draws one episode\'s plan DAG, in the dark theme at 300 dpi', () => {
+    const out = join(dir, 'dag.png');
+    const r = routelens('export', 'plan-dag', '--db', db, '--episode', unoEpisode, '--theme', 'dark', '--dpi', '300', '--width', '480', '--out', out);
+    expect(r.code, r.stderr).toBe(0);
+    const png = readFileSync(out);
+    expect(png.readUInt32BE(16)).toBe(Math.round((480 / 96) * 300));
+  });
+
+  it('says what is wrong, with exit code 1', () => {
+    expect(routelens('export', 'lift', '--db', db, '--out', join(dir, 'x.gif')).stderr).toMatch(/--out must end in/);
+    expect(routelens('export', 'targets', '--db', db, '--out', join(dir, 'x.svg')).code).toBe(1);
+    expect(routelens('export', 'pareto', '--db', db, '--run', 'nope', '--out', join(dir, 'x.svg')).code).toBe(1);
+    expect(routelens('export', 'pareto', '--db', db, '--dpi', '300', '--out', join(dir, 'x.svg')).code).toBe(1);
+    const help = routelens('export', '--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/--out FIG\.svg\|\.png\|\.pdf\|\.csv/);
+  });
+});
+
+describe('runAnalysis', () => {
+  it('gives what `routelens analyze --json` prints, plus only the figure fields', () => {
+    const handle = openDatabase(db);
+    try {
+      const cases: [AnalysisId, string[]][] = [
+        ['pareto', []], ['switch-cost', []], ['error-recovery', []], ['usage-by-turn', []], ['lift', ['--min-n', '5']],
+        ['plan-dag', []], ['budget-modes', []], ['usage-ratio', []], ['confusion', []], ['targets', ['--run', 'sw-mtrouter', '--episode', swEpisode]],
+      ];
+      for (const [id, args] of cases) {
+        const cli = routelens('analyze', id, '--db', db, '--json', ...args);
+        expect(cli.code, cli.stderr).toBe(0);
+        const request = { id, minN: id === 'lift' ? 5 : undefined, runs: id === 'targets' ? ['sw-mtrouter'] : undefined, episode: id === 'targets' ? swEpisode : undefined };
+        const { result } = runAnalysis(handle, request);
+        const { by_run: _byRun, run: _run, ...rest } = result as Record<string, unknown>;
+        expect(JSON.parse(JSON.stringify(rest)), id).toEqual(JSON.parse(cli.stdout));
+      }
+    } finally {
+      handle.close();
+    }
+  }, 120_000);
+});
