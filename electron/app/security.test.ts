@@ -15,6 +15,7 @@ describe('window security settings', () => {
       allowRunningInsecureContent: false,
       webviewTag: false,
       devTools: false,
+      disableBlinkFeatures: 'Auxclick',
     });
   });
 
