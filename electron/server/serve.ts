@@ -110,7 +110,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   let allowedOrigins: Set<string> = new Set();
 
   const serveStatic = (res: ServerResponse, pathname: string): void => {
-    const rel = pathname === '/' ? 'index.html' : decodeURIComponent(pathname).replace(/^\/+/, '');
+    let rel: string;
+    try {
+      rel = pathname === '/' ? 'index.html' : decodeURIComponent(pathname).replace(/^\/+/, '');
+    } catch {
+      return send(res, 400, 'bad request'); // a malformed %-escape is the client's fault, not an internal error
+    }
+    if (rel.includes('\0')) return send(res, 400, 'bad request');
     const file = normalize(join(staticDir, rel));
     if (!file.startsWith(staticDir + sep) && file !== staticDir) return send(res, 404, 'not found');
     if (!existsSync(file) || !statSync(file).isFile()) {
