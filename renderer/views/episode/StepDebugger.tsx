@@ -10,6 +10,7 @@ import type { EpisodeDetail } from '../../../shared/api.ts';
 import { plural } from '../../format/numbers.ts';
 import { useAppStore } from '../../store/index.ts';
 import { checkPolicySpec, POLICY_PRESETS } from '../policy/policyForm.ts';
+import { usePolicyLab } from '../policy/policyLabStore.ts';
 import {
   advance,
   allBreaks,
@@ -73,11 +74,16 @@ export function StepDebugger({ detail, current, onGo }: { detail: EpisodeDetail;
     rememberedOpen = open;
   }, [bp, policyDraft, speed, open]);
 
+  // The policy lab's chosen policies first, then the presets: debugging what was just replayed is the common case.
+  const labPolicies = usePolicyLab((s) => s.policies);
+  const suggestions = [...new Set([...labPolicies, ...POLICY_PRESETS.map((p) => p.spec)])].filter((p) => p !== 'logged');
   const check = checkPolicySpec(policyDraft, models.map((m) => m.name));
-  const spec = check.ok ? check.spec : null;
-  const policyList = useMemo(() => (spec === null ? null : [spec]), [spec]);
   const scores = useEpisodeChoices(episodeId, open ? NO_POLICIES : null, dataVersion);
-  const policyLoad = useEpisodeChoices(episodeId, open ? policyList : null, dataVersion);
+  // A policy that chooses by ŝ is not asked about an episode without any ŝ (the core would refuse it).
+  const unscorable = check.ok && check.needsScores && scores.status === 'ready' && scores.value.s_hat_source === 'none';
+  const spec = check.ok && !unscorable ? check.spec : null;
+  const policyList = useMemo(() => (spec === null ? null : [spec]), [spec]);
+  const policyLoad = useEpisodeChoices(episodeId, open && scores.status === 'ready' ? policyList : null, dataVersion);
 
   const facts = useMemo(
     () => turnFacts(detail.turns, scores.status === 'ready' ? scores.value : null, policyLoad.status === 'ready' ? policyLoad.value : null),
@@ -203,6 +209,9 @@ export function StepDebugger({ detail, current, onGo }: { detail: EpisodeDetail;
           ))}
         </select>
       </div>
+      <p className="dbg-keys faint">
+        <kbd>p</kbd> play / pause · <kbd>c</kbd> <kbd>C</kbd> next / previous breakpoint · <kbd>j</kbd> <kbd>k</kbd> step
+      </p>
       <p className={stop.kind === 'breakpoint' ? 'dbg-status is-break' : 'dbg-status'} data-testid="debugger-status" aria-live="polite">
         {status}
       </p>
@@ -218,7 +227,7 @@ export function StepDebugger({ detail, current, onGo }: { detail: EpisodeDetail;
         </label>
         <label className={noScores ? 'is-unavailable' : undefined} title={noScores ? 'Needs ŝ: no estimator has scored this episode and the log has no router scores' : undefined}>
           <input type="checkbox" checked={bp.regret} onChange={(e) => setPart({ regret: e.target.checked })} data-testid="bp-regret" />
-          regret &gt;
+          <span title="Best candidate's ŝ minus the logged model's ŝ, in normalised score">regret &gt;</span>
           <input
             type="number"
             className="dbg-threshold"
@@ -252,8 +261,8 @@ export function StepDebugger({ detail, current, onGo }: { detail: EpisodeDetail;
             data-testid="bp-policy"
           />
           <datalist id={`${ids}-presets`}>
-            {POLICY_PRESETS.filter((p) => p.spec !== 'logged').map((p) => (
-              <option key={p.spec} value={p.spec} />
+            {suggestions.map((p) => (
+              <option key={p} value={p} />
             ))}
           </datalist>
           <span className="faint">disagrees</span>
@@ -261,6 +270,12 @@ export function StepDebugger({ detail, current, onGo }: { detail: EpisodeDetail;
         </div>
         {!check.ok && <p className="dbg-error">{check.message}</p>}
         {policyLoad.status === 'error' && <p className="dbg-error">{policyLoad.message}</p>}
+        {unscorable && (
+          <p className="faint" data-testid="bp-policy-unscorable">
+            {check.spec} chooses by ŝ, and this episode has none; pick a policy that does not (cheapest, fixed:MODEL, random:SEED) or score the
+            episode first.
+          </p>
+        )}
       </fieldset>
       {hits.length > 0 && (
         <p className="dbg-hits faint" data-testid="debugger-hits">
