@@ -210,7 +210,7 @@ export function StepDebugger({ detail, current, onGo }: { detail: EpisodeDetail;
         </select>
       </div>
       <p className="dbg-keys faint">
-        <kbd>p</kbd> play / pause · <kbd>c</kbd> <kbd>C</kbd> next / previous breakpoint · <kbd>j</kbd> <kbd>k</kbd> step
+        <kbd>p</kbd> play · <kbd>c</kbd>/<kbd>C</kbd> next/previous break · <kbd>j</kbd>/<kbd>k</kbd> step
       </p>
       <p className={stop.kind === 'breakpoint' ? 'dbg-status is-break' : 'dbg-status'} data-testid="debugger-status" aria-live="polite">
         {status}
@@ -272,8 +272,7 @@ export function StepDebugger({ detail, current, onGo }: { detail: EpisodeDetail;
         {policyLoad.status === 'error' && <p className="dbg-error">{policyLoad.message}</p>}
         {unscorable && (
           <p className="faint" data-testid="bp-policy-unscorable">
-            {check.spec} chooses by ŝ, and this episode has none; pick a policy that does not (cheapest, fixed:MODEL, random:SEED) or score the
-            episode first.
+            {check.spec} chooses by ŝ, which this episode lacks: pick cheapest, fixed:MODEL or random:SEED, or score it first.
           </p>
         )}
       </fieldset>
