@@ -28,7 +28,6 @@ export function episodePolicyChoices(db: Db, input: EpisodePolicyChoicesInput): 
   const end = data.turnStart[e + 1] as number;
   const states: EpisodeState[] = policies.map(() => ({ e, t: 0, spent: 0, prev: -1 }));
   const { K, sHat } = data;
-  const cands: number[] = [];
   const turns: EpisodePolicyChoices['turns'] = [];
   for (let j = start; j < end; j++) {
     const t = data.t[j] as number;
@@ -36,7 +35,7 @@ export function episodePolicyChoices(db: Db, input: EpisodePolicyChoicesInput): 
     const s: Record<string, number> = {};
     const cost: Record<string, number> = {};
     let top = -Infinity;
-    for (const k of candidatesOf(data, j, cands)) {
+    for (const k of candidatesOf(data, j)) {
       const name = data.models[k] as string;
       const sk = sHat ? (sHat[j * K + k] as number) : Number.NaN;
       if (!Number.isNaN(sk)) {

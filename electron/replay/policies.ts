@@ -74,7 +74,6 @@ export function compilePolicy(data: ReplayData, spec: PolicySpec): CompiledPolic
   }
   const { K, sHat, cost, logged } = data;
   const notes: string[] = [];
-  const cands: number[] = [];
   let fallbacks = 0;
   const column = (model: string): number => {
     const k = data.models.indexOf(model);
@@ -85,7 +84,7 @@ export function compilePolicy(data: ReplayData, spec: PolicySpec): CompiledPolic
   const argBest = (i: number, penalty: (k: number) => number, allowed: (k: number) => boolean = () => true): number => {
     let arg = -1;
     let top = -Infinity;
-    for (const k of candidatesOf(data, i, cands)) {
+    for (const k of candidatesOf(data, i)) {
       const s = (sHat as Float64Array)[i * K + k] as number;
       if (Number.isNaN(s) || !allowed(k)) continue;
       const v = s - penalty(k);
@@ -106,7 +105,7 @@ export function compilePolicy(data: ReplayData, spec: PolicySpec): CompiledPolic
   const cheapest = (i: number): number => {
     let arg = logged[i] as number;
     let low = Infinity;
-    for (const k of candidatesOf(data, i, cands)) {
+    for (const k of candidatesOf(data, i)) {
       const c = cost[i * K + k] as number;
       const v = Number.isNaN(c) ? Infinity : c;
       if (v < low) {
@@ -119,7 +118,7 @@ export function compilePolicy(data: ReplayData, spec: PolicySpec): CompiledPolic
   /** Highest ŝ among models the remaining budget affords, keeping the cheapest model's cost for the expected steps left. */
   const budgeted = (usd: number) => (i: number, st: EpisodeState): number => {
     let minCost = Infinity;
-    for (const k of candidatesOf(data, i, cands)) minCost = Math.min(minCost, costOr0(cost[i * K + k] as number));
+    for (const k of candidatesOf(data, i)) minCost = Math.min(minCost, costOr0(cost[i * K + k] as number));
     if (!Number.isFinite(minCost)) minCost = 0;
     const stepsLeft = Math.max(0, (data.expectedSteps[st.e] as number) - st.t - 1);
     const room = usd - st.spent - minCost * stepsLeft;
@@ -167,12 +166,12 @@ export function compilePolicy(data: ReplayData, spec: PolicySpec): CompiledPolic
         ...base,
         stochastic: true,
         choose: (i, st) => {
-          const c = candidatesOf(data, i, cands);
+          const c = candidatesOf(data, i);
           return c[hash3(seed, data.episodeId[st.e] as number, st.t) % c.length] as number;
         },
         dist: (i, _st, out) => {
           out.fill(0);
-          const c = candidatesOf(data, i, cands);
+          const c = candidatesOf(data, i);
           for (const k of c) out[k] = 1 / c.length;
         },
       };
@@ -200,7 +199,6 @@ export function fitUsageWeights(data: ReplayData, constraints: readonly (UsageCo
   const xi = new Float64Array(K);
   for (const c of constraints) if (c.xi !== null) xi[c.column] = c.xi;
   const free = constraints.filter((c) => c.xi === null);
-  const cands: number[] = [];
   const delta = new Float64Array(N);
   let rounds = 0;
   for (; rounds < 50 && free.length > 0; rounds++) {
@@ -212,7 +210,7 @@ export function fitUsageWeights(data: ReplayData, constraints: readonly (UsageCo
         const sk = s[i * K + k] as number;
         if (Number.isNaN(sk)) continue;
         let other = -Infinity;
-        for (const j of candidatesOf(data, i, cands)) {
+        for (const j of candidatesOf(data, i)) {
           const sj = s[i * K + j] as number;
           if (j !== k && !Number.isNaN(sj)) other = Math.max(other, sj - (xi[j] as number));
         }
@@ -232,7 +230,7 @@ export function fitUsageWeights(data: ReplayData, constraints: readonly (UsageCo
   for (let i = 0; i < N; i++) {
     let arg = -1;
     let top = -Infinity;
-    for (const k of candidatesOf(data, i, cands)) {
+    for (const k of candidatesOf(data, i)) {
       const v = (s[i * K + k] as number) - (xi[k] as number);
       if (v > top) {
         top = v;
