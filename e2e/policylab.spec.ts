@@ -63,6 +63,24 @@ test('the paired diff lists where two policies disagree, and a click opens that 
   await expect(lab.diffRows.first()).toBeVisible();
 });
 
+test('two runs of the same tasks are diffed turn by turn, and either side’s episode opens', async ({ app, inspector, page }) => {
+  await app.open('#/policy');
+  await page.getByTestId('diff-mode-runs').click();
+  await page.getByTestId('diff-run-a').selectOption({ label: 'sw-mtrouter' });
+  await page.getByTestId('diff-run-b').selectOption({ label: 'sw-random' });
+  await page.getByTestId('diff-run').click();
+  await expect(page.getByTestId('diff-summary')).toContainText('Task pairs');
+  await expect(page.getByTestId('diff-caption')).toContainText('A = sw-mtrouter, B = sw-random');
+  const row = new PolicyLabPage(page).diffRows.first();
+  const t = Number(await row.getAttribute('data-t'));
+  const bLink = row.getByRole('link', { name: 'B', exact: true });
+  const bHref = await bLink.getAttribute('href');
+  await bLink.click();
+  await inspector.waitReady();
+  await inspector.expectTurn(t);
+  expect(await app.hash()).toBe(bHref);
+});
+
 test.describe('the step debugger', () => {
   test('stops at the next error, plays on to the one after, and steps by hand', async ({ app, inspector, page }) => {
     const dbg = new StepDebuggerPage(page);
