@@ -5,6 +5,7 @@
  * validate with these schemas, so a payload that does not match is rejected at the boundary.
  */
 import { z } from 'zod';
+import { estimatorContract } from './apiEstimator.ts';
 import { Severity } from './canonical.ts';
 import { replayContract } from './apiReplay.ts';
 import { analysisContract } from './apiAnalysis.ts';
@@ -196,6 +197,7 @@ export const apiContract = {
   importStatus: { input: z.object({ job: z.number().int().nonnegative() }), output: ImportJob },
   ...replayContract,
   ...analysisContract,
+  ...estimatorContract,
 } as const;
 
 export type ApiContract = typeof apiContract;

@@ -42,6 +42,21 @@ const api: RouteLensApi = {
   exportFigure: vi.fn(async () => {
     throw new NotFoundError('not under test');
   }),
+  listEstimators: vi.fn(async () => {
+    throw new NotFoundError('not under test');
+  }),
+  startEstimatorJob: vi.fn(async () => {
+    throw new NotFoundError('not under test');
+  }),
+  estimatorJobStatus: vi.fn(async () => {
+    throw new NotFoundError('not under test');
+  }),
+  cancelEstimatorJob: vi.fn(async () => {
+    throw new NotFoundError('not under test');
+  }),
+  whatIf: vi.fn(async () => {
+    throw new NotFoundError('not under test');
+  }),
 };
 
 const ours = (id = 1): IpcInvokeEventLike => ({ sender: { id }, senderFrame: { url: 'app://routelens/index.html#/runs', parent: null } });

@@ -13,6 +13,9 @@
  * turns of that category) beside the planted best model.
  */
 import { z } from 'zod';
+import type { DecisionQuality } from '../../shared/apiEstimator.ts';
+
+export type { DecisionQuality };
 
 /** The fields of a turn-routed preset's truth file this module reads. */
 export const PlantedTruth = z.object({
@@ -30,19 +33,6 @@ export interface HeldOutTurn {
   /** The turn's tool category (`action.tool`); turns of categories the truth does not know are skipped. */
   category: string | null;
   previousErred: boolean;
-}
-
-export interface DecisionQuality {
-  truth_preset: string;
-  turns: number;
-  /** Mean planted per-turn progress probability of each policy's choices; higher is better. */
-  policies: { policy: string; value: number }[];
-  estimator_value: number;
-  /** The best policy other than the estimator, and by how much the estimator beats it (negative: it does not). */
-  best_other: { policy: string; value: number; margin: number };
-  beats_every_single_model_and_random: boolean;
-  best_model_by_category: { category: string; planted: string; learned: string; turns: number }[];
-  categories_recovered: number;
 }
 
 /**

@@ -15,6 +15,7 @@ import { schemaVersion, type Db } from '../db/database.ts';
 import { episodeRowById, findEpisodeIds, listRuns, queryEpisodes } from '../db/episodeQueries.ts';
 import { candidatesOfEpisode, episodeMeta, errorsOfEpisode, turnsOfEpisode } from '../db/turnQueries.ts';
 import { InputError, NotFoundError } from './dispatch.ts';
+import { estimatorServices } from './estimatorService.ts';
 import { ImportJobs, UploadPathError } from './importJobs.ts';
 import { replayServices } from './replayService.ts';
 import { analysisServices } from './analysisService.ts';
@@ -115,5 +116,6 @@ export function createApi(db: Db, path = db.name): RouteLensApi {
     importStatus: async (input) => jobs.status(input.job),
     ...replayServices(db),
     ...analysisServices(db),
+    ...estimatorServices(db, path),
   };
 }

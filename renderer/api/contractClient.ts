@@ -47,5 +47,10 @@ export function contractClient(transport: Transport): RouteLensApi {
     episodePolicyChoices: checked('episodePolicyChoices', apiContract.episodePolicyChoices.output),
     runAnalysis: checked('runAnalysis', apiContract.runAnalysis.output),
     exportFigure: checked('exportFigure', apiContract.exportFigure.output),
+    listEstimators: checked('listEstimators', apiContract.listEstimators.output),
+    startEstimatorJob: checked('startEstimatorJob', apiContract.startEstimatorJob.output),
+    estimatorJobStatus: checked('estimatorJobStatus', apiContract.estimatorJobStatus.output),
+    cancelEstimatorJob: checked('cancelEstimatorJob', apiContract.cancelEstimatorJob.output),
+    whatIf: checked('whatIf', apiContract.whatIf.output),
   };
 }
