@@ -46,7 +46,7 @@ export default function EpisodesView() {
       <EpisodeToolbar total={win.stale ? null : total} of={inScope} loading={!ready} />
       {originStillHolds(origin, runIds, filters) && (
         <div className="filter-banner" data-testid="episodes-origin">
-          From a figure: {origin.label}
+          Opened from a figure: {origin.label}. The list holds the episodes these run, model and outcome filters match.
         </div>
       )}
       {error && <ErrorNotice title="Could not load episodes." message={error} />}
