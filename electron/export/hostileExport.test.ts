@@ -121,7 +121,7 @@ describe('exported SVG from hostile names', () => {
 
   it('the CSV export quotes hostile names instead of letting them start a formula or break a row', async () => {
     const result = await dispatch(api, 'exportFigure', { request: { id: 'usage-by-turn' }, format: 'csv' });
-    expect(result.ok).toBe(true);
+    if (!result.ok) throw new Error(result.error.message);
     const csv = Buffer.from((result.value as { data_base64: string }).data_base64, 'base64').toString('utf8');
     expect(csv).toContain('onerror');
     for (const line of csv.split('\n')) expect(line).not.toMatch(/^[=+\-@]/);
