@@ -97,9 +97,9 @@ const close = <T extends { machine: { loadAverage: { start: number; end?: number
 
 if (only.includes('import')) {
   log('\nimport (ours vs bare prepared-INSERT loop, same rows, FTS included)');
-  const section = measured(benchImport(reference, cache, importRepeat, log));
-  results.import = close(section);
-  const x = section.result;
+  const started = measured(null);
+  const x = benchImport(reference, cache, importRepeat, log);
+  results.import = close({ ...started, result: x });
   log(`import: ${fmt(x.oursTurnsPerSec)} turns/s, bare loop ${fmt(x.bareTurnsPerSec)} turns/s, ratio ${x.ratio.toFixed(2)} (CPU ${x.cpuRatio.toFixed(2)}; goal ≥ 0.5)`);
   log(`peak RSS (main process: import, then every analysis): ${fmt(x.peakRssAfterImport / 2 ** 20)} MiB after import, ${fmt(x.peakRssAfterAnalyses / 2 ** 20)} MiB after analyses`);
 }
