@@ -4,6 +4,7 @@
  * `error` (`user: true` when the input was at fault, so the CLI exits 1 and the window says what to fix).
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { EncoderError } from './historyEncoder.ts';
 import { ScorerError } from './ortScoring.ts';
 import { scoreDatabase } from './scoreDatabase.ts';
 import { trainToFile } from './trainPipeline.ts';
@@ -32,6 +33,6 @@ try {
     send({ type: 'done', result: { kind: 'score', result } });
   }
 } catch (e) {
-  const user = e instanceof RangeError || e instanceof ScorerError;
+  const user = e instanceof RangeError || e instanceof ScorerError || e instanceof EncoderError;
   send({ type: 'error', message: e instanceof Error ? e.message : String(e), user, stack: e instanceof Error ? e.stack : undefined });
 }

@@ -11,7 +11,8 @@ import { expectedSteps } from '../analysis/expectedSteps.ts';
 import type { Db } from '../db/database.ts';
 import { encodeEpisodeHistories } from './dataset.ts';
 import { HASH_DIM, HASH_HISTORY_DIM, countsToFeatures } from './hashEncoder.ts';
-import { DEFAULT_HISTORY_TOKENS, structuredFeatures, type HistoryTurn } from './historyText.ts';
+import type { HistoryEncoder, HistoryInput } from './historyEncoder.ts';
+import { DEFAULT_HISTORY_TOKENS, serialiseHistory, structuredFeatures, type HistoryTurn } from './historyText.ts';
 import { SeededRandom } from './seededRandom.ts';
 
 export const SKETCH_DIM = 64;
@@ -36,23 +37,25 @@ export interface HistoryRowsOptions {
   batchRows?: number;
 }
 
-let projection: Float32Array | undefined;
-/** [HASH_DIM × SKETCH_DIM] of ±1/√SKETCH_DIM, the same in every process (seeded). */
-function sketchProjection(): Float32Array {
+const projections = new Map<number, Float32Array>();
+/** [dim × SKETCH_DIM] of ±1/√SKETCH_DIM, the same in every process (seeded). */
+function sketchProjection(dim: number): Float32Array {
+  let projection = projections.get(dim);
   if (!projection) {
     const rng = new SeededRandom(SKETCH_SEED, 1);
-    projection = new Float32Array(HASH_DIM * SKETCH_DIM);
+    projection = new Float32Array(dim * SKETCH_DIM);
     const v = 1 / Math.sqrt(SKETCH_DIM);
     for (let i = 0; i < projection.length; i++) projection[i] = rng.next() < 0.5 ? -v : v;
+    projections.set(dim, projection);
   }
   return projection;
 }
 
-/** The unit-length sketch of hashed text features `x` (HASH_DIM values from `offset`) into out[outOffset …]. */
-export function sketchOf(x: Float32Array, offset: number, out: Float32Array, outOffset: number): void {
-  const p = sketchProjection();
+/** The unit-length sketch of text features `x` (`dim` values from `offset`) into out[outOffset …]. */
+export function sketchOf(x: Float32Array, offset: number, out: Float32Array, outOffset: number, dim = HASH_DIM): void {
+  const p = sketchProjection(dim);
   const acc = new Float64Array(SKETCH_DIM);
-  for (let i = 0; i < HASH_DIM; i++) {
+  for (let i = 0; i < dim; i++) {
     const v = x[offset + i] as number;
     if (v === 0) continue;
     const row = i * SKETCH_DIM;
@@ -151,4 +154,52 @@ export function* historyRows(db: Db, options: HistoryRowsOptions = {}): Generato
   if (current.length) encodeEpisode(currentId, current);
   while (ready.length) yield ready.shift() as HistoryBatch;
   if (batch.n > 0) yield batch;
+}
+
+/**
+ * The same batches for any history encoder (historyEncoder.ts; onnx-text): each turn's history is serialised
+ * (historyText.ts) and encoded in batches. One episode's turns are read at a time, so no statement is open
+ * across the encoder's awaits.
+ */
+export async function* encodedHistoryRows(db: Db, encoder: HistoryEncoder, options: HistoryRowsOptions = {}): AsyncGenerator<HistoryBatch> {
+  const maxTokens = options.maxHistoryTokens ?? encoder.historyTokens;
+  const batchRows = options.batchRows ?? 1024;
+  const runIds = options.runIds ?? [];
+  const filter = runIds.length ? ` WHERE e.run_id IN (${runIds.map(() => '?').join(', ')})` : '';
+  const episodes = db
+    .prepare(`SELECT e.id, e.expected_steps, e.task_type, e.task_category, x.task_text FROM episodes e
+      LEFT JOIN episode_text x ON x.episode_id = e.id${filter} ORDER BY e.id`)
+    .all(...runIds) as { id: number; expected_steps: number | null; task_type: string | null; task_category: string | null; task_text: string | null }[];
+  const turnsOf = db.prepare(`SELECT t.id, t.model_id, m.name AS model, t.switched, t.max_severity, x.action, x.observation
+    FROM turns t JOIN models m ON m.id = t.model_id LEFT JOIN turn_text x ON x.turn_id = t.id WHERE t.episode_id = ? ORDER BY t.t`);
+  const D = encoder.dim;
+  let inputs: HistoryInput[] = [];
+  let ids: number[] = [];
+  let models: number[] = [];
+  const flush = async (): Promise<HistoryBatch> => {
+    const n = inputs.length;
+    const history = await encoder.encode(inputs);
+    const sketch = new Float32Array(n * SKETCH_DIM);
+    for (let r = 0; r < n; r++) sketchOf(history, r * D, sketch, r * SKETCH_DIM, encoder.textDim);
+    const batch = { n, turnId: Int32Array.from(ids), modelId: Int32Array.from(models), history, sketch };
+    inputs = [];
+    ids = [];
+    models = [];
+    return batch;
+  };
+  for (const e of episodes) {
+    const n = expectedSteps({ expected_steps: e.expected_steps, category: e.task_category, type: e.task_type });
+    const turns = turnsOf.all(e.id) as (TurnTextRow & HistoryTurn)[];
+    for (let t = 0; t < turns.length; t++) {
+      const prev = t > 0 ? (turns[t - 1] as TurnTextRow) : null;
+      inputs.push({
+        history: serialiseHistory(e.task_text, turns.slice(0, t), maxTokens),
+        structured: { t, expectedSteps: n, previousSeverity: prev?.max_severity ?? 0, previousSwitched: prev?.switched === 1 },
+      });
+      ids.push((turns[t] as TurnTextRow).id);
+      models.push((turns[t] as TurnTextRow).model_id);
+      if (inputs.length === batchRows) yield await flush();
+    }
+  }
+  if (inputs.length) yield await flush();
 }

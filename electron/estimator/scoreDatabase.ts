@@ -10,8 +10,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { openDatabase, type Db } from '../db/database.ts';
-import { HASH_ENCODER, HASH_HISTORY_DIM } from './hashEncoder.ts';
-import { countTurns, historyRows, SKETCH_DIM } from './historyRows.ts';
+import { HASH_ENCODER } from './hashEncoder.ts';
+import { openHistoryEncoder, type HistoryEncoder } from './historyEncoder.ts';
+import { countTurns, encodedHistoryRows, historyRows, SKETCH_DIM, type HistoryBatch } from './historyRows.ts';
 import { modelCardPath, readModelCard } from './modelCard.ts';
 import { sha256 } from './onnxExport.ts';
 import { openScorer, ScorerError, type ProviderAttempt, type ProviderChoice, type Provider } from './ortScoring.ts';
@@ -82,10 +83,9 @@ export async function scoreDatabase(dbPath: string, modelPath: string, options: 
   const scorer = await openScorer(bytes, { ep: options.ep ?? 'auto' });
   const db = openDatabase(dbPath);
   const reader = openDatabase(dbPath, { readonly: true });
+  let encoder: HistoryEncoder | null = null;
   try {
-    if (scorer.historyDim !== HASH_HISTORY_DIM) {
-      throw new ScorerError(`${modelPath} reads ${scorer.historyDim}-d histories; the ${HASH_ENCODER} encoder gives ${HASH_HISTORY_DIM}`);
-    }
+    encoder = await encoderFor(modelPath, scorer.historyDim, options.ep);
     const estimatorId = registerEstimator(db, modelPath, bytes);
     const idOf = db.prepare('SELECT id FROM models WHERE name = ?').pluck();
     const addModel = db.prepare('INSERT INTO models (name) VALUES (?)');
@@ -110,7 +110,11 @@ export async function scoreDatabase(dbPath: string, modelPath: string, options: 
     let ortSeconds = 0;
     let rows = 0;
     let cancelled = false;
-    for (const batch of historyRows(reader, { runIds, batchRows: options.batchRows })) {
+    const batches: Iterable<HistoryBatch> | AsyncIterable<HistoryBatch> =
+      encoder.name === HASH_ENCODER
+        ? historyRows(reader, { runIds, batchRows: options.batchRows, maxHistoryTokens: encoder.historyTokens })
+        : encodedHistoryRows(reader, encoder, { runIds, batchRows: options.batchRows, maxHistoryTokens: encoder.historyTokens });
+    for await (const batch of batches) {
       if (options.signal?.aborted) {
         cancelled = true;
         break;
@@ -138,8 +142,24 @@ export async function scoreDatabase(dbPath: string, modelPath: string, options: 
       cancelled,
     };
   } finally {
+    await encoder?.close();
     reader.close();
     db.close();
     await scorer.close();
   }
+}
+
+/**
+ * The history encoder an estimator was trained with: its card's encoder (and history budget); without a card,
+ * hash-1024 when the dimensions match. `historyTokens` of the result is the budget to serialise with.
+ */
+export async function encoderFor(modelPath: string, historyDim: number, ep?: ProviderChoice): Promise<HistoryEncoder> {
+  const card = existsSync(modelCardPath(modelPath)) ? readModelCard(modelCardPath(modelPath)) : null;
+  const encoder = await openHistoryEncoder(card?.encoder.name ?? HASH_ENCODER, { ep });
+  const budget = card?.encoder.max_history_tokens ?? encoder.historyTokens;
+  if (encoder.dim !== historyDim) {
+    await encoder.close();
+    throw new ScorerError(`${modelPath} reads ${historyDim}-d histories; its encoder ${encoder.spec} gives ${encoder.dim}`);
+  }
+  return Object.assign(Object.create(Object.getPrototypeOf(encoder) as object) as HistoryEncoder, encoder, { historyTokens: budget });
 }

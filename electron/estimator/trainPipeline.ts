@@ -7,10 +7,12 @@
 import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { openDatabase } from '../db/database.ts';
-import { buildTrainingSet, splitRows, type TrainingSet } from './dataset.ts';
+import { splitRows, type TrainingSet } from './dataset.ts';
 import { decisionQuality, PlantedTruth, type DecisionQuality, type HeldOutTurn } from './decisionQuality.ts';
-import { HASH_DIM, HASH_ENCODER } from './hashEncoder.ts';
-import { DEFAULT_HISTORY_TOKENS, STRUCTURED_DIM } from './historyText.ts';
+import { buildEncodedTrainingSet } from './encodedDataset.ts';
+import { HASH_ENCODER } from './hashEncoder.ts';
+import { openHistoryEncoder, type EncoderCard, type HistoryEncoder } from './historyEncoder.ts';
+import { STRUCTURED_DIM } from './historyText.ts';
 import { MODEL_CARD_SCHEMA, modelCardPath, writeModelCard, type ModelCard } from './modelCard.ts';
 import { sha256, writeOnnx } from './onnxExport.ts';
 import { openScorer } from './ortScoring.ts';
@@ -69,18 +71,20 @@ export function denseRows(data: TrainingSet, rows: Int32Array): Float32Array {
 }
 
 export async function trainToFile(req: TrainRequest, onProgress: (p: TrainProgress) => void = () => {}): Promise<TrainOutcome> {
-  const encoder = req.encoder ?? HASH_ENCODER;
-  if (encoder !== HASH_ENCODER) throw new RangeError(`unknown encoder "${encoder}" (available: ${HASH_ENCODER})`);
   const truth = req.truthPath ? readTruth(req.truthPath) : null;
-  const maxTokens = req.maxHistoryTokens ?? DEFAULT_HISTORY_TOKENS;
   const db = openDatabase(req.dbPath);
+  let enc: HistoryEncoder | null = null;
   try {
-    const data = buildTrainingSet(db, {
+    enc = await openHistoryEncoder(req.encoder ?? HASH_ENCODER);
+    const maxTokens = req.maxHistoryTokens ?? enc.historyTokens;
+    const data = await buildEncodedTrainingSet(db, enc, {
       runs: req.runs,
       seed: req.seed ?? 0,
       maxHistoryTokens: maxTokens,
       onProgress: (p) => onProgress({ phase: 'dataset', fraction: p.episodes ? p.episodesDone / p.episodes : 1, rows: p.rows }),
+      onEncodeProgress: (p) => onProgress({ phase: 'dataset', fraction: p.of ? p.rows / p.of : 1, rows: p.rows }),
     });
+    const encoderCard: EncoderCard = await enc.describe();
     if (data.rows === 0) throw new RangeError('no turns to train on: no episode with a known outcome');
     const maxEpochs = req.maxEpochs ?? TRAIN_DEFAULTS.maxEpochs;
     let last: EpochProgress | null = null;
@@ -140,9 +144,9 @@ export async function trainToFile(req: TrainRequest, onProgress: (p: TrainProgre
       created_at: new Date().toISOString(),
       onnx_file: basename(onnxPath),
       onnx_sha256: sha256(bytes),
-      encoder: { name: encoder, history_dim: data.historyDim, max_history_tokens: maxTokens },
+      encoder: { name: enc.spec, history_dim: data.historyDim, max_history_tokens: maxTokens },
       models: data.models,
-      config: { ...TRAIN_DEFAULTS, seed: req.seed ?? 0, maxEpochs, patience: req.patience ?? TRAIN_DEFAULTS.patience, hash_dim: HASH_DIM },
+      config: { ...TRAIN_DEFAULTS, seed: req.seed ?? 0, maxEpochs, patience: req.patience ?? TRAIN_DEFAULTS.patience, encoder: encoderCard },
       data: {
         database: basename(req.dbPath),
         runs,
@@ -173,6 +177,7 @@ export async function trainToFile(req: TrainRequest, onProgress: (p: TrainProgre
     const estimatorId = registerEstimator(db, onnxPath, bytes);
     return { card, cardPath, onnxPath, estimatorId };
   } finally {
+    await enc?.close();
     db.close();
   }
 }

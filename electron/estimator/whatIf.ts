@@ -4,8 +4,8 @@
  * logged turns with the most similar histories where m was actually chosen, with their real outcomes.
  *
  * ŝ comes from `estimates` when the turn was scored; otherwise the turn's history is encoded here and scored
- * through ONNX Runtime with the estimator's file (or the shipped default), so what-if works before anyone
- * ran `score`. Cost: the turn's own tokens priced at m, the output scaled by m's learned output-length ratio
+ * through ONNX Runtime with the estimator's file (or the shipped default) and the history encoder its card
+ * names, so what-if works before anyone ran `score`. Cost: the turn's own tokens priced at m, the output scaled by m's learned output-length ratio
  * relative to the logged model's (replay/outputLength.ts; priceTurn is the importer's pricing).
  * Neighbours: cosine between history sketches (historyRows.ts), over the turns `score` sketched, excluding the
  * turn's own episode; a cache of all sketches (int8, 64 B a turn) is built once per database state.
@@ -17,11 +17,10 @@ import { priceTurn } from '../db/models.ts';
 import { episodeMeta, turnsOfEpisode } from '../db/turnQueries.ts';
 import { expectedSteps } from '../analysis/expectedSteps.ts';
 import { learnOutputRatios } from '../replay/outputLength.ts';
-import { HASH_HISTORY_DIM, encodeHashHistory } from './hashEncoder.ts';
 import { sketchOf, SKETCH_DIM } from './historyRows.ts';
 import { serialiseHistory } from './historyText.ts';
 import { openScorer, type Provider } from './ortScoring.ts';
-import { registerEstimator } from './scoreDatabase.ts';
+import { encoderFor, registerEstimator } from './scoreDatabase.ts';
 
 export const DEFAULT_ESTIMATOR_PATH = fileURLToPath(new URL('../../models/default-estimator.onnx', import.meta.url));
 
@@ -184,33 +183,46 @@ export async function whatIf(db: Db, episodeId: number, t: number, options: What
   const k = options.k ?? 5;
   const est = chooseEstimator(db, turn.id, options.estimatorId);
 
-  // ŝ: stored, or computed now through ORT.
+  // ŝ: stored, or computed now through ORT; the history vector also gives the neighbour-search sketch.
   const stored = db
     .prepare('SELECT m.name AS model, s.s_hat FROM estimates s JOIN models m ON m.id = s.model_id WHERE s.estimator_id = ? AND s.turn_id = ? ORDER BY m.id')
     .all(est.id, turn.id) as { model: string; s_hat: number }[];
   const earlier = turns.filter((x) => x.t < t);
-  const history = serialiseHistory(meta.task_text, earlier);
-  const vector = new Float32Array(HASH_HISTORY_DIM);
   const prev = earlier.at(-1);
-  const n = expectedSteps({ expected_steps: meta.expected_steps, type: meta.task_type });
-  encodeHashHistory(history, { t, expectedSteps: n, previousSeverity: prev?.max_severity ?? 0, previousSwitched: prev?.switched === 1 }, vector);
+  const structured = {
+    t,
+    expectedSteps: expectedSteps({ expected_steps: meta.expected_steps, type: meta.task_type }),
+    previousSeverity: prev?.max_severity ?? 0,
+    previousSwitched: prev?.switched === 1,
+  };
+  const sketch = new Float32Array(SKETCH_DIM);
   let scores: { model: string; s_hat: number }[] = stored;
-  let provider: WhatIfResult['provider'] = 'stored';
+  let provider: WhatIfResult['provider'] = est.provider ? (est.provider as Provider) : 'stored';
   let source: WhatIfResult['source'] = 'estimates';
-  if (stored.length === 0) {
-    if (!est.path || !existsSync(est.path)) throw new WhatIfError(`estimator ${est.id} (${est.name}) has no ŝ for this turn and its ONNX file is missing`);
+  if (stored.length === 0 && (!est.path || !existsSync(est.path))) {
+    throw new WhatIfError(`estimator ${est.id} (${est.name}) has no ŝ for this turn and its ONNX file is missing`);
+  }
+  if (stored.length === 0 && est.path) {
     const scorer = await openScorer(est.path);
     try {
-      if (scorer.historyDim !== HASH_HISTORY_DIM) throw new WhatIfError(`${est.path} reads ${scorer.historyDim}-d histories, not hash-1024's ${HASH_HISTORY_DIM}`);
-      const s = await scorer.score(vector, 1);
-      scores = scorer.models.map((model, a) => ({ model, s_hat: s[a] as number }));
+      const encoder = await encoderFor(est.path, scorer.historyDim);
+      try {
+        const history = serialiseHistory(meta.task_text, earlier, encoder.historyTokens);
+        const vector = await encoder.encode([{ history, structured }]);
+        sketchOf(vector, 0, sketch, 0, encoder.textDim);
+        const s = await scorer.score(vector, 1);
+        scores = scorer.models.map((model, a) => ({ model, s_hat: s[a] as number }));
+      } finally {
+        await encoder.close();
+      }
       provider = scorer.provider;
       source = 'computed';
     } finally {
       await scorer.close();
     }
-  } else if (est.provider) {
-    provider = est.provider as Provider;
+  } else {
+    const storedSketch = db.prepare('SELECT vec FROM history_sketches WHERE turn_id = ?').pluck().get(turn.id) as Buffer | undefined;
+    if (storedSketch) sketch.set(new Float32Array(storedSketch.buffer, storedSketch.byteOffset, SKETCH_DIM));
   }
   const logged = scores.find((s) => s.model === turn.model);
 
@@ -228,8 +240,6 @@ export async function whatIf(db: Db, episodeId: number, t: number, options: What
 
   const index = sketchIndex(db);
   const query = new Int8Array(SKETCH_DIM);
-  const sketch = new Float32Array(SKETCH_DIM);
-  sketchOf(vector, 0, sketch, 0);
   for (let j = 0; j < SKETCH_DIM; j++) query[j] = Math.round((sketch[j] as number) * 127);
   const episodeOf = db.prepare('SELECT ext_id, score_norm, success FROM episodes WHERE id = ?');
 
