@@ -1,0 +1,82 @@
+// `routelens train | score | whatif` as a user runs them: child processes, real files, exit codes, JSON on stdout.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useSuiteTempDir } from './testing/tmp.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const bin = join(root, 'bin', 'routelens.mjs');
+const tempDir = useSuiteTempDir();
+
+function routelens(...args: string[]) {
+  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', cwd: root, timeout: 240_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('routelens train, score, whatif', () => {
+  const dir = tempDir();
+  const db = join(dir, 'cli.db');
+  const model = join(dir, 'm.onnx');
+
+  beforeAll(() => {
+    const sim = routelens('simulate', '--preset', 'hle', '--episodes', '40', '--seed', '2', '--out', join(dir, 'hle.jsonl'));
+    expect(sim.code, sim.stderr).toBe(0);
+    expect(routelens('import', join(dir, 'hle.jsonl'), '--db', db).code).toBe(0);
+  }, 240_000);
+
+  it('train prints the loss per epoch on stderr and the model card as JSON', () => {
+    const r = routelens('train', '--db', db, '--out', model, '--epochs', '2', '--seed', '1', '--truth', join(dir, 'hle.truth.json'), '--json');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/epoch {3}1 {2}train MSE [\d.]+ {2}val MAE [\d.]+/);
+    expect(r.stderr).toMatch(/epoch {3}2 /);
+    const card = JSON.parse(r.stdout);
+    expect(card).toMatchObject({ onnx: model, card: join(dir, 'm.card.json'), schema: 'routelens-estimator-card/1' });
+    expect(card.decision_quality.truth_preset).toBe('hle');
+    expect(existsSync(model)).toBe(true);
+  }, 240_000);
+
+  it('score says which provider ran and how fast', () => {
+    const s = routelens('score', '--db', db, '--model', model, '--ep', 'cpu', '--json');
+    expect(s.code, s.stderr).toBe(0);
+    const scored = JSON.parse(s.stdout);
+    expect(scored).toMatchObject({ provider: 'cpu', cancelled: false });
+    expect(scored.rowsPerSec).toBeGreaterThan(0);
+  }, 240_000);
+
+  it('whatif on a turn: every candidate with ŝ, Δŝ, cost and neighbours', () => {
+    const list = routelens('analyze', 'targets', '--db', db, '--episode', 'x');
+    expect(list.code).toBe(1); // unknown episode: a user error, one line, no stack
+    expect(list.stderr).not.toMatch(/\n\s+at /);
+    const ids = spawnSync(process.execPath, ['-e', `
+      const D = require('better-sqlite3'); const db = new D(${JSON.stringify(db)}, { readonly: true });
+      console.log(db.prepare('SELECT ext_id FROM episodes WHERE n_turns >= 3 ORDER BY id LIMIT 1').pluck().get());`], { encoding: 'utf8', cwd: root });
+    const episode = ids.stdout.trim();
+    const w = routelens('whatif', '--db', db, '--episode', episode, '--turn', '2', '--json');
+    expect(w.code, w.stderr).toBe(0);
+    const r = JSON.parse(w.stdout);
+    expect(Object.keys(r)).toEqual(['episode', 'turn', 'logged_model', 'provider', 'estimator', 'source', 'candidates']);
+    expect(r).toMatchObject({ episode, turn: 2, provider: 'cpu', source: 'estimates' });
+    expect(r.candidates).toHaveLength(6);
+    for (const c of r.candidates) {
+      expect(Object.keys(c)).toEqual(['model', 's_hat', 'delta', 'cost_usd', 'neighbours']);
+      for (const n of c.neighbours) expect(Object.keys(n)).toEqual(['episode', 'turn', 'outcome', 'similarity']);
+    }
+    expect(r.candidates.find((c: { model: string }) => c.model === r.logged_model).delta).toBe(0);
+  }, 240_000);
+
+  it('input mistakes exit 1 with one line on stderr', () => {
+    for (const args of [
+      ['train', '--db', db, '--out', join(dir, 'x.txt')],
+      ['train', '--db', db, '--out', join(dir, 'y.onnx'), '--encoder', 'word2vec'],
+      ['score', '--db', db, '--model', join(dir, 'missing.onnx')],
+      ['score', '--db', db, '--model', join(dir, 'hle.jsonl')],
+      ['whatif', '--db', db, '--episode', 'nope', '--turn', '0'],
+    ]) {
+      const r = routelens(...args);
+      expect(r.code, `${args.join(' ')}\n${r.stderr}`).toBe(1);
+      expect(r.stderr.trim().split('\n').filter((l) => !/Vulkan|dawn/i.test(l)).length, r.stderr).toBeLessThanOrEqual(2);
+    }
+  }, 240_000);
+});
