@@ -51,7 +51,10 @@ describe('estimator pipeline on simulated ScienceWorld', () => {
     expect(q).not.toBeNull();
     const names = q!.policies.map((p) => p.policy);
     expect(names).toEqual(['estimator argmax', 'random', ...trained.card.models.map((m) => `fixed:${m}`)]);
-    for (const p of q!.policies) expect(p.value).toBeGreaterThan(0), expect(p.value).toBeLessThan(1);
+    for (const p of q!.policies) {
+      expect(p.value).toBeGreaterThan(0);
+      expect(p.value).toBeLessThan(1);
+    }
     // random is the mean of the fixed policies: the same turns, each valued at the mean over models
     const fixed = q!.policies.filter((p) => p.policy.startsWith('fixed:')).map((p) => p.value);
     expect(q!.policies[1]!.value).toBeCloseTo(fixed.reduce((a, b) => a + b, 0) / fixed.length, 12);
