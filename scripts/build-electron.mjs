@@ -4,6 +4,7 @@
  *   electron/app/main.ts    → dist/electron/main.cjs
  *   electron/app/preload.ts → dist/electron/preload.cjs  (self-contained: sandboxed preloads can require
  *                                                         only 'electron' and a few built-ins)
+ *   electron/estimator/estimatorWorker.ts → dist/electron/estimatorWorker.cjs (training and scoring thread)
  * Native modules and Electron stay external.
  *
  * The preload needs only the contract's call names; importing shared/api.ts as is would pull all of zod into
@@ -71,7 +72,8 @@ const common = {
   target: 'node22',
   outExtension: { '.js': '.cjs' },
   outdir,
-  external: ['electron', 'better-sqlite3', 'onnxruntime-node'],
+  // Native addons and packages that read their own data files at run time stay in node_modules.
+  external: ['electron', 'better-sqlite3', 'onnxruntime-node', '@resvg/resvg-js', 'pdfkit'],
   sourcemap: 'linked',
   logLevel: values.quiet ? 'error' : 'info',
   logOverride: { 'empty-import-meta': 'error' },
@@ -82,6 +84,8 @@ const common = {
 try {
   await Promise.all([
     build({ ...common, entryPoints: { main: resolve(root, 'electron/app/main.ts') } }),
+    // Worker threads of the main process (estimatorJobs.ts looks for it beside main.cjs).
+    build({ ...common, entryPoints: { estimatorWorker: resolve(root, 'electron/estimator/estimatorWorker.ts') } }),
     build({
       ...common,
       entryPoints: { preload: resolve(root, 'electron/app/preload.ts') },

@@ -19,20 +19,25 @@ port.on('message', (m: unknown) => {
   if (m === 'cancel') abort.abort();
 });
 
-try {
-  if (task.kind === 'train') {
-    const outcome = await trainToFile(task.request, (p) => send({ type: 'progress', progress: { kind: 'train', ...p } }));
-    send({ type: 'done', result: { kind: 'train', outcome } });
-  } else {
-    const result = await scoreDatabase(task.dbPath, task.modelPath, {
-      ep: task.ep,
-      runIds: task.runIds,
-      signal: abort.signal,
-      onProgress: (p) => send({ type: 'progress', progress: { kind: 'score', ...p } }),
-    });
-    send({ type: 'done', result: { kind: 'score', result } });
+// No top-level await: the desktop build bundles this file as CommonJS.
+async function run(): Promise<void> {
+  try {
+    if (task.kind === 'train') {
+      const outcome = await trainToFile(task.request, (p) => send({ type: 'progress', progress: { kind: 'train', ...p } }));
+      send({ type: 'done', result: { kind: 'train', outcome } });
+    } else {
+      const result = await scoreDatabase(task.dbPath, task.modelPath, {
+        ep: task.ep,
+        runIds: task.runIds,
+        signal: abort.signal,
+        onProgress: (p) => send({ type: 'progress', progress: { kind: 'score', ...p } }),
+      });
+      send({ type: 'done', result: { kind: 'score', result } });
+    }
+  } catch (e) {
+    const user = e instanceof RangeError || e instanceof ScorerError || e instanceof EncoderError;
+    send({ type: 'error', message: e instanceof Error ? e.message : String(e), user, stack: e instanceof Error ? e.stack : undefined });
   }
-} catch (e) {
-  const user = e instanceof RangeError || e instanceof ScorerError || e instanceof EncoderError;
-  send({ type: 'error', message: e instanceof Error ? e.message : String(e), user, stack: e instanceof Error ? e.stack : undefined });
 }
+
+void run();
