@@ -26,9 +26,11 @@ import { createApi, resolveEpisodeId } from './services/api.ts';
 import { NotFoundError } from './services/dispatch.ts';
 import { replayCommands } from './cliReplay.ts';
 import { exportCommands } from './cliExport.ts';
+import { analyzeEstimator, ESTIMATOR_ANALYSES, ESTIMATOR_ANALYSIS_OPTIONS, ESTIMATOR_ANALYSIS_USAGE } from './cliAnalyzeEstimator.ts';
 
 const ANALYSES = [
   'targets', 'lift', 'error-recovery', 'usage-by-turn', 'switch-cost', 'pareto', 'budget-modes', 'usage-ratio', 'confusion', 'plan-dag',
+  ...ESTIMATOR_ANALYSES,
 ] as const;
 
 /** `--rho gpt-5=0.25,kimi-k2=0.5` → { 'gpt-5': 0.25, 'kimi-k2': 0.5 } */
@@ -155,10 +157,11 @@ const baseCommands: Record<string, Command> = {
 
   analyze: {
     summary: `run an analysis: ${ANALYSES.join(', ')}`,
-    usage: `routelens analyze ${ANALYSES.join('|')} --db FILE [--run NAME...] [--episode ID] [--min-n N] [--reference RUN] [--rho MODEL=R,...] [--json]`,
+    usage: `routelens analyze ${ANALYSES.join('|')} --db FILE [--run NAME...] [--episode ID] [--min-n N] [--reference RUN] [--rho MODEL=R,...] [--json]\n${ESTIMATOR_ANALYSIS_USAGE}`,
     options: {
       db: { type: 'string' }, episode: { type: 'string' }, run: { type: 'string', multiple: true },
       'min-n': { type: 'string' }, reference: { type: 'string' }, rho: { type: 'string' }, json: { type: 'boolean' },
+      ...ESTIMATOR_ANALYSIS_OPTIONS,
     },
     allowPositionals: true,
     async run(values, positionals) {
@@ -258,6 +261,7 @@ const baseCommands: Record<string, Command> = {
           out(values.json ? JSON.stringify(result) : JSON.stringify(result, null, 2));
           return 0;
         }
+        if (analysis === 'calibration' || analysis === 'embeddings') return await analyzeEstimator(db, analysis, values, runs);
         throw new UsageError(`unknown analysis "${analysis ?? ''}" (available: ${ANALYSES.join(', ')})`);
       } finally {
         db.close();

@@ -83,7 +83,7 @@ describe('routelens export', () => {
 });
 
 describe('runAnalysis', () => {
-  it('gives what `routelens analyze --json` prints, plus only the figure fields', () => {
+  it('gives what `routelens analyze --json` prints, plus only the figure fields', async () => {
     const handle = openDatabase(db);
     try {
       const cases: [AnalysisId, string[]][] = [
@@ -94,7 +94,7 @@ describe('runAnalysis', () => {
         const cli = routelens('analyze', id, '--db', db, '--json', ...args);
         expect(cli.code, cli.stderr).toBe(0);
         const request = { id, minN: id === 'lift' ? 5 : undefined, runs: id === 'targets' ? ['sw-mtrouter'] : undefined, episode: id === 'targets' ? swEpisode : undefined };
-        const { result } = runAnalysis(handle, request);
+        const { result } = await runAnalysis(handle, request);
         const { by_run: _byRun, run: _run, ...rest } = result as Record<string, unknown>;
         expect(JSON.parse(JSON.stringify(rest)), id).toEqual(JSON.parse(cli.stdout));
       }

@@ -71,7 +71,7 @@ export const exportCommands: Record<string, Command> = {
       try {
         let response;
         try {
-          response = runAnalysis(db, request);
+          response = await runAnalysis(db, request);
         } catch (e) {
           if (e instanceof AnalysisInputError || e instanceof AnalysisNotFoundError) throw new UsageError(e.message);
           throw e;

@@ -11,6 +11,15 @@ import { BEHAVIOUR_MODES } from './behaviourModes.ts';
 const interval = z.tuple([z.number(), z.number()]);
 const share = z.number().nullable();
 
+/**
+ * Most runs drawn side by side (`by_run`): more panels than this are too small to read and too slow to
+ * compute (lift bootstraps each). Only runs the request names are put side by side; past this many, the
+ * first ones (by name) are, and the rest are listed in `by_run_omitted` so the figure can say so.
+ */
+export const SIDE_BY_SIDE_MAX = 6;
+/** Compared runs left out of `by_run` (past SIDE_BY_SIDE_MAX); they still count in the pooled table. */
+const byRunOmitted = z.array(z.string()).optional();
+
 // ---- lift (MTRouter Fig. 6) ----
 export const LiftCell = z.object({
   model: z.string(),
@@ -27,10 +36,11 @@ export const LiftResult = z.object({
   /** Over all selected runs together. */
   cells: z.array(LiftCell),
   /**
-   * The same table per run, for side-by-side figures: filled by `runAnalysis` (API, export) when several runs
-   * are compared; `routelens analyze lift --json` leaves it out.
+   * The same table per run, for side-by-side figures: filled by `runAnalysis` (API, export) when the request
+   * names several runs; `routelens analyze lift --json` leaves it out.
    */
   by_run: z.array(z.object({ run: z.string(), cells: z.array(LiftCell) })).optional(),
+  by_run_omitted: byRunOmitted,
 });
 export type LiftResult = z.infer<typeof LiftResult>;
 
@@ -109,6 +119,7 @@ export const BudgetModesResult = z.object({
   modes: z.array(BudgetModeRow),
   /** Per run with budget modes, for side-by-side figures (filled by `runAnalysis` when several runs are compared). */
   by_run: z.array(z.object({ run: z.string(), modes: z.array(BudgetModeRow) })).optional(),
+  by_run_omitted: byRunOmitted,
 });
 export type BudgetModesResult = z.infer<typeof BudgetModesResult>;
 
@@ -143,6 +154,7 @@ export const ConfusionResult = z.object({
   ...confusionTables,
   /** Per run with data, for side-by-side figures (filled by `runAnalysis` when several runs are compared). */
   by_run: z.array(z.object({ run: z.string(), ...confusionTables })).optional(),
+  by_run_omitted: byRunOmitted,
 });
 export type ConfusionResult = z.infer<typeof ConfusionResult>;
 
@@ -195,19 +207,106 @@ export const TargetsResult = z.object({
 });
 export type TargetsResult = z.infer<typeof TargetsResult>;
 
+// ---- calibration (DESIGN §8: estimator ŝ against realised S̃) ----
+export const CalibrationBin = z.object({
+  /** ŝ range of the bin, [lo, hi) (the last bin includes hi; ŝ outside [0, 1] falls in the end bins). */
+  lo: z.number(),
+  hi: z.number(),
+  /** Turns whose ŝ of the logged model falls in the bin. */
+  n: z.number().int(),
+  mean_s_hat: z.number().nullable(),
+  mean_s_tilde: z.number().nullable(),
+  /** Normal 95% interval of the mean S̃ (null below 2 turns). */
+  ci: interval.nullable(),
+});
+export type CalibrationBin = z.infer<typeof CalibrationBin>;
+const calibrationFit = {
+  /** Turns with ŝ of their logged model and a known S̃ (episodes without an outcome have none). */
+  n: z.number().int(),
+  /** Mean |ŝ(h_t, a_t) − S̃_t|. */
+  mae: z.number().nullable(),
+  /** Spearman rank correlation of ŝ and S̃ (ties averaged). */
+  spearman: z.number().nullable(),
+  bins: z.array(CalibrationBin),
+};
+export const CalibrationRun = z.object({
+  run: z.string(),
+  ...calibrationFit,
+  /** The estimator's model card lists this run among its training data: the fit is in-sample. Null without a card. */
+  in_training: z.boolean().nullable(),
+});
+export type CalibrationRun = z.infer<typeof CalibrationRun>;
+export const CalibrationResult = z.object({
+  /** The estimator whose ŝ is checked; null when none has scored the selected runs. */
+  estimator: z.object({ id: z.number().int(), name: z.string() }).nullable(),
+  /** Why there is nothing to show, and what to do about it. */
+  note: z.string().nullable(),
+  /** Over all selected runs together. */
+  overall: z.object(calibrationFit),
+  runs: z.array(CalibrationRun),
+});
+export type CalibrationResult = z.infer<typeof CalibrationResult>;
+
+// ---- embeddings (MTRouter Fig. 7; DESIGN §8) ----
+export const EmbeddingModelPoint = z.object({
+  model: z.string(),
+  /** Price tier from models/pool.json (budget, mid, premium); null when unknown. */
+  tier: z.string().nullable(),
+  x: z.number(),
+  y: z.number(),
+  /** Turns logged on this model in the selected runs. */
+  turns: z.number().int(),
+  price_in_per_m: z.number().nullable(),
+  price_out_per_m: z.number().nullable(),
+});
+export type EmbeddingModelPoint = z.infer<typeof EmbeddingModelPoint>;
+export const EmbeddingHistoryPoint = z.object({
+  /** The log's episode id (ext_id), its database id (for the link) and run. */
+  episode: z.string(),
+  episode_id: z.number().int(),
+  run: z.string(),
+  turn: z.number().int(),
+  /** The model the log chose at this turn. */
+  model: z.string(),
+  /** The episode's normalised final score; null when unknown. */
+  outcome: z.number().nullable(),
+  success: z.boolean().nullable(),
+  x: z.number(),
+  y: z.number(),
+});
+export type EmbeddingHistoryPoint = z.infer<typeof EmbeddingHistoryPoint>;
+export const EmbeddingsResult = z.object({
+  /** Whose z_a: an estimator of this database, or the default model shipped in models/. Null: none at all. */
+  estimator: z.object({ id: z.number().int().nullable(), name: z.string(), source: z.enum(['database', 'default']) }).nullable(),
+  note: z.string().nullable(),
+  seed: z.number().int(),
+  /** t-SNE of the estimator's model embeddings z_a (one point per candidate model). */
+  models: z.object({ perplexity: z.number().nullable(), kl: z.number().nullable(), points: z.array(EmbeddingModelPoint) }),
+  /** t-SNE of a seeded sample of the turns' 64-d history sketches (written by `routelens score`). */
+  histories: z.object({
+    color: z.enum(['model', 'outcome']),
+    /** Sketched turns in the selected runs (the sample is drawn from these). */
+    sketched: z.number().int(),
+    perplexity: z.number().nullable(),
+    kl: z.number().nullable(),
+    points: z.array(EmbeddingHistoryPoint),
+  }),
+});
+export type EmbeddingsResult = z.infer<typeof EmbeddingsResult>;
+
 /**
- * Every analysis id, in the order of DESIGN §8. `calibration` and `embeddings` join when their functions
- * exist (they need the estimator).
+ * Every analysis id, in the order of DESIGN §8 (`calibration` and `embeddings` read the estimator's output).
  */
 export const ANALYSIS_IDS = [
   'pareto', 'switch-cost', 'error-recovery', 'usage-by-turn', 'lift', 'plan-dag', 'budget-modes', 'usage-ratio', 'confusion', 'targets',
+  'calibration', 'embeddings',
 ] as const;
 export const AnalysisId = z.enum(ANALYSIS_IDS);
 export type AnalysisId = z.infer<typeof AnalysisId>;
 
 /**
- * Note on `by_run`, `run` and `turn` fields: `runAnalysis` (API, export) adds them so figures can put runs
- * side by side and link marks to episodes; `routelens analyze --json` prints the analysis functions'
+ * Note on `by_run`, `by_run_omitted`, `run` and `turn` fields: `runAnalysis` (API, export) adds them so figures
+ * can put runs side by side and link marks to episodes; `routelens analyze --json` prints the analysis functions'
  * results without them. Everything else is identical.
  */
 
@@ -223,6 +322,8 @@ export const ANALYSIS_RESULTS = {
   'usage-ratio': UsageRatioResult,
   confusion: ConfusionResult,
   targets: TargetsResult,
+  calibration: CalibrationResult,
+  embeddings: EmbeddingsResult,
 } as const satisfies Record<AnalysisId, z.ZodType>;
 
 export type AnalysisResultOf<A extends AnalysisId> = z.infer<(typeof ANALYSIS_RESULTS)[A]>;
@@ -245,6 +346,16 @@ export const AnalysisRequest = z.object({
   rho: z.record(name, z.number().min(0).max(1)).optional(),
   /** targets (required) and plan-dag (one episode's DAGs instead of the summary): the log's episode id. */
   episode: z.string().min(1).max(300).optional(),
+  /** calibration, embeddings: the estimator (id in `estimators`); default the one that scored last. */
+  estimator: z.number().int().nonnegative().optional(),
+  /** calibration: equal-width ŝ bins over [0, 1] (default 10). */
+  bins: z.number().int().min(2).max(50).optional(),
+  /** embeddings: colour the turn histories by the chosen model (default) or the episode's outcome. */
+  color: z.enum(['model', 'outcome']).optional(),
+  /** embeddings: how many sketched turns to map (default 1,000; 0 maps the models only). */
+  sample: z.number().int().min(0).max(2000).optional(),
+  /** embeddings: seed of the sample and of t-SNE (default 0). */
+  seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
 });
 export type AnalysisRequest = z.infer<typeof AnalysisRequest>;
 
@@ -255,5 +366,6 @@ const responseOf = <A extends AnalysisId>(a: A) =>
 export const AnalysisResponse = z.union([
   responseOf('pareto'), responseOf('switch-cost'), responseOf('error-recovery'), responseOf('usage-by-turn'), responseOf('lift'),
   responseOf('plan-dag'), responseOf('budget-modes'), responseOf('usage-ratio'), responseOf('confusion'), responseOf('targets'),
+  responseOf('calibration'), responseOf('embeddings'),
 ]);
 export type AnalysisResponse = z.infer<typeof AnalysisResponse>;

@@ -4,11 +4,14 @@
  * script writes come from the same numbers. Besides what `routelens analyze --json` prints, it fills the
  * figure-only fields: `by_run` (runs side by side) and the run / turn an episode-level mark links to.
  */
-import type { AnalysisRequest, AnalysisResponse, PlanDagEpisodeResult } from '../../shared/analysisResults.ts';
+import { SIDE_BY_SIDE_MAX, type AnalysisRequest, type AnalysisResponse, type PlanDagEpisodeResult } from '../../shared/analysisResults.ts';
 import type { Db } from '../db/database.ts';
 import { findEpisodeIds } from '../db/episodeQueries.ts';
 import { columnar, selectEpisodes } from './columnar.ts';
+import { calibrationAnalysis } from './calibration.ts';
 import { budgetModesAnalysis, confusionAnalysis, usageRatioAnalysis } from './controllerAnalyses.ts';
+import { embeddingsAnalysis } from './embeddings.ts';
+import { ScorerError } from '../estimator/ortScoring.ts';
 import { errorRecoveryAnalysis } from './errorRecovery.ts';
 import { liftAnalysis } from './lift.ts';
 import { paretoAnalysis } from './pareto.ts';
@@ -23,12 +26,35 @@ export class AnalysisInputError extends Error {}
 /** No such episode (or several with that id across runs). */
 export class AnalysisNotFoundError extends Error {}
 
-/** The runs a request compares, by name, in name order: the ones it lists, or every run with episodes. */
-function comparedRuns(db: Db, runs: string[] | undefined): string[] {
+/**
+ * The runs a request names that have episodes, by name, in name order. A request that names no run pools
+ * every run and draws no side-by-side panels (26 mostly empty heatmaps helped nobody).
+ */
+function namedRuns(db: Db, runs: string[] | undefined): string[] {
+  if (!runs) return [];
   const data = columnar(db);
   const names = new Set<string>();
   for (const e of selectEpisodes(data, runs)) names.add(data.runs.get(data.episodeRun[e] as number) ?? '');
   return [...names].sort((a, b) => a.localeCompare(b));
+}
+
+/**
+ * Side-by-side panels: each named run (in name order) with something to draw, at most SIDE_BY_SIDE_MAX of
+ * them, computed one by one so runs past the cap cost nothing; none unless at least two have data.
+ */
+function sideBySide<T>(names: string[], compute: (run: string) => T | null): { by_run?: (T & { run: string })[]; by_run_omitted?: string[] } {
+  const shown: (T & { run: string })[] = [];
+  const omitted: string[] = [];
+  for (const run of names) {
+    if (shown.length >= SIDE_BY_SIDE_MAX) {
+      omitted.push(run);
+      continue;
+    }
+    const value = compute(run);
+    if (value !== null) shown.push({ run, ...value });
+  }
+  if (shown.length < 2) return {};
+  return omitted.length ? { by_run: shown, by_run_omitted: omitted } : { by_run: shown };
 }
 
 function episodeOf(db: Db, extId: string, runs: string[] | undefined): { id: number; run: string } {
@@ -48,12 +74,9 @@ function roundTurns(db: Db, episodeId: number, result: PlanDagEpisodeResult): Pl
   return { ...result, rounds: result.rounds.map((r) => ({ ...r, turn: byRound.get(r.round) ?? null })) };
 }
 
-function compute(db: Db, request: AnalysisRequest): AnalysisResponse {
+function compute(db: Db, request: AnalysisRequest): AnalysisResponse | Promise<AnalysisResponse> {
   const runs = request.runs && request.runs.length > 0 ? request.runs : undefined;
-  const sideBySide = (): string[] => {
-    const names = comparedRuns(db, runs);
-    return names.length > 1 ? names : [];
-  };
+  const named = (): string[] => namedRuns(db, runs);
   switch (request.id) {
     case 'targets': {
       if (!request.episode) throw new AnalysisInputError('targets needs an episode');
@@ -70,10 +93,9 @@ function compute(db: Db, request: AnalysisRequest): AnalysisResponse {
     case 'lift': {
       const minCount = request.minN;
       const result = liftAnalysis(db, { runs, minCount });
-      const each = sideBySide();
       return {
         request: { ...request, id: 'lift' },
-        result: each.length ? { ...result, by_run: each.map((run) => ({ run, cells: liftAnalysis(db, { runs: [run], minCount }).cells })) } : result,
+        result: { ...result, ...sideBySide(named(), (run) => ({ cells: liftAnalysis(db, { runs: [run], minCount }).cells })) },
       };
     }
     case 'error-recovery':
@@ -86,29 +108,39 @@ function compute(db: Db, request: AnalysisRequest): AnalysisResponse {
       return { request: { ...request, id: 'pareto' }, result: paretoAnalysis(db, { runs, reference: request.reference }) };
     case 'budget-modes': {
       const result = budgetModesAnalysis(db, { runs });
-      const each = sideBySide()
-        .map((run) => ({ run, modes: budgetModesAnalysis(db, { runs: [run] }).modes }))
-        .filter((r) => r.modes.length > 0);
-      return { request: { ...request, id: 'budget-modes' }, result: each.length > 1 ? { ...result, by_run: each } : result };
+      const each = sideBySide(named(), (run) => {
+        const modes = budgetModesAnalysis(db, { runs: [run] }).modes;
+        return modes.length > 0 ? { modes } : null;
+      });
+      return { request: { ...request, id: 'budget-modes' }, result: { ...result, ...each } };
     }
     case 'usage-ratio':
       return { request: { ...request, id: 'usage-ratio' }, result: usageRatioAnalysis(db, { runs, rho: request.rho }) };
     case 'confusion': {
       const result = confusionAnalysis(db, { runs });
-      const each = sideBySide()
-        .map((run) => ({ run, ...confusionAnalysis(db, { runs: [run] }) }))
-        .filter((r) => r.routing.length > 0 || Object.values(r.verification).some((k) => k > 0));
-      return { request: { ...request, id: 'confusion' }, result: each.length > 1 ? { ...result, by_run: each } : result };
+      const each = sideBySide(named(), (run) => {
+        const tables = confusionAnalysis(db, { runs: [run] });
+        return tables.routing.length > 0 || Object.values(tables.verification).some((k) => k > 0) ? tables : null;
+      });
+      return { request: { ...request, id: 'confusion' }, result: { ...result, ...each } };
+    }
+    case 'calibration':
+      return { request: { ...request, id: 'calibration' }, result: calibrationAnalysis(db, { runs, estimator: request.estimator, bins: request.bins }) };
+    case 'embeddings': {
+      const options = { runs, estimator: request.estimator, color: request.color, sample: request.sample, seed: request.seed };
+      return embeddingsAnalysis(db, options).then((result) => ({ request: { ...request, id: 'embeddings' as const }, result }));
     }
   }
 }
 
-export function runAnalysis(db: Db, request: AnalysisRequest): AnalysisResponse {
+/** Asynchronous because `embeddings` reads z_a through ONNX Runtime; every other analysis answers at once. */
+export async function runAnalysis(db: Db, request: AnalysisRequest): Promise<AnalysisResponse> {
   try {
-    return compute(db, request);
+    return await compute(db, request);
   } catch (e) {
-    // The analyses throw RangeError for an unknown run or reference: the request's fault.
-    if (e instanceof RangeError) throw new AnalysisInputError(e.message);
+    // The analyses throw RangeError for an unknown run or reference, ScorerError for an estimator file that is
+    // not one: the request's fault.
+    if (e instanceof RangeError || e instanceof ScorerError) throw new AnalysisInputError(e.message);
     throw e;
   }
 }

@@ -12,9 +12,9 @@ import { figureFile } from '../export/figureFile.ts';
 import { InputError, NotFoundError } from './dispatch.ts';
 import { listModels } from './api.ts';
 
-function answer<T>(f: () => T): T {
+async function answer<T>(f: () => Promise<T>): Promise<T> {
   try {
-    return f();
+    return await f();
   } catch (e) {
     if (e instanceof AnalysisInputError) throw new InputError(e.message);
     if (e instanceof AnalysisNotFoundError) throw new NotFoundError(e.message);
@@ -27,7 +27,7 @@ export function analysisServices(db: Db): Pick<RouteLensApi, 'runAnalysis' | 'ex
     runAnalysis: async (request) => answer(() => runAnalysis(db, request)),
     exportFigure: async (input) => {
       const req = ExportFigureRequest.parse(input);
-      const response = answer(() => runAnalysis(db, req.request));
+      const response = await answer(() => runAnalysis(db, req.request));
       // A missing font is an internal error here (the app's machine lacks it); its message says what to install.
       const file = await figureFile(response, { ...req, modelColor: modelColorFrom(listModels(db)) });
       return { filename: file.filename, mime: file.mime, data_base64: file.data.toString('base64') };

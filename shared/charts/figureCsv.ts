@@ -2,6 +2,8 @@
 import {
   isPlanDagEpisode,
   type BudgetModesResult,
+  type CalibrationResult,
+  type EmbeddingsResult,
   type ConfusionResult,
   type ErrorRecoveryResult,
   type LiftResult,
@@ -115,4 +117,26 @@ export function planDagCsv(r: PlanDagResult): string {
 
 export function targetsCsv(r: TargetsResult): string {
   return toCsv(['episode', 'run', 't', 's_tilde', 'penalty', 'errors'], r.turns.map((t) => [r.episode, r.run, t.t, t.s_tilde, t.penalty, t.errors.join(' ')]));
+}
+
+/** One row per (group, ŝ bin): `run` is "(all selected)" for the runs together; MAE and ρ repeat per group. */
+export function calibrationCsv(r: CalibrationResult): string {
+  const groups = [{ run: '(all selected)', in_training: null as boolean | null, ...r.overall }, ...r.runs];
+  return toCsv(
+    ['estimator', 'run', 'in_training', 'turns', 'mae', 'spearman', 'bin_lo', 'bin_hi', 'n_turns', 'mean_s_hat', 'mean_s_tilde', 'ci_low', 'ci_high'],
+    groups.flatMap((g) => g.bins.map((b) => [
+      r.estimator?.name ?? null, g.run, g.in_training, g.n, g.mae, g.spearman, b.lo, b.hi, b.n, b.mean_s_hat, b.mean_s_tilde, b.ci?.[0] ?? null, b.ci?.[1] ?? null,
+    ])),
+  );
+}
+
+/** One row per point: the models' map (`series` model), then the turn histories' (`series` history). */
+export function embeddingsCsv(r: EmbeddingsResult): string {
+  return toCsv(
+    ['series', 'x', 'y', 'model', 'tier', 'turns', 'price_in_per_m', 'price_out_per_m', 'run', 'episode', 'turn', 'outcome', 'success'],
+    [
+      ...r.models.points.map((p) => ['model', p.x, p.y, p.model, p.tier, p.turns, p.price_in_per_m, p.price_out_per_m, null, null, null, null, null]),
+      ...r.histories.points.map((p) => ['history', p.x, p.y, p.model, null, null, null, null, p.run, p.episode, p.turn, p.outcome, p.success]),
+    ],
+  );
 }

@@ -13,7 +13,9 @@ import type { AnalysisId, AnalysisResponse, AnalysisResultOf } from '../analysis
 import type { FigureContext } from './context.ts';
 import {
   budgetModesCsv,
+  calibrationCsv,
   confusionCsv,
+  embeddingsCsv,
   errorRecoveryCsv,
   liftCsv,
   paretoCsv,
@@ -24,6 +26,8 @@ import {
   usageRatioCsv,
 } from './figureCsv.ts';
 import { budgetModesLayout } from './layouts/budgetModes.ts';
+import { calibrationLayout } from './layouts/calibration.ts';
+import { embeddingsLayout } from './layouts/embeddings.ts';
 import { confusionLayout } from './layouts/confusion.ts';
 import { errorRecoveryLayout } from './layouts/errorRecovery.ts';
 import { liftLayout } from './layouts/lift.ts';
@@ -109,6 +113,18 @@ export const FIGURES: FigureRegistry = {
     description: 'Per-turn target S̃_t and error penalty for one episode (DESIGN §5).',
     layout: targetsLayout,
     csv: targetsCsv,
+  },
+  calibration: {
+    title: 'Estimator calibration',
+    description: 'Mean realised target S̃ against the estimator’s ŝ of the logged model, per ŝ bin with 95% intervals, and the MAE and Spearman ρ of ŝ against S̃ (DESIGN §8).',
+    layout: calibrationLayout,
+    csv: calibrationCsv,
+  },
+  embeddings: {
+    title: 'Model and history embeddings',
+    description: 't-SNE maps of the estimator’s model embeddings z_a coloured by price tier (MTRouter Fig. 7), and of sampled turn histories coloured by the chosen model or the outcome; a point opens its turn.',
+    layout: embeddingsLayout,
+    csv: embeddingsCsv,
   },
 };
 

@@ -99,6 +99,23 @@ const GLYPHS: Record<AnalysisId, ReactNode> = {
       <path d="M18 30V34M30 28V34" stroke={RED} strokeWidth="2.4" />
     </>
   ),
+  calibration: (
+    <>
+      <path d="M6 34H52M6 34V4" className="glyph-axis" />
+      <path d="M8 32L50 6" className="glyph-axis" strokeDasharray="2 2" />
+      <path d="M10 30L18 25L27 20L36 12L46 9" stroke={BLUE} fill="none" strokeWidth="1.6" />
+      {[[10, 30], [18, 25], [27, 20], [36, 12], [46, 9]].map(([x, y], i) => (
+        <circle key={i} cx={x} cy={y} r="2.4" fill={BLUE} />
+      ))}
+    </>
+  ),
+  embeddings: (
+    <>
+      {[[12, 10, BLUE], [16, 14, BLUE], [10, 16, BLUE], [38, 8, ORANGE], [43, 12, ORANGE], [40, 15, ORANGE], [24, 30, GREEN], [30, 32, GREEN], [27, 26, GREEN]].map(([x, y, c], i) => (
+        <circle key={i} cx={x as number} cy={y as number} r="2.6" fill={c as string} />
+      ))}
+    </>
+  ),
 };
 
 export function AnalysisGlyph({ id }: { id: AnalysisId }) {

@@ -105,6 +105,20 @@ export const ANALYSIS_PAGES: readonly AnalysisPage[] = [
     needsEpisode: true,
     whenEmpty: 'This episode has no turns.',
   },
+  {
+    id: 'calibration',
+    name: 'Estimator calibration',
+    source: 'the estimator’s reliability (ŝ against realised S̃, MTRouter §3)',
+    controls: [],
+    whenEmpty: 'Calibration compares an estimator’s ŝ with the realised S̃, and no estimator has scored the selected runs. Score them in the Estimator view, or run `routelens score --db FILE --run NAME`.',
+  },
+  {
+    id: 'embeddings',
+    name: 'Model and history embeddings',
+    source: 'MTRouter Fig. 7 (t-SNE of model embeddings by price tier)',
+    controls: [],
+    whenEmpty: 'There is no estimator to read model embeddings from and no scored turn to map. Train or score one in the Estimator view, or run `routelens score --db FILE`.',
+  },
 ];
 
 export function analysisPage(id: string | null): AnalysisPage | undefined {
@@ -137,5 +151,7 @@ export function isEmptyResult(r: AnalysisResponse): boolean {
     return r.result.routing.length === 0 && v.stop_correct + v.stop_incorrect + v.continue_correct + v.continue_incorrect === 0;
   }
   if (isResponseOf(r, 'targets')) return r.result.turns.length === 0;
+  if (isResponseOf(r, 'calibration')) return r.result.overall.n === 0;
+  if (isResponseOf(r, 'embeddings')) return r.result.models.points.length === 0 && r.result.histories.points.length === 0;
   return false;
 }

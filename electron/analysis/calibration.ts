@@ -1,0 +1,152 @@
+/**
+ * The `calibration` analysis (DESIGN §8): how well an estimator's ŝ(h_t, a_t) of the logged model predicts the
+ * realised target S̃_t (DESIGN §5, the `targets` table) — a reliability curve over equal-width ŝ bins (mean ŝ
+ * against mean S̃ with n and a 95% interval), the mean absolute error and Spearman's ρ, over the selected runs
+ * together and per run. Only the logged model's ŝ can be checked: S̃ is realised for the action taken.
+ *
+ * Runs the estimator was trained on (its model card lists them) are flagged, since their fit is in-sample.
+ */
+import { existsSync } from 'node:fs';
+import type { CalibrationBin, CalibrationResult, CalibrationRun } from '../../shared/analysisResults.ts';
+import type { Db } from '../db/database.ts';
+import { modelCardPath, readModelCard } from '../estimator/modelCard.ts';
+import { spearman } from '../estimator/train.ts';
+
+export interface CalibrationOptions {
+  runs?: readonly string[];
+  /** estimators.id; default the estimator that scored the selected runs most recently. */
+  estimator?: number;
+  /** Equal-width bins over ŝ ∈ [0, 1] (default 10). */
+  bins?: number;
+}
+
+export const DEFAULT_CALIBRATION_BINS = 10;
+
+type Fit = CalibrationResult['overall'];
+
+/** The reliability bins, MAE and ρ of paired ŝ and S̃ (same length). */
+export function calibrationFit(sHat: ArrayLike<number>, sTilde: ArrayLike<number>, bins = DEFAULT_CALIBRATION_BINS): Fit {
+  const n = sHat.length;
+  if (sTilde.length !== n) throw new RangeError(`ŝ has ${n} values and S̃ ${sTilde.length}`);
+  const count = new Float64Array(bins);
+  const sumHat = new Float64Array(bins);
+  const sumTilde = new Float64Array(bins);
+  const sumTilde2 = new Float64Array(bins);
+  let abs = 0;
+  for (let i = 0; i < n; i++) {
+    const h = sHat[i] as number;
+    const s = sTilde[i] as number;
+    abs += Math.abs(h - s);
+    const b = Math.min(bins - 1, Math.max(0, Math.floor(h * bins)));
+    count[b] = (count[b] as number) + 1;
+    sumHat[b] = (sumHat[b] as number) + h;
+    sumTilde[b] = (sumTilde[b] as number) + s;
+    sumTilde2[b] = (sumTilde2[b] as number) + s * s;
+  }
+  const out: CalibrationBin[] = [];
+  for (let b = 0; b < bins; b++) {
+    const k = count[b] as number;
+    const mean = k > 0 ? (sumTilde[b] as number) / k : null;
+    let ci: [number, number] | null = null;
+    if (k >= 2 && mean !== null) {
+      const variance = Math.max(0, ((sumTilde2[b] as number) - k * mean * mean) / (k - 1));
+      const half = 1.96 * Math.sqrt(variance / k);
+      ci = [mean - half, mean + half];
+    }
+    out.push({ lo: b / bins, hi: (b + 1) / bins, n: k, mean_s_hat: k > 0 ? (sumHat[b] as number) / k : null, mean_s_tilde: mean, ci });
+  }
+  const rho = n >= 2 ? spearman(sHat, sTilde) : NaN;
+  return { n, mae: n > 0 ? abs / n : null, spearman: Number.isFinite(rho) ? rho : null, bins: out };
+}
+
+function runIdsOf(db: Db, names: readonly string[]): Map<number, string> {
+  const all = db.prepare('SELECT id, name FROM runs').all() as { id: number; name: string }[];
+  if (names.length === 0) return new Map(all.map((r) => [r.id, r.name]));
+  const byName = new Map(all.map((r) => [r.name, r.id]));
+  const out = new Map<number, string>();
+  for (const name of names) {
+    const id = byName.get(name);
+    if (id === undefined) throw new RangeError(`no run named "${name}"`);
+    out.set(id, name);
+  }
+  return out;
+}
+
+const inRuns = (ids: number[]): string => (ids.length ? ` AND ep.run_id IN (${ids.map(() => '?').join(', ')})` : '');
+
+/** Runs the estimator's card says it was trained on; null without a readable card. */
+function trainingRuns(onnxPath: string | null): Set<string> | null {
+  if (!onnxPath || !existsSync(modelCardPath(onnxPath))) return null;
+  try {
+    return new Set(readModelCard(modelCardPath(onnxPath)).data.runs);
+  } catch {
+    return null;
+  }
+}
+
+const EMPTY: Fit = { n: 0, mae: null, spearman: null, bins: [] };
+
+export function calibrationAnalysis(db: Db, options: CalibrationOptions = {}): CalibrationResult {
+  const bins = options.bins ?? DEFAULT_CALIBRATION_BINS;
+  if (!Number.isInteger(bins) || bins < 2 || bins > 50) throw new RangeError(`bins must be a whole number from 2 to 50, got ${bins}`);
+  const runs = runIdsOf(db, options.runs ?? []);
+  const selected = options.runs?.length ? [...runs.keys()] : [];
+  const dbArg = db.name && db.name !== ':memory:' ? db.name : 'FILE';
+  const runArgs = (options.runs ?? []).map((r) => ` --run ${/^[\w.-]+$/.test(r) ? r : JSON.stringify(r)}`).join('');
+
+  let est: { id: number; name: string; onnx_path: string | null } | undefined;
+  if (options.estimator !== undefined) {
+    est = db.prepare('SELECT id, name, onnx_path FROM estimators WHERE id = ?').get(options.estimator) as typeof est;
+    if (!est) throw new RangeError(`no estimator with id ${options.estimator}`);
+  } else {
+    est = db
+      .prepare(`SELECT e.id, e.name, e.onnx_path FROM estimators e WHERE EXISTS (SELECT 1 FROM estimates s JOIN turns t ON t.id = s.turn_id
+        JOIN episodes ep ON ep.id = t.episode_id WHERE s.estimator_id = e.id${inRuns(selected)}) ORDER BY e.scored_at DESC, e.id DESC LIMIT 1`)
+      .get(...selected) as typeof est;
+  }
+  if (!est) {
+    const any = db.prepare('SELECT COUNT(*) FROM estimators').pluck().get() as number;
+    const note = any
+      ? `No estimator has scored the selected runs. Score them: routelens score --db ${dbArg}${runArgs}`
+      : `No estimator has scored this database. Score it with the default model (routelens score --db ${dbArg}) or train one (routelens train --db ${dbArg} --out model.onnx).`;
+    return { estimator: null, note, overall: EMPTY, runs: [] };
+  }
+
+  const rows = db
+    .prepare(`SELECT ep.run_id, s.s_hat, g.s_tilde FROM turns t JOIN episodes ep ON ep.id = t.episode_id
+      JOIN estimates s ON s.estimator_id = ? AND s.turn_id = t.id AND s.model_id = t.model_id
+      JOIN targets g ON g.turn_id = t.id WHERE g.s_tilde IS NOT NULL${inRuns(selected)} ORDER BY t.id`)
+    .raw()
+    .iterate(est.id, ...selected) as Iterable<[number, number, number]>;
+  const byRun = new Map<number, { hat: number[]; tilde: number[] }>();
+  const hat: number[] = [];
+  const tilde: number[] = [];
+  for (const [run, h, s] of rows) {
+    let r = byRun.get(run);
+    if (!r) byRun.set(run, (r = { hat: [], tilde: [] }));
+    r.hat.push(h);
+    r.tilde.push(s);
+    hat.push(h);
+    tilde.push(s);
+  }
+  const estimator = { id: est.id, name: est.name };
+  if (hat.length === 0) {
+    const scored = db
+      .prepare(`SELECT COUNT(*) FROM estimates s JOIN turns t ON t.id = s.turn_id JOIN episodes ep ON ep.id = t.episode_id
+        WHERE s.estimator_id = ?${inRuns(selected)}`)
+      .pluck()
+      .get(est.id, ...selected) as number;
+    const note = scored
+      ? 'The scored turns have no S̃: their episodes have no known outcome, or the estimator has no candidate for the logged models.'
+      : `Estimator ${est.name} has not scored the selected runs. Score them: routelens score --db ${dbArg}${runArgs}`;
+    return { estimator, note, overall: EMPTY, runs: [] };
+  }
+  const trained = trainingRuns(est.onnx_path);
+  const perRun: CalibrationRun[] = [...byRun.entries()]
+    .map(([id, r]) => {
+      const run = runs.get(id) ?? String(id);
+      return { run, ...calibrationFit(r.hat, r.tilde, bins), in_training: trained ? trained.has(run) : null };
+    })
+    .sort((a, b) => a.run.localeCompare(b.run));
+  return { estimator, note: null, overall: calibrationFit(hat, tilde, bins), runs: perRun };
+}

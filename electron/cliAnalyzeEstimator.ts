@@ -1,0 +1,66 @@
+/**
+ * `routelens analyze calibration|embeddings` (DESIGN §8): the two analyses of the estimator's output. The
+ * `analyze` command in cli.ts hands these ids here; --json prints exactly the analysis function's result.
+ */
+import { calibrationAnalysis } from './analysis/calibration.ts';
+import { embeddingsAnalysis } from './analysis/embeddings.ts';
+import { intFlag, out, print, UsageError } from './cliCommon.ts';
+import type { Db } from './db/database.ts';
+import { ScorerError } from './estimator/ortScoring.ts';
+
+export const ESTIMATOR_ANALYSES = ['calibration', 'embeddings'] as const;
+
+export const ESTIMATOR_ANALYSIS_OPTIONS = {
+  estimator: { type: 'string' }, bins: { type: 'string' }, color: { type: 'string' }, sample: { type: 'string' }, seed: { type: 'string' },
+} as const;
+
+export const ESTIMATOR_ANALYSIS_USAGE =
+  '  calibration: [--estimator ID] [--bins N]   embeddings: [--estimator ID] [--color model|outcome] [--sample N ≤ 2000] [--seed S]';
+
+const fixed = (x: number | null, digits = 4): string => (x === null ? 'n/a' : x.toFixed(digits));
+
+async function userErrors<T>(f: () => T | Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (e) {
+    if (e instanceof RangeError || e instanceof ScorerError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+/** Runs one of ESTIMATOR_ANALYSES and prints it; the exit code. */
+export async function analyzeEstimator(db: Db, analysis: (typeof ESTIMATOR_ANALYSES)[number], values: Record<string, unknown>, runs: string[]): Promise<number> {
+  const estimator = values.estimator === undefined ? undefined : intFlag(values, 'estimator', 0, 1);
+  if (analysis === 'calibration') {
+    const bins = intFlag(values, 'bins', 10, 2, 50);
+    const r = await userErrors(() => calibrationAnalysis(db, { runs, estimator, bins }));
+    if (values.json) return print(r);
+    if (!r.estimator || r.note) {
+      out(r.note ?? 'nothing to calibrate');
+      return 0;
+    }
+    out(`estimator ${r.estimator.name} (id ${r.estimator.id}): ŝ of the logged model against realised S̃`);
+    out('run                              turns      MAE   Spearman ρ');
+    out(`${'(all selected)'.padEnd(32)} ${String(r.overall.n).padStart(6)}  ${fixed(r.overall.mae).padStart(7)}  ${fixed(r.overall.spearman, 3).padStart(10)}`);
+    for (const g of r.runs) {
+      out(`${(g.run + (g.in_training ? ' (trained on)' : '')).padEnd(32)} ${String(g.n).padStart(6)}  ${fixed(g.mae).padStart(7)}  ${fixed(g.spearman, 3).padStart(10)}`);
+    }
+    out('\nŝ bin          turns   mean ŝ   mean S̃   95% CI');
+    for (const b of r.overall.bins) {
+      const ci = b.ci ? `[${b.ci[0].toFixed(3)}, ${b.ci[1].toFixed(3)}]` : '';
+      out(`[${b.lo.toFixed(2)}, ${b.hi.toFixed(2)})  ${String(b.n).padStart(6)}   ${fixed(b.mean_s_hat, 3).padStart(6)}   ${fixed(b.mean_s_tilde, 3).padStart(6)}   ${ci}`);
+    }
+    return 0;
+  }
+  const color = values.color ?? 'model';
+  if (color !== 'model' && color !== 'outcome') throw new UsageError('--color is model or outcome');
+  const sample = intFlag(values, 'sample', 1000, 0, 2000);
+  const seed = intFlag(values, 'seed', 0, 0, 2 ** 31 - 1);
+  const r = await userErrors(() => embeddingsAnalysis(db, { runs, estimator, color, sample, seed }));
+  if (values.json) return print(r);
+  if (r.note) out(r.note);
+  if (r.estimator) out(`model embeddings z_a of ${r.estimator.name} (t-SNE, perplexity ${fixed(r.models.perplexity, 2)}, seed ${r.seed}):`);
+  for (const p of r.models.points) out(`  ${p.model.padEnd(28)} ${(p.tier ?? 'unknown tier').padEnd(14)} (${p.x.toFixed(3)}, ${p.y.toFixed(3)})`);
+  out(`turn histories: ${r.histories.points.length} of ${r.histories.sketched} sketched turns mapped`);
+  return 0;
+}
