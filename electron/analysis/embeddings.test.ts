@@ -40,10 +40,11 @@ describe('embeddings', () => {
     expect(r.note).toBeNull();
     // One point per candidate of the estimator, in its order, with the tier models/pool.json gives.
     expect(r.models.points.map((p) => p.model)).toEqual(cardModels);
-    expect(cardModels).toEqual(expect.arrayContaining(['gpt-5', 'deepseek-v3.2']));
+    expect(cardModels).toEqual(expect.arrayContaining(['gpt-5', 'minimax-m2', 'gpt-oss-120b']));
     const tier = Object.fromEntries(r.models.points.map((p) => [p.model, p.tier]));
     expect(tier['gpt-5']).toBe('premium');
-    expect(tier['deepseek-v3.2']).toBe('budget');
+    expect(tier['minimax-m2']).toBe('mid');
+    expect(tier['gpt-oss-120b']).toBe('budget');
     expect(r.models.points.every((p) => Number.isFinite(p.x) && Number.isFinite(p.y))).toBe(true);
     expect(r.models.points.reduce((a, p) => a + p.turns, 0)).toBeGreaterThan(0);
 
