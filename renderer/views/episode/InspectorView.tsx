@@ -12,6 +12,7 @@ import { TurnDetailPanel } from './TurnDetailPanel.tsx';
 import { TurnList } from './TurnList.tsx';
 import { TurnNav } from './TurnNav.tsx';
 import { StepDebugger } from './StepDebugger.tsx';
+import { WhatIfPanel } from './WhatIfPanel.tsx';
 import { useEpisode } from './useEpisode.ts';
 import { useTurnKeys, type TurnKeyActions } from './useTurnKeys.ts';
 import './episode.css';
@@ -90,6 +91,7 @@ export default function InspectorView({ episodeId, turn }: { episodeId: number; 
           <div className="inspector-body">
             <TurnList turns={turns} current={current} onSelect={(t) => go(t, '')} />
             <div className="turn-detail-scroll" data-testid="turn-detail-scroll">
+              {selected && <WhatIfPanel episodeId={episodeId} turn={selected.t} />}
               {selected && (
                 <TurnDetailPanel
                   key={current}

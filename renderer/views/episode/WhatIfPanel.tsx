@@ -1,0 +1,205 @@
+/**
+ * "What if another model had taken this turn?" (issue 5 item 7) as a collapsible section at the top of the
+ * inspector's turn detail: for each candidate model ŝ, Δŝ against the logged model, what the turn would have
+ * cost on it against what it cost, and the nearest logged histories where that model was chosen, with their
+ * real outcomes (each opens its turn). Says which estimator gave ŝ and whether it was stored or computed now
+ * (and on which provider). `w` opens or closes it from any turn; it stays open while the user steps.
+ */
+import { useEffect, useRef, useState, type ReactNode } from 'react';
+import type { WhatIfResult } from '../../../shared/apiEstimator.ts';
+import { ModelChip } from '../../components/ModelChip.tsx';
+import { formatCost, plural } from '../../format/numbers.ts';
+import { useAppStore } from '../../store/index.ts';
+import { scoreCommand } from '../policy/scoreCommand.ts';
+import { useWhatIf } from './useWhatIf.ts';
+import { typingInto } from './useTurnKeys.ts';
+import './whatIf.css';
+
+/** Open or closed, kept for the session: someone reading what-ifs reads them turn after turn. */
+let rememberedOpen = false;
+
+const signed = (x: number, digits = 3) => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x).toFixed(digits)}`;
+
+function costDelta(cost: number | null, logged: number): string {
+  if (cost === null) return '';
+  const d = cost - logged;
+  if (Math.abs(d) < 5e-7) return 'same';
+  return `${d > 0 ? '+' : '−'}${formatCost(Math.abs(d))}`;
+}
+
+function Source({ r }: { r: WhatIfResult }) {
+  const where =
+    r.source === 'estimates'
+      ? `stored estimates${r.provider !== 'stored' ? ` (scored on ${r.provider})` : ''}`
+      : `computed now on ${r.provider}`;
+  return (
+    <p className="whatif-source faint" data-testid="whatif-source" data-source={r.source} data-provider={r.provider}>
+      ŝ from estimator <strong className="mono">{r.estimator.name}</strong>, {where}. ŝ estimates S̃, the normalised final score less
+      future error penalties.
+    </p>
+  );
+}
+
+function Neighbours({ c, r }: { c: WhatIfResult['candidates'][number]; r: WhatIfResult }) {
+  if (r.sketched_turns === 0) return <span className="faint">—</span>;
+  if (c.neighbours.length === 0) return <span className="faint">no logged turn on it</span>;
+  return (
+    <ul className="whatif-neighbours">
+      {c.neighbours.map((n) => (
+        <li key={`${n.episode_id}-${n.turn}`}>
+          <a
+            href={`#/episode/${n.episode_id}/turn/${n.turn}`}
+            className="whatif-neighbour"
+            data-testid="whatif-neighbour"
+            title={`Turn ${n.turn} of episode ${n.episode}: history similarity ${n.similarity.toFixed(3)} (cosine of sketches); the episode's normalised outcome ${n.outcome === null ? 'is unknown' : n.outcome.toFixed(3)}`}
+          >
+            <span className="mono whatif-ep">{n.episode}</span>
+            <span className="faint">t{n.turn}</span>
+          </a>
+          <span className={n.success === null ? 'whatif-outcome' : n.success ? 'whatif-outcome is-success' : 'whatif-outcome is-failure'}>
+            {n.outcome === null ? 'outcome ?' : n.outcome.toFixed(2)}
+          </span>
+          <span className="faint num" title="Similarity of the histories (cosine)">
+            {n.similarity.toFixed(2)}
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function WhatIfPanel({ episodeId, turn }: { episodeId: number; turn: number }) {
+  const [open, setOpen] = useState(rememberedOpen);
+  const dataVersion = useAppStore((s) => s.dataVersion);
+  const dbPath = useAppStore((s) => s.dbInfo?.path);
+  const navigate = useAppStore((s) => s.navigate);
+  const load = useWhatIf(episodeId, open ? turn : null, dataVersion);
+  const ref = useRef<HTMLElement>(null);
+
+  useEffect(() => {
+    rememberedOpen = open;
+  }, [open]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'w' || e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || typingInto(e.target)) return;
+      e.preventDefault();
+      setOpen((o) => {
+        if (!o) requestAnimationFrame(() => ref.current?.scrollIntoView({ block: 'nearest' }));
+        return !o;
+      });
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  const toEstimator = (
+    <button type="button" className="btn-link" onClick={() => navigate({ view: 'estimator' })}>
+      Estimator view
+    </button>
+  );
+
+  return (
+    <section ref={ref} className={open ? 'whatif is-open' : 'whatif'} data-testid="whatif-panel" data-open={open} data-state={open ? load.status : 'closed'} aria-label="What if another model had taken this turn">
+      <button type="button" className="whatif-toggle" onClick={() => setOpen((o) => !o)} aria-expanded={open} data-testid="whatif-toggle">
+        <span className="whatif-caret" aria-hidden="true">
+          {open ? '▾' : '▸'}
+        </span>
+        <span className="whatif-title">What if another model had taken turn {turn}?</span>
+        <span className="faint">ŝ, Δŝ, cost and nearest logged evidence per model</span>
+        <kbd className="whatif-key">w</kbd>
+      </button>
+      {open && (
+        <div className="whatif-body">
+          {(load.status === 'loading' || load.status === 'idle') && (
+            <p className="faint whatif-loading" role="status">
+              <span className="spinner" aria-hidden="true" /> Estimating every candidate at this turn…
+            </p>
+          )}
+          {load.status === 'error' && (
+            <div className="whatif-error" data-testid="whatif-error" role="alert">
+              <p>No what-if for this turn: {load.message}</p>
+              <p className="faint">
+                Train or score an estimator in the {toEstimator}, or score the database with the default model:
+              </p>
+              <pre className="whatif-command">{scoreCommand(dbPath)}</pre>
+            </div>
+          )}
+          {load.status === 'ready' && <WhatIfTable r={load.value} dbPath={dbPath} toEstimator={toEstimator} />}
+        </div>
+      )}
+    </section>
+  );
+}
+
+function WhatIfTable({ r, dbPath, toEstimator }: { r: WhatIfResult; dbPath: string | undefined; toEstimator: ReactNode }) {
+  const loggedKnown = r.candidates.some((c) => c.model === r.logged_model);
+  return (
+    <>
+      <Source r={r} />
+      {!loggedKnown && (
+        <p className="faint" data-testid="whatif-logged-unknown">
+          The logged model <span className="mono">{r.logged_model}</span> is not one of this estimator’s candidates, so there is no Δŝ.
+        </p>
+      )}
+      <table className="whatif-table" data-testid="whatif-table">
+        <thead>
+          <tr>
+            <th>Model</th>
+            <th className="num" title="Estimated S̃ had this model taken the turn">
+              ŝ
+            </th>
+            <th className="num" title="ŝ minus the logged model's ŝ">
+              Δŝ
+            </th>
+            <th className="num" title="This turn's tokens priced at the model, the output scaled by its learned output-length ratio">
+              Turn cost
+            </th>
+            <th className="num" title={`Against the logged cost, ${formatCost(r.logged_cost_usd)}`}>
+              vs logged
+            </th>
+            <th title="Logged turns with the most similar history where this model was chosen: episode, turn, the episode's outcome, similarity">
+              Nearest logged turns on it <span className="faint">(outcome · similarity)</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {r.candidates.map((c) => {
+            const logged = c.model === r.logged_model;
+            return (
+              <tr key={c.model} className={logged ? 'is-logged' : undefined} data-testid="whatif-candidate" data-model={c.model}>
+                <td>
+                  <ModelChip name={c.model} compact />
+                  {logged && <span className="tag">logged</span>}
+                </td>
+                <td className="num">{c.s_hat.toFixed(3)}</td>
+                <td className={c.delta === null || logged ? 'num faint' : c.delta > 0 ? 'num delta-up' : c.delta < 0 ? 'num delta-down' : 'num'} data-testid="whatif-delta">
+                  {c.delta === null ? '—' : logged ? '·' : signed(c.delta)}
+                </td>
+                <td className="num">{formatCost(c.cost_usd)}</td>
+                <td className={c.cost_usd === null || logged ? 'num faint' : c.cost_usd > r.logged_cost_usd ? 'num cost-up' : 'num cost-down'}>
+                  {logged ? '·' : costDelta(c.cost_usd, r.logged_cost_usd)}
+                </td>
+                <td>
+                  <Neighbours c={c} r={r} />
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {r.sketched_turns === 0 ? (
+        <div className="whatif-note" data-testid="whatif-no-sketches">
+          <p className="faint">
+            No nearest logged turns yet: they are searched among scored turns, and this database has none. Score it in the {toEstimator} or run
+          </p>
+          <pre className="whatif-command">{scoreCommand(dbPath)}</pre>
+        </div>
+      ) : (
+        <p className="faint whatif-foot">
+          Neighbours are searched among {plural(r.sketched_turns, 'scored turn')}: at most one per episode, never from this episode.
+        </p>
+      )}
+    </>
+  );
+}
