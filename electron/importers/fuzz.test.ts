@@ -224,6 +224,18 @@ describe('importer fuzzing', () => {
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 
+  it('a line over the 64 MiB limit is refused at its line before it is held whole', async () => {
+    const example = readFileSync(join(fixtures, 'canonical/example.jsonl'));
+    const firstLine = example.subarray(0, example.indexOf(10) + 1);
+    const file = join(dir, 'huge-line.jsonl');
+    writeFileSync(file, Buffer.concat([firstLine, Buffer.alloc(65 * 1024 * 1024, 0x61), Buffer.from('\n')]));
+    const before = snapshot();
+    const report = await importPaths(db, [file], { format: 'canonical' });
+    expect(report.files[0]?.reason).toBe(`${file}:2: line longer than ${64 * 1024 * 1024} bytes`);
+    expect(snapshot()).toEqual(before);
+    rmSync(file);
+  });
+
   it('a copy of an imported sample under another name is skipped, not duplicated', async () => {
     const copy = join(dir, 'copy.jsonl');
     copyFileSync(join(fixtures, 'canonical/example.jsonl'), copy);
