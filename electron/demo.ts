@@ -1,6 +1,6 @@
 /**
  * The demo database `npm start` opens: the bundled real samples of every format, the canonical example runs
- * and simulated runs of every preset (fixtures/simulator). Built
+ * and simulated runs of every preset (fixtures/simulator), scored with the shipped estimator. Built
  * into a temporary file and renamed into place, so an interrupted build never leaves a half database.
  */
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
@@ -9,6 +9,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from './db/database.ts';
 import { importPaths } from './importers/pipeline.ts';
+import { scoreDatabase } from './estimator/scoreDatabase.ts';
+import { DEFAULT_ESTIMATOR_PATH } from './estimator/whatIf.ts';
 import { PRESET_NAMES, simulateToFile } from '../fixtures/simulator/index.ts';
 
 const fixture = (p: string): string => fileURLToPath(new URL(`../fixtures/${p}`, import.meta.url));
@@ -62,13 +64,27 @@ export async function buildDemo(path: string, options: DemoOptions = {}): Promis
       if (bad) throw new Error(`demo source rejected: ${bad.reason}`);
       episodes += report.files.reduce((a, f) => a + f.episodes, 0);
     }
-    db.pragma('wal_checkpoint(TRUNCATE)');
   } finally {
     db.close();
     rmSync(simDir, { recursive: true, force: true });
   }
+  // ŝ for every turn with the shipped estimator, so the policy lab's direct method and what-if's neighbours
+  // work on first start.
+  let scored = '';
+  if (existsSync(DEFAULT_ESTIMATOR_PATH)) {
+    const r = await scoreDatabase(tmp, DEFAULT_ESTIMATOR_PATH, {
+      onProgress: (p) => options.onProgress?.(`demo: scoring ${p.rows}/${p.total} turns with the default estimator (${p.provider})`),
+    });
+    scored = `, ${r.rows} turns scored on ${r.provider}`;
+  }
+  const done = openDatabase(tmp);
+  try {
+    done.pragma('wal_checkpoint(TRUNCATE)');
+  } finally {
+    done.close();
+  }
   for (const suffix of ['-wal', '-shm']) rmSync(path + suffix, { force: true });
   renameSync(tmp, path);
   for (const suffix of ['-wal', '-shm']) rmSync(tmp + suffix, { force: true });
-  return `demo database ${path}: ${episodes} episodes`;
+  return `demo database ${path}: ${episodes} episodes${scored}`;
 }
