@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SCORED_RUN } from './pages/EstimatorPage.ts';
 import { cli, freePort, startServe } from './serveProcess.ts';
 import { STATE_ENV, type E2eState } from './state.ts';
 
@@ -48,6 +49,21 @@ function ensureRendererBuilt(): void {
   if (built.status !== 0) throw new Error('vite build failed');
 }
 
+/**
+ * The estimator's analyses (calibration, embeddings) and what-if neighbours need scored turns: one run,
+ * `SCORED_RUN` (e2e/pages/EstimatorPage.ts), is scored before the tests, with the shipped default model when it is installed, else with
+ * a tiny estimator trained here. The runs the policy lab tests as unscored (sw-router-demo, mini-swe-agent)
+ * stay unscored.
+ */
+function scoreOneRun(dir: string, dbPath: string): void {
+  let model = join(root, 'models', 'default-estimator.onnx');
+  if (!existsSync(model)) {
+    model = join(dir, 'e2e-estimator.onnx');
+    cli(['train', '--db', dbPath, '--out', model, '--epochs', '2', '--seed', '1', '--run', 'sw-mtrouter']);
+  }
+  cli(['score', '--db', dbPath, '--model', model, '--run', SCORED_RUN, '--ep', 'cpu']);
+}
+
 export default async function globalSetup(): Promise<() => Promise<void>> {
   ensureRendererBuilt();
   const dir = mkdtempSync(join(tmpdir(), 'routelens-e2e-'));
@@ -59,6 +75,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   });
   const inputs = [...INPUTS.filter((p) => existsSync(join(root, p))), ...simulated];
   cli(['import', ...inputs, '--db', dbPath]);
+  scoreOneRun(dir, dbPath);
   const info = JSON.parse(cli(['info', '--db', dbPath, '--json'])) as E2eState['info'];
   const server = await startServe(dbPath, await freePort());
   const state: E2eState = { url: server.url, dbPath, inputs, info };

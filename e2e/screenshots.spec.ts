@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { ANALYSIS_IDS } from '../shared/analysisResults.ts';
 import { expect, test } from './fixtures.ts';
 import { RUNS_FOR } from './pages/AnalysesPage.ts';
+import { EstimatorPage, SCORED_RUN, WhatIfPage } from './pages/EstimatorPage.ts';
 import { PolicyLabPage, StepDebuggerPage } from './pages/PolicyLabPage.ts';
 
 const shots = fileURLToPath(new URL('../test-results/screenshots/', import.meta.url));
@@ -89,5 +90,28 @@ for (const theme of ['light', 'dark'] as const) {
     await expect(dbg.panel).toHaveAttribute('data-stop', 'breakpoint');
     await expect(page.getByTestId('debugger-candidate').first()).toBeVisible();
     await page.screenshot({ path: `${shots}inspector-debugger-${theme}.png` });
+  });
+}
+
+for (const theme of ['light', 'dark'] as const) {
+  test(`the estimator view and the what-if panel in the ${theme} theme`, async ({ app, inspector, page }) => {
+    test.setTimeout(90_000);
+    const est = new EstimatorPage(page);
+    await app.open('#/estimator');
+    await app.setTheme(theme);
+    await app.selectRuns([SCORED_RUN]);
+    await est.waitReady();
+    await est.waitFigure(est.calibration);
+    await est.waitFigure(est.embeddings);
+    const height = await page.getByTestId('view').evaluate((el) => el.scrollHeight + 48);
+    await page.setViewportSize({ width: 1440, height: Math.min(3000, Math.max(900, height)) });
+    await page.screenshot({ path: `${shots}estimator-${theme}.png` });
+    await page.setViewportSize({ width: 1440, height: 900 });
+
+    const id = await app.episodeId('long_0');
+    await app.open(`#/episode/${id}/turn/7`);
+    await inspector.waitReady();
+    await new WhatIfPage(page).open();
+    await page.screenshot({ path: `${shots}inspector-whatif-${theme}.png` });
   });
 }

@@ -1,5 +1,6 @@
 /** The Analyses index and pages: figures, their marks and tooltip, controls, and the export menu. */
 import { expect, type Download, type Locator, type Page } from '@playwright/test';
+import { SCORED_RUN } from './EstimatorPage.ts';
 
 export type ExportChoice = 'svg' | 'png2x' | 'pngdpi' | 'pdf' | 'csv';
 
@@ -18,6 +19,8 @@ export const RUNS_FOR: Record<string, string[]> = {
   'usage-ratio': ['crit-controller', 'crit-no-lagrangian', 'crit-random'],
   confusion: ['crit-controller', 'crit-random'],
   targets: ['sw-mtrouter'],
+  calibration: [SCORED_RUN],
+  embeddings: [SCORED_RUN],
 };
 
 export class AnalysesPage {

@@ -42,26 +42,23 @@ function Source({ r }: { r: WhatIfResult }) {
 
 function Neighbours({ c, r }: { c: WhatIfResult['candidates'][number]; r: WhatIfResult }) {
   if (r.sketched_turns === 0) return <span className="faint">—</span>;
-  if (c.neighbours.length === 0) return <span className="faint">no logged turn on it</span>;
+  if (c.neighbours.length === 0) return <span className="faint">none logged on it</span>;
   return (
     <ul className="whatif-neighbours">
       {c.neighbours.map((n) => (
         <li key={`${n.episode_id}-${n.turn}`}>
           <a
             href={`#/episode/${n.episode_id}/turn/${n.turn}`}
-            className="whatif-neighbour"
+            className={n.success === null ? 'whatif-neighbour' : n.success ? 'whatif-neighbour is-success' : 'whatif-neighbour is-failure'}
             data-testid="whatif-neighbour"
-            title={`Turn ${n.turn} of episode ${n.episode}: history similarity ${n.similarity.toFixed(3)} (cosine of sketches); the episode's normalised outcome ${n.outcome === null ? 'is unknown' : n.outcome.toFixed(3)}`}
+            data-episode-id={n.episode_id}
+            data-turn={n.turn}
+            title={`Open turn ${n.turn} of episode ${n.episode}: its history is ${n.similarity.toFixed(2)} similar (cosine of sketches); the episode's outcome is ${n.outcome === null ? 'unknown' : `${n.outcome.toFixed(3)}${n.success === null ? '' : n.success ? ', solved' : ', failed'}`}`}
+            aria-label={`Episode ${n.episode}, turn ${n.turn}, outcome ${n.outcome === null ? 'unknown' : n.outcome.toFixed(2)}, similarity ${n.similarity.toFixed(2)}`}
           >
-            <span className="mono whatif-ep">{n.episode}</span>
-            <span className="faint">t{n.turn}</span>
+            <span className="whatif-outcome">{n.outcome === null ? '?' : n.outcome.toFixed(2)}</span>
+            <span className="whatif-sim">{n.similarity.toFixed(2)}</span>
           </a>
-          <span className={n.success === null ? 'whatif-outcome' : n.success ? 'whatif-outcome is-success' : 'whatif-outcome is-failure'}>
-            {n.outcome === null ? 'outcome ?' : n.outcome.toFixed(2)}
-          </span>
-          <span className="faint num" title="Similarity of the histories (cosine)">
-            {n.similarity.toFixed(2)}
-          </span>
         </li>
       ))}
     </ul>
@@ -152,14 +149,11 @@ function WhatIfTable({ r, dbPath, toEstimator }: { r: WhatIfResult; dbPath: stri
             <th className="num" title="ŝ minus the logged model's ŝ">
               Δŝ
             </th>
-            <th className="num" title="This turn's tokens priced at the model, the output scaled by its learned output-length ratio">
+            <th className="num" title={`This turn's tokens priced at the model (the output scaled by its learned output-length ratio), and the difference from the logged cost, ${formatCost(r.logged_cost_usd)}`}>
               Turn cost
             </th>
-            <th className="num" title={`Against the logged cost, ${formatCost(r.logged_cost_usd)}`}>
-              vs logged
-            </th>
-            <th title="Logged turns with the most similar history where this model was chosen: episode, turn, the episode's outcome, similarity">
-              Nearest logged turns on it <span className="faint">(outcome · similarity)</span>
+            <th title="Logged turns with the most similar history where this model was chosen: the episode's outcome, then the similarity. Hover for the episode; click to open the turn.">
+              Nearest logged turns <span className="faint">outcome · similarity</span>
             </th>
           </tr>
         </thead>
@@ -176,9 +170,11 @@ function WhatIfTable({ r, dbPath, toEstimator }: { r: WhatIfResult; dbPath: stri
                 <td className={c.delta === null || logged ? 'num faint' : c.delta > 0 ? 'num delta-up' : c.delta < 0 ? 'num delta-down' : 'num'} data-testid="whatif-delta">
                   {c.delta === null ? '—' : logged ? '·' : signed(c.delta)}
                 </td>
-                <td className="num">{formatCost(c.cost_usd)}</td>
-                <td className={c.cost_usd === null || logged ? 'num faint' : c.cost_usd > r.logged_cost_usd ? 'num cost-up' : 'num cost-down'}>
-                  {logged ? '·' : costDelta(c.cost_usd, r.logged_cost_usd)}
+                <td className="num">
+                  {formatCost(c.cost_usd)}
+                  {!logged && c.cost_usd !== null && (
+                    <span className={c.cost_usd > r.logged_cost_usd ? 'whatif-cost-delta cost-up' : 'whatif-cost-delta cost-down'}>{costDelta(c.cost_usd, r.logged_cost_usd)}</span>
+                  )}
                 </td>
                 <td>
                   <Neighbours c={c} r={r} />

@@ -1,6 +1,237 @@
-// Placeholder until the estimator view lands (issue 5); replaced, never shipped as is.
-import { EmptyState } from '../../components/EmptyState.tsx';
+/**
+ * The Estimator view (DESIGN §8b; issue 5 item 8): the estimators of the database and the default model
+ * shipped in models/, the selected one's model card, Train (on the runs selected in the top bar) and Score
+ * buttons with a live job panel (loss curves while training, provider and turns/s while scoring), then the
+ * estimator's calibration and embedding figures, drawn and exported like every analysis figure.
+ */
+import { useEffect, useMemo, useState } from 'react';
+import type { AnalysisRequest } from '../../../shared/analysisResults.ts';
+import type { EstimatorList, EstimatorSummary } from '../../../shared/apiEstimator.ts';
+import { api, errorMessage } from '../../api/index.ts';
+import { EmptyState, ErrorNotice } from '../../components/EmptyState.tsx';
+import { formatCount, plural } from '../../format/numbers.ts';
+import { useAppStore } from '../../store/index.ts';
+import { analysisPage } from '../analyses/catalog.ts';
+import { FigurePanel } from '../analyses/FigurePanel.tsx';
+import { useEstimatorJob } from './estimatorJobStore.ts';
+import { JobPanel } from './JobPanel.tsx';
+import { ModelCardPanel } from './ModelCardPanel.tsx';
+import '../analyses/analyses.css';
+import './estimator.css';
+
+/** The selected entry: an estimator of this database, or the shipped default not yet used here. */
+type Selection = { kind: 'db'; id: number } | { kind: 'default' };
+
+const DEFAULT_MAX_EPOCHS = 30;
+const SAMPLES = [500, 1000, 2000] as const;
+
+function useEstimators(): { list: EstimatorList | null; error: string | null } {
+  const finished = useEstimatorJob((s) => s.finished);
+  const dataVersion = useAppStore((s) => s.dataVersion);
+  const [state, setState] = useState<{ list: EstimatorList | null; error: string | null }>({ list: null, error: null });
+  useEffect(() => {
+    let live = true;
+    api.listEstimators({}).then(
+      (list) => live && setState({ list, error: null }),
+      (err: unknown) => live && setState((s) => ({ list: s.list, error: errorMessage(err) })),
+    );
+    return () => {
+      live = false;
+    };
+  }, [finished, dataVersion]);
+  return state;
+}
+
+function EstimatorItem({ e, selected, onSelect, turns }: { e: EstimatorSummary; selected: boolean; onSelect(): void; turns: number }) {
+  return (
+    <li>
+      <button type="button" className={selected ? 'est-item is-selected' : 'est-item'} onClick={onSelect} aria-pressed={selected} data-testid="estimator-item" data-estimator-id={e.id}>
+        <span className="est-item-name mono">{e.name}</span>
+        {e.is_default && <span className="tag">default model</span>}
+        <span className="faint est-item-line">
+          {e.encoder} · {e.created_at.slice(0, 10)}
+        </span>
+        <span className="faint est-item-line" data-testid="estimator-scored">
+          {e.scored_turns > 0
+            ? `scored ${formatCount(e.scored_turns)} of ${formatCount(turns)} turns${e.provider ? ` on ${e.provider}` : ''}`
+            : 'has not scored this database'}
+        </span>
+      </button>
+    </li>
+  );
+}
 
 export default function EstimatorView() {
-  return <EmptyState title="Estimator">Not built yet.</EmptyState>;
+  const { list, error } = useEstimators();
+  const runs = useAppStore((s) => s.runs);
+  const runIds = useAppStore((s) => s.runIds);
+  const dbPath = useAppStore((s) => s.dbInfo?.path);
+  const job = useEstimatorJob((s) => s.job);
+  const start = useEstimatorJob((s) => s.start);
+  const [choice, setChoice] = useState<Selection | null>(null);
+  const [maxEpochs, setMaxEpochs] = useState(DEFAULT_MAX_EPOCHS);
+  const [color, setColor] = useState<'model' | 'outcome'>('model');
+  const [sample, setSample] = useState<number>(1000);
+
+  const selectedRuns = runIds.length > 0 ? runs.filter((r) => runIds.includes(r.id)) : runs;
+  const runNames = useMemo(() => (runIds.length > 0 ? selectedRuns.map((r) => r.name).sort() : []), [runIds.length, selectedRuns]);
+  const showDefault = list?.default_model && !list.estimators.some((e) => e.is_default);
+  // Until the user picks, the newest estimator of the database, else the shipped default.
+  const selection: Selection | null =
+    choice && (choice.kind === 'default' ? showDefault : list?.estimators.some((e) => e.id === choice.id))
+      ? choice
+      : list?.estimators[0]
+        ? { kind: 'db', id: list.estimators[0].id }
+        : showDefault
+          ? { kind: 'default' }
+          : null;
+  const selected = selection?.kind === 'db' ? list?.estimators.find((e) => e.id === selection.id) : undefined;
+  const card = selection?.kind === 'default' ? (list?.default_model?.card ?? null) : (selected?.card ?? null);
+  const running = job?.state === 'running';
+  const scope = runIds.length === 0 ? `all ${plural(runs.length, 'run')}` : selectedRuns.map((r) => r.name).join(', ');
+
+  const estimatorParam = selection?.kind === 'db' ? { estimator: selection.id } : {};
+  const calibration: AnalysisRequest = { id: 'calibration', runs: runNames, ...estimatorParam };
+  const embeddings: AnalysisRequest = { id: 'embeddings', runs: runNames, color, sample, ...estimatorParam };
+
+  const train = () => void start({ kind: 'train', runs: runNames.length ? runNames : undefined, maxEpochs });
+  const score = () =>
+    void start({ kind: 'score', ...(selection?.kind === 'db' ? { estimatorId: selection.id } : {}), ...(runIds.length ? { runIds } : {}) });
+
+  return (
+    <div className="view-pad estimator-view" data-testid="estimator-view" data-state={list ? 'ready' : error ? 'error' : 'loading'}>
+      <header className="view-header">
+        <h1>Estimator</h1>
+        <p className="faint est-lede">
+          ŝ(h_t, a) estimates the target S̃ (final score less future error penalties) had model a taken turn t. It drives what-if,
+          replay and the step debugger.
+        </p>
+      </header>
+      {error && <ErrorNotice title="The estimators could not be listed." message={error} />}
+      {list && (
+        <div className="est-layout">
+          <aside className="card est-list" aria-label="Estimators">
+            <h2>Estimators of this database</h2>
+            {list.estimators.length === 0 && (
+              <p className="faint" data-testid="no-estimators">
+                None yet. Train one on the selected runs, or score with the default model.
+              </p>
+            )}
+            <ul>
+              {list.estimators.map((e) => (
+                <EstimatorItem key={e.id} e={e} turns={list.turns} selected={selection?.kind === 'db' && selection.id === e.id} onSelect={() => setChoice({ kind: 'db', id: e.id })} />
+              ))}
+              {showDefault && list.default_model && (
+                <li>
+                  <button
+                    type="button"
+                    className={selection?.kind === 'default' ? 'est-item is-selected' : 'est-item'}
+                    onClick={() => setChoice({ kind: 'default' })}
+                    aria-pressed={selection?.kind === 'default'}
+                    data-testid="estimator-default"
+                  >
+                    <span className="est-item-name mono">{list.default_model.card?.name ?? 'default-estimator'}</span>
+                    <span className="tag">default model</span>
+                    <span className="faint est-item-line">shipped in models/, trained on simulator data</span>
+                    <span className="faint est-item-line">not used on this database yet</span>
+                  </button>
+                </li>
+              )}
+            </ul>
+            {!list.default_model && (
+              <p className="faint est-missing" data-testid="no-default-model">
+                The default model (models/default-estimator.onnx) is not installed: train one here.
+              </p>
+            )}
+          </aside>
+
+          <div className="est-main">
+            <section className="card est-actions" data-testid="estimator-actions">
+              <div className="est-action">
+                <button type="button" className="btn btn-primary" onClick={score} disabled={running || !selection} data-testid="score-button">
+                  Score
+                </button>
+                <span>
+                  {selection ? (
+                    <>
+                      every turn of <strong>{scope}</strong> × each candidate with{' '}
+                      <span className="mono">{selection.kind === 'db' ? (selected?.name ?? 'the estimator') : 'the default model'}</span> (ONNX Runtime: cuda → webgpu → cpu)
+                    </>
+                  ) : (
+                    'Nothing to score with: train an estimator first.'
+                  )}
+                </span>
+              </div>
+              <div className="est-action">
+                <button type="button" className="btn" onClick={train} disabled={running || runs.length === 0} data-testid="train-button">
+                  Train
+                </button>
+                <span>
+                  a new estimator on <strong>{scope}</strong>, at most{' '}
+                  <input
+                    type="number"
+                    className="est-epochs"
+                    min={1}
+                    max={1000}
+                    value={maxEpochs}
+                    onChange={(e) => {
+                      const v = Math.round(Number(e.target.value));
+                      if (v >= 1 && v <= 1000) setMaxEpochs(v);
+                    }}
+                    aria-label="Most epochs to train"
+                    data-testid="train-epochs"
+                  />{' '}
+                  epochs (early stop after 3 without improvement)
+                </span>
+              </div>
+            </section>
+            <JobPanel maxEpochs={job?.kind === 'train' ? maxEpochs : undefined} />
+
+            {selection === null ? (
+              <EmptyState title="No estimator yet" testId="estimator-empty" command={`routelens train --db ${dbPath ?? 'FILE'} --out model.onnx`}>
+                <p>Train one with the button above (on the runs selected in the top bar), or from a terminal:</p>
+              </EmptyState>
+            ) : (
+              <section className="card est-card-wrap">
+                <header className="est-card-head">
+                  <h2>
+                    Model card <span className="mono">{card?.name ?? selected?.name}</span>
+                  </h2>
+                </header>
+                {card ? (
+                  <ModelCardPanel card={card} />
+                ) : (
+                  <p className="faint" data-testid="no-card">
+                    No model card beside this estimator’s ONNX file ({selected?.onnx_path ?? 'no file'}): it was made elsewhere or its card was removed.
+                  </p>
+                )}
+              </section>
+            )}
+
+            <FigurePanel page={analysisPage('calibration')!} request={selection ? calibration : null} heading="Calibration: ŝ against realised S̃" testId="calibration-figure" noRequest="Train or score an estimator to see its calibration." />
+            <div className="est-figure-controls" role="group" aria-label="Embedding map options">
+              <span className="faint">Turn histories coloured by</span>
+              {(['model', 'outcome'] as const).map((c) => (
+                <label key={c}>
+                  <input type="radio" name="est-color" checked={color === c} onChange={() => setColor(c)} data-testid={`embeddings-color-${c}`} />
+                  {c === 'model' ? 'chosen model' : 'outcome'}
+                </label>
+              ))}
+              <label>
+                <span className="faint">sample</span>
+                <select value={sample} onChange={(e) => setSample(Number(e.target.value))} aria-label="Turn histories to map">
+                  {SAMPLES.map((n) => (
+                    <option key={n} value={n}>
+                      {formatCount(n)} turns
+                    </option>
+                  ))}
+                </select>
+              </label>
+            </div>
+            <FigurePanel page={analysisPage('embeddings')!} request={selection ? embeddings : null} heading="Embeddings: models by price tier, turn histories" testId="embeddings-figure" noRequest="Train or score an estimator to map its model embeddings." />
+          </div>
+        </div>
+      )}
+    </div>
+  );
 }
