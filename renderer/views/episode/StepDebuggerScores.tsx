@@ -116,6 +116,11 @@ export function StepDebuggerScores({
           </>
         )}
       </p>
+      {/* The evidence (nearest logged turns per model, with outcomes) is the What-if section beside this column; not drawn twice. */}
+      <p className="faint dbg-evidence">
+        The evidence for each model — nearest logged turns where it was chosen, with their outcomes — is in the what-if section above the
+        turn (<kbd>w</kbd>).
+      </p>
     </section>
   );
 }
