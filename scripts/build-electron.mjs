@@ -5,6 +5,7 @@
  *   electron/app/preload.ts → dist/electron/preload.cjs  (self-contained: sandboxed preloads can require
  *                                                         only 'electron' and a few built-ins)
  *   electron/estimator/estimatorWorker.ts → dist/electron/estimatorWorker.cjs (training and scoring thread)
+ *   electron/analysis/analysisWorker.ts   → dist/electron/analysisWorker.cjs (the API's analyses and figure files)
  * Native modules and Electron stay external.
  *
  * The preload needs only the contract's call names; importing shared/api.ts as is would pull all of zod into
@@ -84,8 +85,9 @@ const common = {
 try {
   await Promise.all([
     build({ ...common, entryPoints: { main: resolve(root, 'electron/app/main.ts') } }),
-    // Worker threads of the main process (estimatorJobs.ts looks for it beside main.cjs).
+    // Worker threads of the main process (estimatorJobs.ts and analysisThread.ts look for them beside main.cjs).
     build({ ...common, entryPoints: { estimatorWorker: resolve(root, 'electron/estimator/estimatorWorker.ts') } }),
+    build({ ...common, entryPoints: { analysisWorker: resolve(root, 'electron/analysis/analysisWorker.ts') } }),
     build({
       ...common,
       entryPoints: { preload: resolve(root, 'electron/app/preload.ts') },

@@ -1,11 +1,14 @@
 /**
  * The Analyses calls of the API contract (shared/apiAnalysis.ts): `runAnalysis` and `exportFigure`, spread
- * into createApi. Analyses are single passes over the columnar cache (tens of ms on 500k turns, see
- * bench/); rendering a PNG or PDF takes longer and happens here, in the main process, never in the window.
+ * into createApi. Both run in a worker thread (electron/analysis/analysisThread.ts) with its own read-only
+ * connection and columnar cache, so a slow analysis or a 300-dpi PNG never holds up the other calls (the
+ * Episodes list in serve mode waited for lift's bootstrap). A database in memory (tests) cannot be opened
+ * twice and is answered here.
  */
 import type { RouteLensApi } from '../../shared/api.ts';
 import { ExportFigureRequest } from '../../shared/apiAnalysis.ts';
 import { modelColorFrom } from '../../shared/charts/context.ts';
+import { AnalysisThread } from '../analysis/analysisThread.ts';
 import { AnalysisInputError, AnalysisNotFoundError, runAnalysis } from '../analysis/runAnalysis.ts';
 import type { Db } from '../db/database.ts';
 import { figureFile } from '../export/figureFile.ts';
@@ -22,11 +25,17 @@ async function answer<T>(f: () => Promise<T>): Promise<T> {
   }
 }
 
-export function analysisServices(db: Db): Pick<RouteLensApi, 'runAnalysis' | 'exportFigure'> {
+export function analysisServices(db: Db, path: string = db.name): Pick<RouteLensApi, 'runAnalysis' | 'exportFigure'> {
+  const thread = db.memory || path === '' || path === ':memory:' ? null : new AnalysisThread(path);
   return {
-    runAnalysis: async (request) => answer(() => runAnalysis(db, request)),
+    runAnalysis: async (request) => answer(() => (thread ? thread.run(request) : runAnalysis(db, request))),
     exportFigure: async (input) => {
       const req = ExportFigureRequest.parse(input);
+      if (thread) {
+        const models = listModels(db).map((m) => ({ name: m.name, color_index: m.color_index }));
+        const file = await answer(() => thread.exportFigure(req, models));
+        return { filename: file.filename, mime: file.mime, data_base64: file.data.toString('base64') };
+      }
       const response = await answer(() => runAnalysis(db, req.request));
       // A missing font is an internal error here (the app's machine lacks it); its message says what to install.
       const file = await figureFile(response, { ...req, modelColor: modelColorFrom(listModels(db)) });

@@ -35,6 +35,7 @@ describe('API contract through dispatch', () => {
       replay: { policies: ['logged', 'cheapest', 'random:3'], bootstrap: 20 },
       policyDiff: { kind: 'policies', a: 'logged', b: 'cheapest', bootstrap: 20 },
       episodePolicyChoices: { episode: 1, policies: ['logged', 'cheapest'] },
+      runAnalysis: { id: 'lift', minN: 1 }, exportFigure: { request: { id: 'pareto' }, format: 'svg' },
     };
     for (const name of API_NAMES) {
       const r = await call(name, inputs[name]);

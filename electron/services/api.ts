@@ -115,7 +115,7 @@ export function createApi(db: Db, path = db.name): RouteLensApi {
     },
     importStatus: async (input) => jobs.status(input.job),
     ...replayServices(db),
-    ...analysisServices(db),
+    ...analysisServices(db, path),
     ...estimatorServices(db, path),
   };
 }

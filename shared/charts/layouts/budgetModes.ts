@@ -10,7 +10,7 @@ import type { FigureContext } from '../context.ts';
 import { fmtCount, fmtPct, fmtUsd } from '../format.ts';
 import type { Mark, Scene } from '../scene.ts';
 import { runColor } from '../theme.ts';
-import { emptyNote, scene } from './common.ts';
+import { emptyNote, omittedRunsNote, scene } from './common.ts';
 
 const MODE_DASH: Record<string, string | undefined> = { low: '2 3', medium: '6 3', high: undefined };
 
@@ -28,7 +28,12 @@ export function budgetModesLayout(result: BudgetModesResult, ctx: FigureContext)
   const modes = [...new Set(series.flatMap((s) => s.modes.map((m) => m.mode)))];
   const leg = legend(series.map((s, i) => ({ label: s.run, color: runColor(i) })), 12, 8, width - 24, theme, 'run');
   marks.push(...leg.marks);
-  const top = 8 + leg.height + 10;
+  let top = 8 + leg.height + 10;
+  const omitted = omittedRunsNote(ctx, result.by_run_omitted, 12, top - 4, width - 24);
+  if (omitted) {
+    marks.push(omitted);
+    top += fs + 8;
+  }
   const title = 'Score, cost and expert calls per budget mode';
   if (modes.length === 0) {
     marks.push(emptyNote(ctx, width / 2, top + 60, 'No episode with a budget mode in the selected runs.'));

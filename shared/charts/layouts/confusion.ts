@@ -12,7 +12,7 @@ import { fmtCount, fmtNum, fmtPct } from '../format.ts';
 import { textOn } from '../marks.ts';
 import type { Mark, Scene } from '../scene.ts';
 import { fitText, textWidth } from '../text.ts';
-import { emptyNote, scene } from './common.ts';
+import { emptyNote, omittedRunsNote, scene } from './common.ts';
 
 type Tables = Pick<ConfusionResult, 'routing' | 'verification'>;
 
@@ -25,6 +25,11 @@ export function confusionLayout(result: ConfusionResult, ctx: FigureContext): Sc
   const bar = colorBar(theme.sequential, 12, 8, Math.min(200, width - 24), ['0%', '50%', '100%'], 'share of the row', theme);
   marks.push(...bar.marks);
   let y = 8 + bar.height + 12;
+  const omitted = omittedRunsNote(ctx, result.by_run_omitted, 12, y, width - 24);
+  if (omitted) {
+    marks.push(omitted);
+    y += fs + 10;
+  }
   const models = [...new Set(panels.flatMap((p) => p.routing.flatMap((r) => Object.keys(r.shares))))].sort((a, b) => a.localeCompare(b));
   const empty = panels.every((p) => p.routing.length === 0 && Object.values(p.verification).every((k) => k === 0));
   if (empty) {

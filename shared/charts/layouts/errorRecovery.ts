@@ -1,7 +1,9 @@
 /**
  * `error-recovery` (MTRouter Fig. 4): after a turn with an error, how often the next turn switches model and
  * how often it is error-free — overall, after staying on the model and after switching. Grouped bars (one
- * bar per run, run colours) with Wilson 95% intervals as whiskers.
+ * bar per run, run colours) with Wilson 95% intervals as whiskers. Runs without a turn with an error are
+ * left out (a note names them): they have nothing to show but four "n/a"s. At most MAX_RUNS_DRAWN runs are
+ * drawn, those with the most error turns.
  */
 import { scaleBand, scaleLinear } from 'd3';
 import type { ErrorRecoveryResult, RecoveryGroup } from '../../analysisResults.ts';
@@ -10,7 +12,8 @@ import type { FigureContext } from '../context.ts';
 import { fmtCount, fmtPct } from '../format.ts';
 import type { Mark, Scene } from '../scene.ts';
 import { runColor } from '../theme.ts';
-import { emptyNote, scene } from './common.ts';
+import { capRuns, emptyNote, MAX_RUNS_DRAWN, runsNote, scene } from './common.ts';
+import { textWidth } from '../text.ts';
 
 type Metric = 'p_switch' | 'p_recover' | 'p_recover_stay' | 'p_recover_switch';
 
@@ -24,10 +27,22 @@ export const RECOVERY_METRICS: { key: Metric; label: string; what: string; n: (g
 export function errorRecoveryLayout(result: ErrorRecoveryResult, ctx: FigureContext): Scene {
   const { theme, width } = ctx;
   const marks: Mark[] = [];
-  const groups = result.groups;
+  const withErrors = result.groups.filter((g) => g.n > 0);
+  const noErrors = result.groups.filter((g) => g.n === 0).map((g) => g.run);
+  const { shown: groups, omitted } = capRuns(withErrors, (g) => g.n);
   const leg = legend(groups.map((g, i) => ({ label: `${g.run} (${fmtCount(g.n)} error turns)`, color: runColor(i) })), 12, 8, width - 24, theme, 'run');
   marks.push(...leg.marks);
-  const top = 8 + leg.height + 12;
+  let top = 8 + leg.height + 6;
+  const notes = [
+    runsNote(ctx, `Showing the ${MAX_RUNS_DRAWN} runs with the most error turns; ${omitted.length} more not drawn (select runs in the top bar to choose)`, omitted.map((g) => g.run), 12, top, width - 24),
+    runsNote(ctx, `Not drawn, no turn with an error: ${noErrors.join(', ')}`, noErrors, 12, top, width - 24),
+  ];
+  for (const note of notes) {
+    if (!note) continue;
+    marks.push({ ...note, y: top });
+    top += theme.fontSize + 6;
+  }
+  top += 6;
   const height = ctx.height ?? top + Math.max(260, Math.min(380, width * 0.45));
   const title = 'What follows a turn with an error: switching and recovery, with 95% intervals';
   if (groups.length === 0) {
@@ -49,7 +64,13 @@ export function errorRecoveryLayout(result: ErrorRecoveryResult, ctx: FigureCont
       const bx = (x(m.label) as number) + (inner(g.run) as number);
       const bw = inner.bandwidth();
       if (v === null) {
-        marks.push({ type: 'text', x: bx + bw / 2, y: bottom - 4, text: 'n/a', fontSize: theme.fontSize - 1, anchor: 'middle', fill: theme.mutedText, role: 'na' });
+        // No pair in this split (e.g. never switched after an error). Written upright when the bar is too narrow.
+        const upright = bw < textWidth('n/a', theme.fontSize - 1) + 2;
+        marks.push({
+          type: 'text', x: bx + bw / 2, y: bottom - 4, text: 'n/a', fontSize: theme.fontSize - 1, anchor: upright ? 'start' : 'middle',
+          baseline: upright ? 'middle' : 'alphabetic', rotate: upright ? -90 : undefined, fill: theme.mutedText, role: 'na',
+          datum: { lines: [`run ${g.run}`, `${m.what}: no turn pair in this split`, `n = 0 turn pairs`] },
+        });
         continue;
       }
       const [lo, hi] = g.ci[m.key];

@@ -12,6 +12,7 @@ import { fmtCount, fmtNum } from '../format.ts';
 import { textOn } from '../marks.ts';
 import type { Mark, Scene } from '../scene.ts';
 import { fitText, textWidth } from '../text.ts';
+import { omittedRunsNote } from './common.ts';
 
 /** Colour position of a lift: log2 clamped to ±2 (a quarter to four times the base rate). */
 export function liftColorT(lift: number): number {
@@ -41,6 +42,11 @@ export function liftLayout(result: LiftResult, ctx: FigureContext): Scene {
   marks.push({ type: 'rect', x: Math.min(220, width - 24) + 36, y: 8 + fs + 5, width: 18, height: 10, fill: theme.background, stroke: theme.muted, strokeWidth: 1 });
   marks.push({ type: 'text', x: Math.min(220, width - 24) + 60, y: 8 + fs + 10, text: '– too few turns (below the minimum n)', fontSize: fs, baseline: 'middle', fill: theme.mutedText });
   let y = 8 + bar.height + 10;
+  const omitted = omittedRunsNote(ctx, result.by_run_omitted, 12, y, width - 24);
+  if (omitted) {
+    marks.push(omitted);
+    y += fs + 10;
+  }
 
   if (models.length === 0 || categories.length === 0) {
     marks.push({ type: 'text', x: width / 2, y: y + 30, text: 'No cell has enough turns. Lower the minimum n or select more runs.', fontSize: fs + 1, anchor: 'middle', fill: theme.mutedText, role: 'empty' });

@@ -1,7 +1,8 @@
 /**
  * `usage-by-turn` (MTRouter Fig. 5): for each run, the share of each model at each turn index as stacked
  * bars in the models' colours (small multiples, one panel per run, same axes). Late turn indices reached by
- * few episodes are cut (fewer than 5% of the episodes, at least 3) and the figure says so.
+ * few episodes are cut (fewer than 5% of the episodes, at least 3) and the figure says so. At most
+ * USAGE_BY_TURN_MAX_PANELS runs, those with the most episodes; a note names the rest.
  */
 import { max, scaleBand, scaleLinear } from 'd3';
 import type { UsageByTurnResult } from '../../analysisResults.ts';
@@ -9,7 +10,10 @@ import { bottomAxis, bottomAxisHeight, leftAxis, leftAxisWidth, legend, panelTit
 import type { FigureContext } from '../context.ts';
 import { fmtCount, fmtPct } from '../format.ts';
 import type { Mark, Scene } from '../scene.ts';
-import { emptyNote, panelGrid, scene } from './common.ts';
+import { capRuns, emptyNote, panelGrid, runsNote, scene } from './common.ts';
+
+/** Panels drawn at most (the demo's 54 runs made a figure 6,700 px tall with 2,000 hover marks). */
+export const USAGE_BY_TURN_MAX_PANELS = 12;
 
 /** Turn indices kept for a run: while at least max(3, 5% of the episodes at t = 0) episodes reach them. */
 export function keptTurns(turns: UsageByTurnResult['runs'][number]['turns']) {
@@ -22,7 +26,8 @@ export function usageByTurnLayout(result: UsageByTurnResult, ctx: FigureContext)
   const { theme, width } = ctx;
   const fs = theme.fontSize;
   const marks: Mark[] = [];
-  const models = [...new Set(result.runs.flatMap((r) => r.turns.flatMap((t) => Object.keys(t.shares))))].sort((a, b) => a.localeCompare(b));
+  const { shown, omitted } = capRuns(result.runs, (r) => r.turns[0]?.n ?? 0, USAGE_BY_TURN_MAX_PANELS);
+  const models = [...new Set(shown.flatMap((r) => r.turns.flatMap((t) => Object.keys(t.shares))))].sort((a, b) => a.localeCompare(b));
   const leg = legend(models.map((m) => ({ label: m, color: ctx.modelColor(m) })), 12, 8, width - 24, theme, 'model');
   marks.push(...leg.marks);
   let top = 8 + leg.height + 10;
@@ -31,7 +36,15 @@ export function usageByTurnLayout(result: UsageByTurnResult, ctx: FigureContext)
     marks.push(emptyNote(ctx, width / 2, top + 60, 'No turns in the selected runs.'));
     return scene(ctx, top + 120, title, marks);
   }
-  const kept = result.runs.map((r) => ({ run: r.run, all: r.turns.length, turns: keptTurns(r.turns) }));
+  const note = runsNote(
+    ctx, `Showing the ${USAGE_BY_TURN_MAX_PANELS} runs with the most episodes; ${omitted.length} more not drawn (select runs in the top bar to choose)`,
+    omitted.map((r) => r.run), 12, top, width - 24,
+  );
+  if (note) {
+    marks.push(note);
+    top += fs + 8;
+  }
+  const kept = shown.map((r) => ({ run: r.run, all: r.turns.length, turns: keptTurns(r.turns) }));
   if (kept.some((k) => k.turns.length < k.all)) {
     marks.push({ type: 'text', x: 12, y: top, text: 'late turn indices reached by fewer than 5% of episodes (min 3) are not shown', fontSize: fs, fill: theme.mutedText, baseline: 'hanging', role: 'note' });
     top += fs + 8;

@@ -2,7 +2,8 @@
  * `usage-ratio` (critique-and-route controller): per run, each model's share of all calls as a horizontal
  * bar in the model's colour, with the target ρ_k as a vertical tick (bars over target are outlined); the
  * share of episodes that used their whole turn budget under the run name; and below, accuracy by the
- * episode's turn limit, one line per run.
+ * episode's turn limit, one line per run (its legend above the chart, never on the lines). At most
+ * MAX_RUNS_DRAWN runs, those with the most calls; a note names the rest.
  */
 import { line, max, scaleLinear } from 'd3';
 import type { UsageRatioResult } from '../../analysisResults.ts';
@@ -12,7 +13,7 @@ import { fmtCount, fmtPct } from '../format.ts';
 import type { Mark, Scene } from '../scene.ts';
 import { fitText, textWidth } from '../text.ts';
 import { runColor } from '../theme.ts';
-import { emptyNote, scene } from './common.ts';
+import { capRuns, emptyNote, MAX_RUNS_DRAWN, runsNote, scene } from './common.ts';
 
 export function usageRatioLayout(result: UsageRatioResult, ctx: FigureContext): Scene {
   const { theme, width } = ctx;
@@ -24,18 +25,25 @@ export function usageRatioLayout(result: UsageRatioResult, ctx: FigureContext): 
     marks.push(emptyNote(ctx, width / 2, 60, 'No calls in the selected runs.'));
     return scene(ctx, 120, title, marks);
   }
-  const hasRho = result.runs.some((r) => r.usage.some((u) => u.rho !== null));
+  const { shown: runs, omitted } = capRuns(result.runs, (r) => r.calls);
+  const hasRho = runs.some((r) => r.usage.some((u) => u.rho !== null));
   if (hasRho) {
     const leg = legend([{ label: 'target ρ', color: theme.reference, shape: 'line' }], 12, y, width - 24, theme);
     marks.push(...leg.marks);
     y += leg.height + 6;
   }
-  const models = result.runs.flatMap((r) => r.usage.map((u) => u.model));
+  const note = runsNote(ctx, `Showing the ${MAX_RUNS_DRAWN} runs with the most calls; ${omitted.length} more not drawn (select runs in the top bar to choose)`, omitted.map((r) => r.run), 12, y, width - 24);
+  if (note) {
+    marks.push(note);
+    y += fs + 10;
+  }
+  const models = runs.flatMap((r) => r.usage.map((u) => u.model));
   const labelW = Math.min(170, Math.max(...models.map((m) => textWidth(m, fs))) + 20);
   const left = 12 + labelW;
-  const x = scaleLinear().domain([0, 1]).range([left, width - 24]);
+  // Room right of the longest bar for its value ("100.0%").
+  const x = scaleLinear().domain([0, 1]).range([left, width - 12 - 4 - textWidth('100.0%', fs - 1)]);
   const rowH = 20;
-  result.runs.forEach((r) => {
+  runs.forEach((r) => {
     const exhausted = r.exhausted_turn_budget === null ? '' : ` · ${fmtPct(r.exhausted_turn_budget)} of episodes used their whole turn budget`;
     marks.push(panelTitle(`run: ${r.run}`, 12, y, width - 24, theme));
     marks.push({ type: 'text', x: 12, y: y + fs + 6, text: fitText(`${fmtCount(r.calls)} calls${exhausted}`, fs, width - 24), fontSize: fs, baseline: 'hanging', fill: theme.mutedText, role: 'note' });
@@ -60,19 +68,24 @@ export function usageRatioLayout(result: UsageRatioResult, ctx: FigureContext): 
   marks.push(...bottomAxis(x, y, { theme, label: 'share of calls (%)', format: (v) => `${Math.round(v * 100)}%` }));
   y += bottomAxisHeight({ theme, label: 'x' }) + 14;
 
-  const acc = result.runs.filter((r) => r.accuracy_by_max_turns.some((a) => a.accuracy !== null));
+  const acc = runs.filter((r) => r.accuracy_by_max_turns.some((a) => a.accuracy !== null));
   if (acc.length > 0) {
-    const chartH = 220;
+    const colorOf = (r: (typeof runs)[number]) => runColor(runs.indexOf(r));
+    marks.push(panelTitle('Accuracy by turn limit (max turns)', 12, y, width - 24, theme));
+    y += fs + 8;
+    const leg = legend(acc.map((r) => ({ label: r.run, color: colorOf(r), shape: 'line' as const })), 12, y, width - 24, theme, 'run');
+    marks.push(...leg.marks);
+    y += leg.height + 4;
+    const chartH = 200;
     const maxTurns = max(acc, (r) => max(r.accuracy_by_max_turns, (a) => a.max_turns)) ?? 1;
-    const yScale = scaleLinear().domain([0, 1]).range([y + chartH - bottomAxisHeight({ theme, label: 'x' }), y + fs + 12]);
+    const yScale = scaleLinear().domain([0, 1]).range([y + chartH - bottomAxisHeight({ theme, label: 'x' }), y + 8]);
     const yOpts = { theme, label: 'accuracy (%)', format: (v: number) => `${Math.round(v * 100)}%`, ticks: 4 };
     const l2 = 12 + leftAxisWidth(yScale, yOpts);
     const xs = scaleLinear().domain([0, maxTurns]).nice().range([l2, width - 24]);
-    marks.push(panelTitle('Accuracy by turn limit (max turns)', l2, y, width - 24 - l2, theme));
     marks.push(...leftAxis(yScale, l2, { ...yOpts, grid: width - 24 - l2 }));
     marks.push(...bottomAxis(xs, yScale.range()[0] as number, { theme, label: 'turn limit of the episode (turns)', ticks: 6 }));
     acc.forEach((r) => {
-      const color = runColor(result.runs.indexOf(r));
+      const color = colorOf(r);
       const points = r.accuracy_by_max_turns.filter((a) => a.accuracy !== null) as { max_turns: number; n: number; accuracy: number }[];
       const d = line<(typeof points)[number]>().x((a) => xs(a.max_turns)).y((a) => yScale(a.accuracy))(points);
       if (d && points.length > 1) marks.push({ type: 'path', d, stroke: color, strokeWidth: 2, role: 'curve' });
@@ -83,8 +96,6 @@ export function usageRatioLayout(result: UsageRatioResult, ctx: FigureContext): 
         });
       }
     });
-    const leg = legend(acc.map((r) => ({ label: r.run, color: runColor(result.runs.indexOf(r)), shape: 'line' as const })), l2 + 8, y + chartH - bottomAxisHeight({ theme, label: 'x' }) - 40, width - l2 - 40, theme);
-    marks.push(...leg.marks);
     y += chartH + 8;
   }
   return scene(ctx, y, title, marks);
