@@ -20,9 +20,9 @@ let rememberedOpen = false;
 
 const signed = (x: number, digits = 3) => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x).toFixed(digits)}`;
 
-function costDelta(cost: number | null, logged: number): string {
+function costDelta(cost: number | null, base: number): string {
   if (cost === null) return '';
-  const d = cost - logged;
+  const d = cost - base;
   if (Math.abs(d) < 5e-7) return 'same';
   return `${d > 0 ? '+' : '−'}${formatCost(Math.abs(d))}`;
 }
@@ -130,7 +130,10 @@ export function WhatIfPanel({ episodeId, turn }: { episodeId: number; turn: numb
 }
 
 function WhatIfTable({ r, dbPath, toEstimator }: { r: WhatIfResult; dbPath: string | undefined; toEstimator: ReactNode }) {
-  const loggedKnown = r.candidates.some((c) => c.model === r.logged_model);
+  const loggedRow = r.candidates.find((c) => c.model === r.logged_model);
+  const loggedKnown = loggedRow !== undefined;
+  // Priced against priced: a log's own cost (discounts, caching) is not what list prices give another model.
+  const base = loggedRow?.cost_usd ?? r.logged_cost_usd;
   return (
     <>
       <Source r={r} />
@@ -149,7 +152,7 @@ function WhatIfTable({ r, dbPath, toEstimator }: { r: WhatIfResult; dbPath: stri
             <th className="num" title="ŝ minus the logged model's ŝ">
               Δŝ
             </th>
-            <th className="num" title={`This turn's tokens priced at the model (the output scaled by its learned output-length ratio), and the difference from the logged cost, ${formatCost(r.logged_cost_usd)}`}>
+            <th className="num" title={`This turn's tokens at the model's list price (the output scaled by its learned output-length ratio), and the difference from the logged model's at its list price. The log says the turn cost ${formatCost(r.logged_cost_usd)}.`}>
               Turn cost
             </th>
             <th title="Logged turns with the most similar history where this model was chosen: the episode's outcome, then the similarity. Hover for the episode; click to open the turn.">
@@ -172,8 +175,12 @@ function WhatIfTable({ r, dbPath, toEstimator }: { r: WhatIfResult; dbPath: stri
                 </td>
                 <td className="num">
                   {formatCost(c.cost_usd)}
-                  {!logged && c.cost_usd !== null && (
-                    <span className={c.cost_usd > r.logged_cost_usd ? 'whatif-cost-delta cost-up' : 'whatif-cost-delta cost-down'}>{costDelta(c.cost_usd, r.logged_cost_usd)}</span>
+                  {logged ? (
+                    <span className="whatif-cost-delta faint" title="What the log recorded for this turn">
+                      logged {formatCost(r.logged_cost_usd)}
+                    </span>
+                  ) : (
+                    c.cost_usd !== null && <span className={c.cost_usd > base ? 'whatif-cost-delta cost-up' : 'whatif-cost-delta cost-down'}>{costDelta(c.cost_usd, base)}</span>
                   )}
                 </td>
                 <td>

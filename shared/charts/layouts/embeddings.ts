@@ -1,7 +1,7 @@
 /**
  * `embeddings` (MTRouter Fig. 7; DESIGN §8), two t-SNE maps side by side (stacked when narrow). Left, the
  * estimator's model embeddings z_a, one labelled point per model filled by price tier (an ordered ramp:
- * budget light, premium dark) and ringed in the model's own colour; a click lists the model's episodes.
+ * pale budget to deep premium); a click lists the model's episodes.
  * Right, the sampled turn histories, coloured by the model the log chose or by the episode's outcome
  * (failure to success on the diverging scale); a click opens the turn. t-SNE axes have no units, so the
  * panels are framed without ticks.
@@ -19,14 +19,19 @@ import { scene } from './common.ts';
 
 const TIERS = ['budget', 'mid', 'premium'] as const;
 
-/** Fill of a price tier: an ordered ramp, apart from the model palette that rings each point. */
+/** Price tiers as an ordered blue ramp (pale = budget, deep = premium), readable on either background. */
+const TIER_COLORS: Record<ChartTheme['name'], readonly string[]> = {
+  light: ['#9ecae1', '#4292c6', '#08306b'],
+  dark: ['#deebf7', '#6baed6', '#2166ac'],
+};
+
 export function tierColor(tier: string | null, theme: ChartTheme): string {
   const i = TIERS.indexOf((tier ?? '') as (typeof TIERS)[number]);
-  return i < 0 ? theme.muted : theme.sequential(0.25 + 0.35 * i);
+  return i < 0 ? theme.muted : (TIER_COLORS[theme.name][i] as string);
 }
 
 /** `text` broken into lines no wider than `maxWidth` (at spaces), as text marks from (x, y) down. */
-function wrapped(text: string, x: number, y: number, maxWidth: number, theme: ChartTheme, anchor: TextMark['anchor'] = 'middle'): TextMark[] {
+function wrapped(text: string, x: number, y: number, maxWidth: number, theme: ChartTheme, anchor: TextMark['anchor'] = 'middle', role = 'empty'): TextMark[] {
   const fs = theme.fontSize + 1;
   const lines: string[] = [];
   let line = '';
@@ -38,7 +43,7 @@ function wrapped(text: string, x: number, y: number, maxWidth: number, theme: Ch
     } else line = next;
   }
   if (line) lines.push(line);
-  return lines.map((l, i) => ({ type: 'text', x, y: y + i * (fs + 5), text: l, fontSize: fs, anchor, baseline: 'hanging', fill: theme.mutedText, role: 'empty' }));
+  return lines.map((l, i) => ({ type: 'text', x, y: y + i * (fs + 5), text: l, fontSize: fs, anchor, baseline: 'hanging', fill: theme.mutedText, role }));
 }
 
 interface Panel {
@@ -69,7 +74,7 @@ export function embeddingsLayout(result: EmbeddingsResult, ctx: FigureContext): 
   const title = `t-SNE of the model embeddings z_a${result.estimator ? ` of ${result.estimator.name}` : ''} by price tier, and of turn histories by ${result.histories.color === 'model' ? 'chosen model' : 'outcome'}`;
   const side = width >= 640;
   const gap = 32;
-  const size = Math.floor(side ? Math.min((width - 24 - gap) / 2, 420) : Math.min(width - 24, 420));
+  const size = Math.floor(side ? Math.min((width - 24 - gap) / 2, 520) : Math.min(width - 24, 520));
   let top = 8;
   if (result.estimator) {
     const src = result.estimator.source === 'default' ? 'the default estimator shipped in models/ (this database has none of its own)' : `estimator ${result.estimator.name}`;
@@ -78,8 +83,12 @@ export function embeddingsLayout(result: EmbeddingsResult, ctx: FigureContext): 
   }
 
   // Legends of both panels above them, so the squares line up.
+  const unknownTier = result.models.points.some((p) => !TIERS.includes((p.tier ?? '') as (typeof TIERS)[number]));
   const tierLeg = legend(
-    [...TIERS.map((t) => ({ label: t, color: tierColor(t, theme), shape: 'circle' as const })), { label: 'unknown', color: theme.muted, shape: 'circle' as const }],
+    [
+      ...TIERS.map((t) => ({ label: t, color: tierColor(t, theme), shape: 'circle' as const })),
+      ...(unknownTier ? [{ label: 'unknown', color: theme.muted, shape: 'circle' as const }] : []),
+    ],
     12, top, side ? size : width - 24, theme, 'price tier',
   );
   const hx = side ? 12 + size + gap : 12;
@@ -110,7 +119,7 @@ export function embeddingsLayout(result: EmbeddingsResult, ctx: FigureContext): 
         `${fmtN(p.turns, 'turns')} logged on it in the selected runs`,
       ];
       marks.push({
-        type: 'circle', cx: s.x(p.x), cy: s.y(p.y), r: 7, fill: tierColor(p.tier, theme), stroke: ctx.modelColor(p.model), strokeWidth: 2.5, role: 'model-point',
+        type: 'circle', cx: s.x(p.x), cy: s.y(p.y), r: 7, fill: tierColor(p.tier, theme), stroke: theme.text, strokeWidth: 0.75, role: 'model-point',
         datum: { lines, link: { kind: 'episodes', models: [p.model], label: `episodes with turns on ${p.model}` } },
       });
     }
@@ -145,8 +154,9 @@ export function embeddingsLayout(result: EmbeddingsResult, ctx: FigureContext): 
     }
   }
   const bottom = right.y + size + 12;
-  marks.push({ type: 'text', x: 12, y: bottom, text: 'Distances in a t-SNE map are local: near points are similar, far ones need not be as far apart as drawn.', fontSize: fs, fill: theme.mutedText, baseline: 'hanging', role: 'note' });
-  return scene(ctx, bottom + fs + 12, title, marks);
+  const note = wrapped('Distances in a t-SNE map are local: near points are similar, far ones need not be as far apart as drawn.', 12, bottom, width - 24, theme, 'start', 'note');
+  marks.push(...note);
+  return scene(ctx, bottom + note.length * (fs + 6) + 10, title, marks);
 }
 
 function shift(m: Mark, dy: number): void {

@@ -45,7 +45,7 @@ export function lossCurvesScene(epochs: readonly EpochPoint[], theme: ChartTheme
     marks.push(...bottomAxis(x, bottom, { theme, label: 'epoch', ticks: Math.min(lastEpoch, 6), format: (v) => (Number.isInteger(v) ? String(v) : '') }));
     if (s.key === 'valMae' && options.baselineMae != null) {
       marks.push({ type: 'line', x1: left, x2: x0 + panelW, y1: y(options.baselineMae), y2: y(options.baselineMae), stroke: theme.reference, strokeWidth: 1, dash: '4 3', role: 'baseline' });
-      marks.push({ type: 'text', x: x0 + panelW - 2, y: y(options.baselineMae) - 4, text: 'constant predictor', fontSize: fs - 1, anchor: 'end', fill: theme.mutedText, role: 'note' });
+      marks.push({ type: 'text', x: left + 4, y: y(options.baselineMae) - 4, text: 'constant predictor', fontSize: fs - 1, anchor: 'start', fill: theme.mutedText, role: 'note' });
     }
     if (best !== null && epochs.length > 0) {
       marks.push({ type: 'line', x1: x(best), x2: x(best), y1: plotTop, y2: bottom, stroke: theme.status.ok, strokeWidth: 1, dash: '3 3', role: 'best-epoch' });
