@@ -1,6 +1,8 @@
 // Calibration on a hand-built database: known ŝ of each logged model against known S̃, worked by hand.
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { chartTheme } from '../../shared/charts/theme.ts';
 import { figureCsv, figureScene } from '../../shared/charts/figures.ts';
@@ -35,7 +37,14 @@ const HAND: [string, string, number, number, number | null][] = [
 ];
 
 let db: Db;
+let dbPath: string;
 let estimatorId: number;
+
+const bin = fileURLToPath(new URL('../../bin/routelens.mjs', import.meta.url));
+function routelens(...args: string[]) {
+  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
 
 beforeAll(async () => {
   const dir = tempDir();
@@ -47,7 +56,8 @@ beforeAll(async () => {
     episode('cal-c', 'c1', 0.5, ['gpt-5']),
   ];
   writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-  db = openDatabase(join(dir, 'cal.db'));
+  dbPath = join(dir, 'cal.db');
+  db = openDatabase(dbPath);
   const report = await importPaths(db, [file]);
   expect(report.files[0]?.status, report.files[0]?.reason).toBe('imported');
   estimatorId = Number(
@@ -136,4 +146,21 @@ describe('calibration', () => {
     expect(csv).toHaveLength(1 + 3 * 10);
     await expect(runAnalysis(db, { id: 'calibration', runs: ['nope'] })).rejects.toThrow(/no run named/);
   });
+
+  it('routelens analyze calibration --json prints the same result; tables and errors for people', () => {
+    const json = routelens('analyze', 'calibration', '--db', dbPath, '--run', 'cal-a', '--run', 'cal-b', '--json');
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual(JSON.parse(JSON.stringify(calibrationAnalysis(db, { runs: ['cal-a', 'cal-b'] }))));
+    const table = routelens('analyze', 'calibration', '--db', dbPath, '--bins', '5');
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/\(all selected\)\s+6\s+0\.1167\s+0\.943/);
+    expect(table.stdout).toMatch(/\[0\.80, 1\.00\)\s+2\s+0\.985\s+0\.850/);
+    const bad = routelens('analyze', 'calibration', '--db', dbPath, '--run', 'nope');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/no run named "nope"/);
+    expect(routelens('analyze', 'calibration', '--db', dbPath, '--bins', '1').code).toBe(1);
+    const help = routelens('analyze', '--help');
+    expect(help.stdout).toMatch(/calibration\|embeddings/);
+    expect(help.stdout).toMatch(/--color model\|outcome/);
+  }, 60_000);
 });

@@ -1,6 +1,8 @@
 // Embeddings on a simulated database scored by a real estimator trained on it (one epoch: the maps need a
 // real ONNX graph and real sketches, not a good model).
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { figureCsv, figureScene } from '../../shared/charts/figures.ts';
 import { chartTheme } from '../../shared/charts/theme.ts';
@@ -17,6 +19,7 @@ import { tsne } from './tsne.ts';
 const tempDir = useSuiteTempDir();
 let db: Db;
 let dir: string;
+let dbPath: string;
 let estimatorId: number;
 let onnx: string;
 let cardModels: string[];
@@ -25,6 +28,7 @@ beforeAll(async () => {
   dir = tempDir();
   const sim = await simulatedDb(dir, 'scienceworld', 24, 3);
   db = sim.db;
+  dbPath = sim.path;
   onnx = join(dir, 'tiny.onnx');
   const trained = await trainToFile({ dbPath: sim.path, out: onnx, maxEpochs: 1, seed: 1, runs: ['sw-mtrouter'] });
   const scored = await scoreDatabase(sim.path, onnx, { ep: 'cpu' });
@@ -88,6 +92,17 @@ describe('embeddings', () => {
     const c = await embeddingsAnalysis(db, { sample: 120, seed: 9 });
     expect(c.histories.points.map((p) => p.x)).not.toEqual(a.histories.points.map((p) => p.x));
   }, 120_000);
+
+  it('routelens analyze embeddings --json prints the same maps', async () => {
+    const bin = fileURLToPath(new URL('../../bin/routelens.mjs', import.meta.url));
+    const r = spawnSync(process.execPath, [bin, 'analyze', 'embeddings', '--db', dbPath, '--sample', '40', '--seed', '2', '--color', 'outcome', '--json'], { encoding: 'utf8', timeout: 60_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const inProcess = await embeddingsAnalysis(db, { sample: 40, seed: 2, color: 'outcome' });
+    expect(JSON.parse(r.stdout)).toEqual(JSON.parse(JSON.stringify(inProcess)));
+    const bad = spawnSync(process.execPath, [bin, 'analyze', 'embeddings', '--db', dbPath, '--sample', '5000'], { encoding: 'utf8', timeout: 60_000 });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/--sample must be a whole number from 0 to 2000/);
+  }, 60_000);
 
   it('filters by run, falls back to a shipped model, and says what to do without sketches', async () => {
     const r = await embeddingsAnalysis(db, { runs: ['sw-random'], sample: 50 });
