@@ -134,6 +134,13 @@ describe('trainEstimator', () => {
     const best = Math.min(...r.metrics.history.map((h) => h.valMae));
     expect(r.metrics.valMae).toBeCloseTo(best, 5);
   });
+
+  it('an option passed as undefined takes its default (patience 3), as callers forwarding optional flags do', () => {
+    const tiny = synthetic(200, 40, 4);
+    const r = trainEstimator(tiny, { seed: 1, maxEpochs: 80, lr: 3e-3, patience: undefined, dims: { hidden1: 64, hidden2: 64 } });
+    expect(r.metrics.stopped).toBe('early');
+    expect(r.metrics.epochs).toBe(r.metrics.bestEpoch + 3);
+  });
 });
 
 describe('schedule and metrics', () => {

@@ -676,7 +676,9 @@ export interface TrainResult {
 
 /** Trains on the training rows, early-stopping on the validation rows; returns the best epoch's weights. */
 export function trainEstimator(data: TrainingRows, options: TrainOptions = {}): TrainResult {
-  const o = { ...TRAIN_DEFAULTS, ...options };
+  // An option given as undefined means "the default", not "none" (a spread would copy the undefined).
+  const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as TrainOptions;
+  const o = { ...TRAIN_DEFAULTS, ...given };
   const started = performance.now();
   const { train, validation } = splitRows(data);
   if (train.length === 0) throw new Error('no training rows');
