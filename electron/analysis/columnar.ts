@@ -138,12 +138,18 @@ function load(db: Db): ColumnarData {
   const categoryIndex = new Map<string, number>();
   let i = 0;
   let lastEpisode = -1;
-  // raw() rows and iterate(): no object per row, which matters at 500k turns.
-  for (const [episode, model, category, cost, severity, switched, verdict, correct] of db
-    .prepare(`SELECT episode_id, model_id, COALESCE(tool, action_type), cost, max_severity, switched, verdict, verify_correct
+  // raw() rows and iterate(): no object per row, which matters at 500k turns. The small columns travel packed in
+  // one integer (model id × 128 + severity | switched << 2 | verdict << 3 | verify << 5): better-sqlite3 pays per
+  // column, and 4 columns instead of 8 cut the scan from ~1.0 s to ~0.75 s of CPU at 527k turns.
+  const verdicts = [-1, 0, 1];
+  for (const [episode, packed, category, cost] of db
+    .prepare(`SELECT episode_id,
+        model_id * 128 + max_severity + 4 * switched + 8 * (CASE verdict WHEN 'continue' THEN 1 WHEN 'stop' THEN 2 ELSE 0 END)
+          + 32 * (COALESCE(verify_correct, -1) + 1),
+        COALESCE(tool, action_type), cost
       FROM turns ORDER BY episode_id, t`)
     .raw()
-    .iterate() as Iterable<[number, number, string, number, number, number, string | null, number | null]>) {
+    .iterate() as Iterable<[number, number, string, number]>) {
     const ep = index.get(episode) as number;
     while (lastEpisode < ep) data.turnStart[++lastEpisode] = i;
     let c = categoryIndex.get(category);
@@ -152,13 +158,14 @@ function load(db: Db): ColumnarData {
       categoryIndex.set(category, c);
       data.categories.push(category);
     }
-    data.turnModel[i] = model;
+    const flags = packed & 127;
+    data.turnModel[i] = Math.floor(packed / 128);
     data.turnCategory[i] = c;
     data.turnCost[i] = cost;
-    data.turnSeverity[i] = severity;
-    data.turnSwitched[i] = switched;
-    data.turnVerdict[i] = verdict === 'stop' ? 1 : verdict === 'continue' ? 0 : -1;
-    data.turnVerifyCorrect[i] = correct ?? -1;
+    data.turnSeverity[i] = flags & 3;
+    data.turnSwitched[i] = (flags >> 2) & 1;
+    data.turnVerdict[i] = verdicts[(flags >> 3) & 3] as number;
+    data.turnVerifyCorrect[i] = ((flags >> 5) & 3) - 1;
     i++;
   }
   while (lastEpisode < nEpisodes) data.turnStart[++lastEpisode] = i;

@@ -20,7 +20,8 @@ export interface LiftOptions {
 /**
  * Each episode's (model, category) counts as a sparse vector: cells[k] with counts[k] for k in
  * [offset[i], offset[i + 1]). An episode touches a handful of cells, so a bootstrap replicate adds ~5 numbers
- * per drawn episode instead of walking its turns: 200 replicates over 420k turns went from 4.1 s to ~0.1 s.
+ * per drawn episode instead of walking its turns: 200 replicates over 527k turns take ~0.5 s of CPU (4.1 s
+ * before, at 420k turns, on a machine under load).
  */
 interface EpisodeVectors {
   offset: Int32Array;
@@ -119,21 +120,30 @@ export function liftAnalysis(db: Db, options: LiftOptions = {}): LiftResult {
   const mc = vectors.total;
   const point = liftTable(mc, models.length, nCats);
 
-  // A replicate draws n episodes with replacement and adds each drawn episode's sparse vector (the same
-  // draws, in the same order, as resampling the episodes' turns would make: the intervals did not change).
+  // A replicate draws n episodes with replacement (the same draws, in the same order, as resampling the
+  // episodes' turns did: the intervals did not change), counts how often each was drawn, then adds each drawn
+  // episode's sparse vector times that count in one sequential pass. Adding the vectors in draw order instead
+  // jumps around memory: 4× slower (2.0 s vs 0.48 s CPU for 200 replicates of 41.5k episodes).
   const samples: number[][] = Array.from({ length: nCells }, () => []);
   const random = seededRandom(options.seed ?? 1);
+  const weights = new Uint16Array(episodes.length);
   const replicate = new Float64Array(nCells);
   const { offset, cells: vCells, counts: vCounts } = vectors;
   const n = episodes.length;
   for (let b = 0; b < B; b++) {
-    replicate.fill(0);
+    weights.fill(0);
     for (let k = 0; k < n; k++) {
       const pick = Math.floor(random() * n);
-      const end = offset[pick + 1] as number;
-      for (let q = offset[pick] as number; q < end; q++) {
+      weights[pick] = (weights[pick] as number) + 1;
+    }
+    replicate.fill(0);
+    for (let k = 0; k < n; k++) {
+      const w = weights[k] as number;
+      if (w === 0) continue;
+      const end = offset[k + 1] as number;
+      for (let q = offset[k] as number; q < end; q++) {
         const j = vCells[q] as number;
-        replicate[j] = (replicate[j] as number) + (vCounts[q] as number);
+        replicate[j] = (replicate[j] as number) + w * (vCounts[q] as number);
       }
     }
     const table = liftTable(replicate, models.length, nCats);

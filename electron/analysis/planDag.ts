@@ -40,6 +40,27 @@ export function planDagEpisode(db: Db, episodeId: number, extId: string): PlanDa
   return { episode: extId, mode: modesOf(db)(episodeId), rounds: [...rounds.values()] };
 }
 
+/**
+ * The behaviour mode of every episode of a run, from one pass over its turns. plan_nodes has no index on
+ * turn_id, so counting each turn's subtasks with a subquery per turn (modesOf) scanned the table once per
+ * turn: 1.0 s for 1,500 Uno episodes in a 527k-turn database, ~20 ms this way.
+ */
+function modesOfRun(db: Db, runId: number): Map<number, BehaviourMode | null> {
+  const rows = db
+    .prepare(`SELECT t.episode_id, t.verdict, COALESCE(pc.n, 0) FROM turns t
+      LEFT JOIN (SELECT turn_id, COUNT(*) AS n FROM plan_nodes WHERE turn_id IS NOT NULL GROUP BY turn_id) pc ON pc.turn_id = t.id
+      WHERE t.episode_id IN (SELECT id FROM episodes WHERE run_id = ?) ORDER BY t.episode_id, t.t`)
+    .raw()
+    .all(runId) as [number, 'stop' | 'continue' | null, number][];
+  const turns = new Map<number, { planSubtasks: number | null; verdict: 'stop' | 'continue' | null }[]>();
+  for (const [episode, verdict, planned] of rows) {
+    let list = turns.get(episode);
+    if (!list) turns.set(episode, (list = []));
+    list.push({ planSubtasks: planned > 0 ? planned : null, verdict });
+  }
+  return new Map([...turns].map(([episode, list]) => [episode, behaviourMode(list)]));
+}
+
 export function planDagSummary(db: Db, options: { runs?: string[] } = {}): PlanDagSummaryResult {
   const data = columnar(db);
   const selected = new Set([...selectEpisodes(data, options.runs)].map((e) => data.episodeId[e] as number));
@@ -47,13 +68,14 @@ export function planDagSummary(db: Db, options: { runs?: string[] } = {}): PlanD
   for (const e of selectEpisodes(data, options.runs)) runOf.set(data.episodeId[e] as number, data.runs.get(data.episodeRun[e] as number) ?? '');
   const planEpisodes = db.prepare('SELECT DISTINCT episode_id FROM plan_nodes').pluck().all() as number[];
   const planRuns = new Set(planEpisodes.filter((id) => selected.has(id)).map((id) => runOf.get(id)));
-  const modeOf = modesOf(db);
+  const runIds = new Map([...data.runs].map(([id, name]) => [name, id]));
   const out = [];
   for (const run of [...planRuns].sort() as string[]) {
     const episodes = [...runOf].filter(([id, r]) => r === run && selected.has(id)).map(([id]) => id);
     const modes: Record<string, number> = Object.fromEntries([...BEHAVIOUR_MODES, 'none'].map((m) => [m, 0]));
+    const modeOf = modesOfRun(db, runIds.get(run) as number);
     for (const id of episodes) {
-      const mode = modeOf(id) ?? 'none';
+      const mode = modeOf.get(id) ?? 'none';
       modes[mode] = (modes[mode] as number) + 1;
     }
     const placeholders = episodes.map(() => '?').join(',');
