@@ -80,6 +80,27 @@ test('training from the view draws the loss curve as epochs end and adds the est
   await expect(est.jobLoss.locator('[data-mark][data-role="point"]')).toHaveCount(4);
   await expect(est.jobMessage).toContainText(/trained: validation MAE \d\.\d{4}/);
   await expect(est.items).toHaveCount(before + 1);
+  // The new estimator is selected: its card shows the run it learned from.
+  await expect(page.locator('[data-testid="estimator-item"][aria-pressed="true"]')).toContainText(/estimator-\d{4}-/);
+  await expect(est.card).toContainText('sw-random');
+});
+
+test('a training job can be cancelled, and leaves no estimator behind', async ({ app, page }) => {
+  test.setTimeout(120_000);
+  const est = new EstimatorPage(page);
+  await app.open('#/estimator');
+  await app.selectRuns(['sw-random']);
+  await est.waitReady();
+  const before = await est.items.count();
+  await est.epochs.fill('200');
+  await est.trainButton.click();
+  await expect(est.job).toHaveAttribute('data-kind', 'train');
+  await expect(est.job).toHaveAttribute('data-phase', /dataset|training/, { timeout: 60_000 });
+  await page.getByTestId('job-cancel').click();
+  expect(await est.waitJobEnd()).toBe('cancelled');
+  await expect(est.jobMessage).toHaveText('cancelled');
+  await expect(est.trainButton).toBeEnabled();
+  await expect(est.items).toHaveCount(before);
 });
 
 test('what-if at a turn lists every candidate with ŝ, and a neighbour opens its turn', async ({ app, inspector, page }) => {

@@ -73,15 +73,23 @@ export default function EstimatorView() {
   const [color, setColor] = useState<'model' | 'outcome'>('model');
   const [sample, setSample] = useState<number>(1000);
 
+  // A model just trained here is the one the user wants to read about next.
+  const trained = job?.state === 'done' && job.kind === 'train' ? job.estimatorId : null;
+  useEffect(() => {
+    if (trained !== null) setChoice({ kind: 'db', id: trained });
+  }, [trained]);
+
   const selectedRuns = runIds.length > 0 ? runs.filter((r) => runIds.includes(r.id)) : runs;
   const runNames = useMemo(() => (runIds.length > 0 ? selectedRuns.map((r) => r.name).sort() : []), [runIds.length, selectedRuns]);
   const showDefault = list?.default_model && !list.estimators.some((e) => e.is_default);
-  // Until the user picks, the newest estimator of the database, else the shipped default.
+  // Until the user picks: the estimator that scored last (the one what-if and replay use), else the newest,
+  // else the shipped default.
+  const inUse = list?.estimators.filter((e) => e.scored_turns > 0).sort((a, b) => (b.scored_at ?? '').localeCompare(a.scored_at ?? ''))[0] ?? list?.estimators[0];
   const selection: Selection | null =
     choice && (choice.kind === 'default' ? showDefault : list?.estimators.some((e) => e.id === choice.id))
       ? choice
-      : list?.estimators[0]
-        ? { kind: 'db', id: list.estimators[0].id }
+      : inUse
+        ? { kind: 'db', id: inUse.id }
         : showDefault
           ? { kind: 'default' }
           : null;

@@ -10,7 +10,7 @@ import { ModelChip } from '../../components/ModelChip.tsx';
 import { formatCount, formatPercent } from '../../format/numbers.ts';
 import { LossCurves } from './LossCurves.tsx';
 
-function Fact({ label, children, title, testId }: { label: string; children: ReactNode; title?: string; testId?: string }) {
+function Fact({ label, children, title, testId }: { label: ReactNode; children: ReactNode; title?: string; testId?: string }) {
   return (
     <div className="est-fact" title={title} data-testid={testId}>
       <dt>{label}</dt>
@@ -39,7 +39,7 @@ export function ModelCardPanel({ card }: { card: ModelCard }) {
           <Fact label="Better by" title="1 − validation MAE / constant predictor's MAE">
             <span className={gain !== null && gain > 0 ? 'est-good' : 'est-bad'}>{gain === null ? 'n/a' : formatPercent(gain)}</span>
           </Fact>
-          <Fact label="Spearman ρ" title="Rank correlation of ŝ and S̃ on the held-out turns">
+          <Fact label={<>Spearman <span className="est-keep-case">ρ</span></>} title="Rank correlation of ŝ and S̃ on the held-out turns">
             {fx(m.val_spearman, 3)}
           </Fact>
           <Fact label="Training MAE">{fx(m.train_mae)}</Fact>
