@@ -176,8 +176,11 @@ export async function embeddingsAnalysis(db: Db, options: EmbeddingsOptions = {}
     const K = names.length;
     const map = await project(z, K, MODEL_EMBED_DIM, seed);
     const info = db.prepare('SELECT id, tier, price_in_per_m, price_out_per_m FROM models WHERE name = ?');
-    const filter = runIds.length ? ` AND e.run_id IN (${runIds.map(() => '?').join(', ')})` : '';
-    const turnsOf = db.prepare(`SELECT COUNT(*) FROM turns t JOIN episodes e ON e.id = t.episode_id WHERE t.model_id = ?${filter}`).pluck();
+    // One pass over the turns for every model's count (a COUNT per model would scan K times).
+    const filter = runIds.length ? ` WHERE e.run_id IN (${runIds.map(() => '?').join(', ')})` : '';
+    const counts = new Map(
+      (db.prepare(`SELECT t.model_id, COUNT(*) FROM turns t JOIN episodes e ON e.id = t.episode_id${filter} GROUP BY t.model_id`).raw().all(...runIds) as [number, number][]),
+    );
     const points: EmbeddingModelPoint[] = names.map((model, a) => {
       const m = info.get(model) as { id: number; tier: string | null; price_in_per_m: number | null; price_out_per_m: number | null } | undefined;
       return {
@@ -185,7 +188,7 @@ export async function embeddingsAnalysis(db: Db, options: EmbeddingsOptions = {}
         tier: m?.tier ?? null,
         x: map.y[2 * a] as number,
         y: map.y[2 * a + 1] as number,
-        turns: m ? (turnsOf.get(m.id, ...runIds) as number) : 0,
+        turns: m ? (counts.get(m.id) ?? 0) : 0,
         price_in_per_m: m?.price_in_per_m ?? null,
         price_out_per_m: m?.price_out_per_m ?? null,
       };

@@ -80,13 +80,33 @@ describe('t-SNE', () => {
     expect(minBetween).toBeGreaterThan(maxWithin);
   }, 120_000);
 
+  it('Barnes–Hut keeps 2,000 points in five clusters apart, like the exact repulsion does', () => {
+    const { x, label } = blobs(5, 400, 64, 6);
+    const started = performance.now();
+    const r = tsne(x, 2000, 64, { seed: 2 });
+    const seconds = (performance.now() - started) / 1000;
+    console.log(`Barnes–Hut t-SNE of 2,000 × 64-d points: ${seconds.toFixed(1)} s, KL ${r.kl.toFixed(3)}`);
+    expect(nearestSameLabel(r.y, label)).toBeGreaterThan(0.99);
+    const { minBetween, maxWithin } = centroidSeparation(r.y, label, 5);
+    expect(minBetween).toBeGreaterThan(maxWithin);
+    // On a small input forced through the tree, the map agrees with the exact one in what matters.
+    const small = blobs(3, 20, 8, 7);
+    const bh = tsne(small.x, 60, 8, { seed: 1, exactMax: 10 });
+    const exact = tsne(small.x, 60, 8, { seed: 1 });
+    expect(nearestSameLabel(bh.y, small.label)).toBe(1);
+    expect(nearestSameLabel(exact.y, small.label)).toBe(1);
+    expect(Math.abs(bh.kl - exact.kl)).toBeLessThan(0.1);
+  }, 120_000);
+
   it('is deterministic per seed and differs between seeds', () => {
     const { x } = blobs(2, 6, 8, 4);
-    const a = tsne(x, 12, 8, { seed: 9 });
-    const b = tsne(x, 12, 8, { seed: 9 });
-    const c = tsne(x, 12, 8, { seed: 10 });
-    expect(Array.from(b.y)).toEqual(Array.from(a.y));
-    expect(Array.from(c.y)).not.toEqual(Array.from(a.y));
+    for (const exactMax of [500, 4]) {
+      const a = tsne(x, 12, 8, { seed: 9, exactMax });
+      const b = tsne(x, 12, 8, { seed: 9, exactMax });
+      const c = tsne(x, 12, 8, { seed: 10, exactMax });
+      expect(Array.from(b.y)).toEqual(Array.from(a.y));
+      expect(Array.from(c.y)).not.toEqual(Array.from(a.y));
+    }
   });
 
   it('centres the map at unit RMS radius and handles tiny inputs', () => {

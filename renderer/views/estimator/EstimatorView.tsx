@@ -46,7 +46,9 @@ function EstimatorItem({ e, selected, onSelect, turns }: { e: EstimatorSummary; 
   return (
     <li>
       <button type="button" className={selected ? 'est-item is-selected' : 'est-item'} onClick={onSelect} aria-pressed={selected} data-testid="estimator-item" data-estimator-id={e.id}>
-        <span className="est-item-name mono">{e.name}</span>
+        <span className="est-item-name mono" title={e.name}>
+          {e.name}
+        </span>
         {e.is_default && <span className="tag">default model</span>}
         <span className="faint est-item-line">
           {e.encoder} · {e.created_at.slice(0, 10)}
