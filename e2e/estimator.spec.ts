@@ -129,7 +129,10 @@ test('what-if at a turn lists every candidate with ŝ, and a neighbour opens its
   await inspector.waitReady();
   await expect(page).toHaveURL(new RegExp(`#/episode/${target.episode}/turn/${target.turn}(\\?|$)`));
   await inspector.expectTurn(Number(target.turn));
-  // `w` closes it again.
+  // `w` closes it again; the step debugger's candidates open it too.
   await page.keyboard.press('w');
   await expect(whatIf.panel).toHaveAttribute('data-open', 'false');
+  await page.getByTestId('debugger-open-whatif').click();
+  await expect(whatIf.panel).toHaveAttribute('data-state', 'ready', { timeout: 30_000 });
+  await expect(whatIf.panel).toHaveCount(1);
 });

@@ -9,6 +9,7 @@ import { formatCost } from '../../format/numbers.ts';
 import { useAppStore } from '../../store/index.ts';
 import { scoreCommand } from '../policy/scoreCommand.ts';
 import type { ChoicesLoad } from './useEpisodeChoices.ts';
+import { useWhatIfOpen } from './whatIfOpen.ts';
 
 const signed = (x: number) => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x).toFixed(3)}`;
 
@@ -115,6 +116,13 @@ export function StepDebuggerScores({
             {row.propensity !== null && <span className="faint"> · logged propensity {row.propensity.toFixed(2)}</span>}
           </>
         )}
+      </p>
+      <p className="faint dbg-whatif">
+        The logged turns nearest to this one for each candidate, with their outcomes:{' '}
+        <button type="button" className="btn-link" onClick={() => useWhatIfOpen.getState().setOpen(true)} data-testid="debugger-open-whatif">
+          what-if
+        </button>{' '}
+        <kbd>w</kbd>
       </p>
       {/* The evidence (nearest logged turns per model, with outcomes) is the What-if section beside this column; not drawn twice. */}
       <p className="faint dbg-evidence">

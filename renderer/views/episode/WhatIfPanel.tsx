@@ -5,18 +5,16 @@
  * real outcomes (each opens its turn). Says which estimator gave ŝ and whether it was stored or computed now
  * (and on which provider). `w` opens or closes it from any turn; it stays open while the user steps.
  */
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
 import type { WhatIfResult } from '../../../shared/apiEstimator.ts';
 import { ModelChip } from '../../components/ModelChip.tsx';
 import { formatCost, plural } from '../../format/numbers.ts';
 import { useAppStore } from '../../store/index.ts';
 import { scoreCommand } from '../policy/scoreCommand.ts';
 import { useWhatIf } from './useWhatIf.ts';
+import { useWhatIfOpen } from './whatIfOpen.ts';
 import { typingInto } from './useTurnKeys.ts';
 import './whatIf.css';
-
-/** Open or closed, kept for the session: someone reading what-ifs reads them turn after turn. */
-let rememberedOpen = false;
 
 const signed = (x: number, digits = 3) => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x).toFixed(digits)}`;
 
@@ -66,25 +64,24 @@ function Neighbours({ c, r }: { c: WhatIfResult['candidates'][number]; r: WhatIf
 }
 
 export function WhatIfPanel({ episodeId, turn }: { episodeId: number; turn: number }) {
-  const [open, setOpen] = useState(rememberedOpen);
+  const open = useWhatIfOpen((s) => s.open);
+  const toggle = useWhatIfOpen((s) => s.toggle);
   const dataVersion = useAppStore((s) => s.dataVersion);
   const dbPath = useAppStore((s) => s.dbInfo?.path);
   const navigate = useAppStore((s) => s.navigate);
   const load = useWhatIf(episodeId, open ? turn : null, dataVersion);
   const ref = useRef<HTMLElement>(null);
 
+  // Opened from anywhere (the key, the step debugger): bring it into view.
   useEffect(() => {
-    rememberedOpen = open;
+    if (open) ref.current?.scrollIntoView({ block: 'nearest' });
   }, [open]);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.key !== 'w' || e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || typingInto(e.target)) return;
       e.preventDefault();
-      setOpen((o) => {
-        if (!o) requestAnimationFrame(() => ref.current?.scrollIntoView({ block: 'nearest' }));
-        return !o;
-      });
+      useWhatIfOpen.getState().toggle();
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
@@ -98,7 +95,7 @@ export function WhatIfPanel({ episodeId, turn }: { episodeId: number; turn: numb
 
   return (
     <section ref={ref} className={open ? 'whatif is-open' : 'whatif'} data-testid="whatif-panel" data-open={open} data-state={open ? load.status : 'closed'} aria-label="What if another model had taken this turn">
-      <button type="button" className="whatif-toggle" onClick={() => setOpen((o) => !o)} aria-expanded={open} data-testid="whatif-toggle">
+      <button type="button" className="whatif-toggle" onClick={toggle} aria-expanded={open} data-testid="whatif-toggle">
         <span className="whatif-caret" aria-hidden="true">
           {open ? '▾' : '▸'}
         </span>
