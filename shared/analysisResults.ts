@@ -41,6 +41,8 @@ export const LiftResult = z.object({
    */
   by_run: z.array(z.object({ run: z.string(), cells: z.array(LiftCell) })).optional(),
   by_run_omitted: byRunOmitted,
+  /** Named runs whose turns all ran on one model (lift 1 for every tool): listed instead of drawn as panels. */
+  by_run_single_model: z.array(z.object({ run: z.string(), model: z.string() })).optional(),
 });
 export type LiftResult = z.infer<typeof LiftResult>;
 

@@ -38,11 +38,27 @@ function namedRuns(db: Db, runs: string[] | undefined): string[] {
   return [...names].sort((a, b) => a.localeCompare(b));
 }
 
+/** The one model a run's turns all ran on, or null when they used several (or none). */
+function onlyModel(db: Db, run: string): string | null {
+  const data = columnar(db);
+  let model = -1;
+  for (const e of selectEpisodes(data, [run])) {
+    for (let i = data.turnStart[e] as number; i < (data.turnStart[e + 1] as number); i++) {
+      const m = data.turnModel[i] as number;
+      if (model === -1) model = m;
+      else if (m !== model) return null;
+    }
+  }
+  return model === -1 ? null : (data.models.get(model) ?? String(model));
+}
+
 /**
  * Side-by-side panels: each named run (in name order) with something to draw, at most SIDE_BY_SIDE_MAX of
  * them, computed one by one so runs past the cap cost nothing; none unless at least two have data.
  */
-function sideBySide<T>(names: string[], compute: (run: string) => T | null): { by_run?: (T & { run: string })[]; by_run_omitted?: string[] } {
+function sideBySide<T>(
+  names: string[], compute: (run: string) => T | null, minPanels = 2,
+): { by_run?: (T & { run: string })[]; by_run_omitted?: string[] } {
   const shown: (T & { run: string })[] = [];
   const omitted: string[] = [];
   for (const run of names) {
@@ -53,7 +69,7 @@ function sideBySide<T>(names: string[], compute: (run: string) => T | null): { b
     const value = compute(run);
     if (value !== null) shown.push({ run, ...value });
   }
-  if (shown.length < 2) return {};
+  if (shown.length < minPanels) return {};
   return omitted.length ? { by_run: shown, by_run_omitted: omitted } : { by_run: shown };
 }
 
@@ -93,9 +109,16 @@ function compute(db: Db, request: AnalysisRequest): AnalysisResponse | Promise<A
     case 'lift': {
       const minCount = request.minN;
       const result = liftAnalysis(db, { runs, minCount });
+      const names = named();
+      if (names.length < 2) return { request: { ...request, id: 'lift' }, result };
+      // A run on one model has lift 1 for every tool: it gets a line in the figure, not a panel (nor a bootstrap).
+      const single = names.map((run) => ({ run, model: onlyModel(db, run) }));
+      const several = single.filter((r) => r.model === null).map((r) => r.run);
+      const one = single.filter((r): r is { run: string; model: string } => r.model !== null);
+      const panels = sideBySide(several, (run) => ({ cells: liftAnalysis(db, { runs: [run], minCount }).cells }), 1);
       return {
         request: { ...request, id: 'lift' },
-        result: { ...result, ...sideBySide(named(), (run) => ({ cells: liftAnalysis(db, { runs: [run], minCount }).cells })) },
+        result: { ...result, ...panels, ...(one.length ? { by_run_single_model: one } : {}) },
       };
     }
     case 'error-recovery':

@@ -24,8 +24,8 @@ export interface Box {
 const overlaps = (a: Box, b: Box): boolean => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 
 /**
- * Places a label beside a point of radius r: right, left, above, below — the first spot that overlaps no
- * label placed before and stays inside `bounds`. Returns null when none fits (the tooltip still names it).
+ * Places a label beside a point of radius r: right, left, above, below, then the four diagonals — the first
+ * spot that overlaps no label placed before and stays inside `bounds`. Returns null when none fits (the tooltip still names it).
  */
 export function placeLabel(
   text: string, px: number, py: number, r: number, fontSize: number, placed: Box[], bounds: Box,
@@ -37,6 +37,11 @@ export function placeLabel(
     { x: px - r - 4, y: py, anchor: 'end', box: { x: px - r - 4 - w, y: py - h / 2, width: w, height: h } },
     { x: px, y: py - r - 3 - h / 2, anchor: 'middle', box: { x: px - w / 2, y: py - r - 3 - h, width: w, height: h } },
     { x: px, y: py + r + 3 + h / 2, anchor: 'middle', box: { x: px - w / 2, y: py + r + 3, width: w, height: h } },
+    // Diagonals, for a point near the plot's edge with a line through its side (a frontier step).
+    { x: px + r, y: py - r - 2 - h / 2, anchor: 'start', box: { x: px + r, y: py - r - 2 - h, width: w, height: h } },
+    { x: px + r, y: py + r + 2 + h / 2, anchor: 'start', box: { x: px + r, y: py + r + 2, width: w, height: h } },
+    { x: px - r, y: py - r - 2 - h / 2, anchor: 'end', box: { x: px - r - w, y: py - r - 2 - h, width: w, height: h } },
+    { x: px - r, y: py + r + 2 + h / 2, anchor: 'end', box: { x: px - r - w, y: py + r + 2, width: w, height: h } },
   ];
   for (const c of candidates) {
     const b = c.box;

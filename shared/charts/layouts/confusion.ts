@@ -77,18 +77,21 @@ export function confusionLayout(result: ConfusionResult, ctx: FigureContext): Sc
       marks.push({ type: 'text', x: left, y: ry + 12, text: 'no difficulty labels', fontSize: fs, baseline: 'middle', fill: theme.mutedText });
       ry += 24;
     }
-    // Model names under their columns: straight when they fit, slanted otherwise.
-    const straight = models.every((m) => textWidth(m, fs) <= x.step() - 4);
-    for (const m of models) {
-      const label = fitText(m, fs, straight ? x.step() : 110);
+    // Model names under their columns: straight when they fit, on two staggered lines when each fits in two
+    // columns, slanted otherwise (cut at 150 px; the full name is in the cells' tooltips).
+    const widest = Math.max(...models.map((m) => textWidth(m, fs)));
+    const layout = widest <= x.step() - 4 ? 'straight' : widest <= 2 * x.step() - 8 ? 'staggered' : 'slanted';
+    models.forEach((m, i) => {
       const cxm = (x(m) as number) + x.bandwidth() / 2;
-      marks.push(
-        straight
-          ? { type: 'text', x: cxm, y: ry + 4, text: label, fontSize: fs, anchor: 'middle', baseline: 'hanging', fill: theme.mutedText, role: 'col-label' }
-          : { type: 'text', x: cxm, y: ry + 4, text: label, fontSize: fs, anchor: 'end', baseline: 'hanging', rotate: -35, fill: theme.mutedText, role: 'col-label' },
-      );
-    }
-    const routeBottom = ry + (straight ? 0 : Math.max(...models.map((m) => textWidth(fitText(m, fs, 110), fs))) * 0.6) + fs + 8;
+      if (layout === 'slanted') {
+        marks.push({ type: 'text', x: cxm, y: ry + 4, text: fitText(m, fs, 150), fontSize: fs, anchor: 'end', baseline: 'hanging', rotate: -35, fill: theme.mutedText, role: 'col-label' });
+        return;
+      }
+      const ly = ry + 4 + (layout === 'staggered' && i % 2 === 1 ? fs + 4 : 0);
+      marks.push({ type: 'text', x: cxm, y: ly, text: m, fontSize: fs, anchor: 'middle', baseline: 'hanging', fill: theme.mutedText, role: 'col-label' });
+    });
+    const labelsH = layout === 'straight' ? 0 : layout === 'staggered' ? fs + 4 : Math.min(150, widest) * 0.6;
+    const routeBottom = ry + labelsH + fs + 8;
 
     // Verification confusion.
     const v = p.verification;

@@ -2,7 +2,8 @@
  * `lift` heatmap (MTRouter Fig. 6): rows = models, columns = tool / action categories, colour = lift on a
  * log scale around 1 (blue: the model is used less than its share on that tool, orange: more), the value
  * written in the cell. Cells below the minimum count are drawn muted ("too few turns"). Several runs: one
- * heatmap per run, stacked, all with the same rows and columns so they compare cell for cell.
+ * heatmap per run, stacked, all with the same rows and columns so they compare cell for cell; a run on one
+ * model gets a line instead (its lift is 1 everywhere).
  */
 import { scaleBand } from 'd3';
 import type { LiftCell, LiftResult } from '../../analysisResults.ts';
@@ -34,7 +35,7 @@ export function liftAxes(result: LiftResult): { models: string[]; categories: st
 export function liftLayout(result: LiftResult, ctx: FigureContext): Scene {
   const { theme, width } = ctx;
   const fs = theme.fontSize;
-  const panels = result.by_run && result.by_run.length > 1 ? result.by_run.map((r) => ({ title: r.run, run: r.run as string | null, cells: r.cells })) : [{ title: null as string | null, run: null as string | null, cells: result.cells }];
+  const panels = result.by_run && result.by_run.length > 0 ? result.by_run.map((r) => ({ title: r.run, run: r.run as string | null, cells: r.cells })) : [{ title: null as string | null, run: null as string | null, cells: result.cells }];
   const { models, categories } = liftAxes(result);
   const marks: Mark[] = [];
   const bar = colorBar(theme.diverging, 12, 8, Math.min(220, width - 24), ['≤ ¼×', '1× (base rate)', '≥ 4×'], 'lift = P(model | tool) / P(model)', theme);
@@ -46,6 +47,13 @@ export function liftLayout(result: LiftResult, ctx: FigureContext): Scene {
   if (omitted) {
     marks.push(omitted);
     y += fs + 10;
+  }
+  for (const r of result.by_run_single_model ?? []) {
+    marks.push({
+      type: 'text', x: 12, y, text: fitText(`run ${r.run}: every turn on ${r.model}, so its lift is 1 for every tool (no panel)`, fs, width - 24),
+      fontSize: fs, baseline: 'hanging', fill: theme.mutedText, role: 'note',
+    });
+    y += fs + 8;
   }
 
   if (models.length === 0 || categories.length === 0) {

@@ -1,7 +1,8 @@
 /**
  * `pareto`: one point per run at (mean cost per episode, mean normalised score), labelled with the run's
  * name; the frontier joins the non-dominated runs as a staircase; the reference run (when chosen) gets a
- * ring and dashed guides, and every tooltip gives the savings against it.
+ * ring and dashed guides, and every tooltip gives the savings against it. Labels go where they cross no
+ * point, label or frontier step; a run without room keeps its name in the tooltip.
  */
 import { max, scaleLinear } from 'd3';
 import type { ParetoResult } from '../../analysisResults.ts';
@@ -57,8 +58,15 @@ export function paretoLayout(result: ParetoResult, ctx: FigureContext): Scene {
     marks.push({ type: 'path', d, stroke: theme.text, strokeWidth: 1.5, role: 'frontier' });
   }
 
-  // Labels keep clear of every point, not only of each other.
+  // Labels keep clear of every point and of the frontier's steps, not only of each other.
   const placed: Box[] = result.points.map((p) => ({ x: x(p.mean_cost) - 7, y: y(p.mean_score) - 7, width: 14, height: 14 }));
+  for (let i = 1; i < frontier.length; i++) {
+    const a = frontier[i - 1]!;
+    const b = frontier[i]!;
+    const [xa, xb, ya, yb] = [x(a.mean_cost), x(b.mean_cost), y(a.mean_score), y(b.mean_score)];
+    placed.push({ x: Math.min(xa, xb), y: ya - 2, width: Math.abs(xb - xa), height: 4 });
+    placed.push({ x: xb - 2, y: Math.min(ya, yb), width: 4, height: Math.abs(yb - ya) });
+  }
   const bounds: Box = { x: left, y: top, width: plotW, height: plotH };
   for (const p of result.points) {
     const cx = x(p.mean_cost);

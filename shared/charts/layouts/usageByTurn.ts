@@ -1,6 +1,6 @@
 /**
  * `usage-by-turn` (MTRouter Fig. 5): for each run, the share of each model at each turn index as stacked
- * bars in the models' colours (small multiples, one panel per run, same axes). Late turn indices reached by
+ * bars in the models' colours (small multiples, one panel per run, same axes unless run lengths differ a lot). Late turn indices reached by
  * few episodes are cut (fewer than 5% of the episodes, at least 3) and the figure says so. At most
  * USAGE_BY_TURN_MAX_PANELS runs, those with the most episodes; a note names the rest.
  */
@@ -49,7 +49,12 @@ export function usageByTurnLayout(result: UsageByTurnResult, ctx: FigureContext)
     marks.push({ type: 'text', x: 12, y: top, text: 'late turn indices reached by fewer than 5% of episodes (min 3) are not shown', fontSize: fs, fill: theme.mutedText, baseline: 'hanging', role: 'note' });
     top += fs + 8;
   }
-  const maxT = max(kept, (k) => max(k.turns, (t) => t.t)) ?? 0;
+  // Panels share the turn axis so they compare index for index, unless one run's episodes are less than half
+  // as long as the longest's: then each panel spans its own turns (a 3-turn run squeezed into a 45-turn axis
+  // was three slivers).
+  const maxOf = (k: (typeof kept)[number]): number => max(k.turns, (t) => t.t) ?? 0;
+  const longest = max(kept, maxOf) ?? 0;
+  const shared = kept.every((k) => maxOf(k) * 2 >= longest);
   const { cols, panelWidth } = panelGrid(kept.length, width - 24, 320);
   const panelH = 230;
   const y0 = scaleLinear().domain([0, 1]);
@@ -62,6 +67,7 @@ export function usageByTurnLayout(result: UsageByTurnResult, ctx: FigureContext)
     const plotTop = py + fs + 10;
     const bottom = py + panelH - bottomAxisHeight({ theme, label: 'x' });
     const y = y0.copy().range([bottom, plotTop]);
+    const maxT = shared ? longest : Math.max(maxOf(k), 4);
     const x = scaleBand<string>().domain(Array.from({ length: maxT + 1 }, (_, t) => String(t))).range([px + axisW, px + panelWidth]).paddingInner(0.1);
     marks.push(...leftAxis(y, px + axisW, { ...yOpts, ticks: 4 }));
     const every = Math.max(1, Math.ceil((maxT + 1) / Math.max(2, Math.floor((x.range()[1] - x.range()[0]) / 28))));

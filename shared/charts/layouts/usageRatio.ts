@@ -81,7 +81,7 @@ export function usageRatioLayout(result: UsageRatioResult, ctx: FigureContext): 
     const yScale = scaleLinear().domain([0, 1]).range([y + chartH - bottomAxisHeight({ theme, label: 'x' }), y + 8]);
     const yOpts = { theme, label: 'accuracy (%)', format: (v: number) => `${Math.round(v * 100)}%`, ticks: 4 };
     const l2 = 12 + leftAxisWidth(yScale, yOpts);
-    const xs = scaleLinear().domain([0, maxTurns]).nice().range([l2, width - 24]);
+    const xs = scaleLinear().domain([0, maxTurns * 1.04]).nice().range([l2, width - 24]);
     marks.push(...leftAxis(yScale, l2, { ...yOpts, grid: width - 24 - l2 }));
     marks.push(...bottomAxis(xs, yScale.range()[0] as number, { theme, label: 'turn limit of the episode (turns)', ticks: 6 }));
     acc.forEach((r) => {

@@ -1,0 +1,55 @@
+// Which runs `runAnalysis` puts side by side: only runs the request names, at most SIDE_BY_SIDE_MAX, and a run on
+// one model as a line rather than a lift panel.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { LiftResult, SIDE_BY_SIDE_MAX } from '../../shared/analysisResults.ts';
+import { openDatabase, type Db } from '../db/database.ts';
+import { importPaths } from '../importers/pipeline.ts';
+import { useSuiteTempDir } from '../testing/tmp.ts';
+import { runAnalysis } from './runAnalysis.ts';
+
+const tempDir = useSuiteTempDir();
+let db: Db;
+const twoModelRuns = Array.from({ length: 8 }, (_, i) => `r${i}`);
+
+const ep = (run: string, id: string, models: string[]) =>
+  JSON.stringify({
+    schema: 'routelens/v1', run, episode_id: id, outcome: { success: true },
+    turns: models.map((model, t) => ({ t, model, action: { type: 'tool', tool: t % 2 ? 'bash' : 'python' }, cost_usd: 0.01, errors: [] })),
+  });
+
+beforeAll(async () => {
+  const dir = tempDir();
+  const file = join(dir, 'runs.jsonl');
+  const lines = twoModelRuns.flatMap((run) => [ep(run, `${run}-1`, ['gpt-5', 'kimi-k2', 'gpt-5']), ep(run, `${run}-2`, ['kimi-k2', 'kimi-k2'])]);
+  lines.push(ep('solo', 'solo-1', ['gpt-5', 'gpt-5']));
+  writeFileSync(file, lines.join('\n'));
+  db = openDatabase(join(dir, 'runs.db'));
+  await importPaths(db, [file]);
+});
+
+const lift = async (runs?: string[]) => LiftResult.parse((await runAnalysis(db, { id: 'lift', runs, minN: 1 })).result);
+
+describe('side-by-side lift panels', () => {
+  it('draws none when the request names no run: every run is pooled', async () => {
+    const r = await lift();
+    expect(r.by_run).toBeUndefined();
+    expect(r.by_run_omitted).toBeUndefined();
+    expect(r.cells.length).toBeGreaterThan(0);
+  });
+
+  it(`puts at most ${SIDE_BY_SIDE_MAX} named runs side by side, in name order, and lists the rest`, async () => {
+    const r = await lift([...twoModelRuns].reverse());
+    expect(r.by_run?.map((b) => b.run)).toEqual(twoModelRuns.slice(0, SIDE_BY_SIDE_MAX));
+    expect(r.by_run_omitted).toEqual(twoModelRuns.slice(SIDE_BY_SIDE_MAX));
+  });
+
+  it('lists a run on one model instead of drawing it, and still draws a single other run', async () => {
+    const r = await lift(['solo', 'r3']);
+    expect(r.by_run_single_model).toEqual([{ run: 'solo', model: 'gpt-5' }]);
+    expect(r.by_run?.map((b) => b.run)).toEqual(['r3']);
+    // r3 alone: gpt-5 has 2 of 5 turns, both python (3 python turns): lift = (2/3) / (2/5).
+    expect(r.by_run?.[0]?.cells.find((c) => c.model === 'gpt-5' && c.category === 'python')?.lift).toBeCloseTo(5 / 3, 12);
+  });
+});
