@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { openDatabase } from '../db/database.ts';
+import { openDatabase, type Db } from '../db/database.ts';
 import { splitRows, type TrainingSet } from './dataset.ts';
 import { decisionQuality, PlantedTruth, type DecisionQuality, type HeldOutTurn } from './decisionQuality.ts';
 import { buildEncodedTrainingSet } from './encodedDataset.ts';
@@ -45,7 +45,7 @@ export interface TrainOutcome {
   estimatorId: number;
 }
 
-function readTruth(path: string): PlantedTruth {
+export function readTruth(path: string): PlantedTruth {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
@@ -68,6 +68,16 @@ export function denseRows(data: TrainingSet, rows: Int32Array): Float32Array {
     out.set(data.structured.subarray(r * STRUCTURED_DIM, (r + 1) * STRUCTURED_DIM), i * D + data.textDim);
   });
   return out;
+}
+
+/** What decisionQuality.ts needs of each row: its tool category and whether the turn before it erred. */
+export function heldOutTurns(db: Db, data: TrainingSet, rows: Int32Array): HeldOutTurn[] {
+  const toolOf = db.prepare('SELECT COALESCE(tool, action_type) FROM turns WHERE id = ?').pluck();
+  return Array.from(rows, (r) => ({
+    category: (toolOf.get(data.turnId[r]) as string | null) ?? null,
+    // structured feature 1 is the previous turn's severity coefficient (0 when it had no error)
+    previousErred: (data.structured[r * STRUCTURED_DIM + 1] as number) > 0,
+  }));
 }
 
 export async function trainToFile(req: TrainRequest, onProgress: (p: TrainProgress) => void = () => {}): Promise<TrainOutcome> {
@@ -123,15 +133,7 @@ export async function trainToFile(req: TrainRequest, onProgress: (p: TrainProgre
         const logged = Float64Array.from(validation, (r, i) => scores[i * K + (data.model[r] as number)] as number);
         const targets = Float64Array.from(validation, (r) => data.target[r] as number);
         if (validation.length > 1) heldOutSpearman = spearman(logged, targets);
-        if (truth) {
-          const toolOf = db.prepare('SELECT COALESCE(tool, action_type) FROM turns WHERE id = ?').pluck();
-          const turns: HeldOutTurn[] = Array.from(validation, (r) => ({
-            category: (toolOf.get(data.turnId[r]) as string | null) ?? null,
-            // structured feature 1 is the previous turn's severity coefficient (0 when it had no error)
-            previousErred: (data.structured[r * STRUCTURED_DIM + 1] as number) > 0,
-          }));
-          quality = decisionQuality(data.models, scores, turns, truth);
-        }
+        if (truth) quality = decisionQuality(data.models, scores, heldOutTurns(db, data, validation), truth);
       } finally {
         await scorer.close();
       }
