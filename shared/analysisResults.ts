@@ -234,7 +234,10 @@ const calibrationFit = {
 export const CalibrationRun = z.object({
   run: z.string(),
   ...calibrationFit,
-  /** The estimator's model card lists this run among its training data: the fit is in-sample. Null without a card. */
+  /**
+   * The estimator was trained on this run of this database (its model card says so): the fit is in-sample.
+   * Null when unknown (no card, or a card from another database).
+   */
   in_training: z.boolean().nullable(),
 });
 export type CalibrationRun = z.infer<typeof CalibrationRun>;

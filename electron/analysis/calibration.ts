@@ -7,6 +7,7 @@
  * Runs the estimator was trained on (its model card lists them) are flagged, since their fit is in-sample.
  */
 import { existsSync } from 'node:fs';
+import { basename } from 'node:path';
 import type { CalibrationBin, CalibrationResult, CalibrationRun } from '../../shared/analysisResults.ts';
 import type { Db } from '../db/database.ts';
 import { modelCardPath, readModelCard } from '../estimator/modelCard.ts';
@@ -74,11 +75,15 @@ function runIdsOf(db: Db, names: readonly string[]): Map<number, string> {
 
 const inRuns = (ids: number[]): string => (ids.length ? ` AND ep.run_id IN (${ids.map(() => '?').join(', ')})` : '');
 
-/** Runs the estimator's card says it was trained on; null without a readable card. */
-function trainingRuns(onnxPath: string | null): Set<string> | null {
+/**
+ * Runs the estimator's card says it was trained on, when it was trained on this database (the card names the
+ * database file; run names of another database say nothing about this one's). Null when unknown.
+ */
+function trainingRuns(onnxPath: string | null, dbPath: string): Set<string> | null {
   if (!onnxPath || !existsSync(modelCardPath(onnxPath))) return null;
   try {
-    return new Set(readModelCard(modelCardPath(onnxPath)).data.runs);
+    const card = readModelCard(modelCardPath(onnxPath));
+    return card.data.database === basename(dbPath) ? new Set(card.data.runs) : null;
   } catch {
     return null;
   }
@@ -141,7 +146,7 @@ export function calibrationAnalysis(db: Db, options: CalibrationOptions = {}): C
       : `Estimator ${est.name} has not scored the selected runs. Score them: routelens score --db ${dbArg}${runArgs}`;
     return { estimator, note, overall: EMPTY, runs: [] };
   }
-  const trained = trainingRuns(est.onnx_path);
+  const trained = trainingRuns(est.onnx_path, db.name);
   const perRun: CalibrationRun[] = [...byRun.entries()]
     .map(([id, r]) => {
       const run = runs.get(id) ?? String(id);

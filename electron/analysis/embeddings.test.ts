@@ -12,6 +12,7 @@ import { scoreDatabase } from '../estimator/scoreDatabase.ts';
 import { simulatedDb } from '../estimator/simulatedDb.testSupport.ts';
 import { trainToFile } from '../estimator/trainPipeline.ts';
 import { useSuiteTempDir } from '../testing/tmp.ts';
+import { calibrationAnalysis } from './calibration.ts';
 import { embeddingsAnalysis } from './embeddings.ts';
 import { runAnalysis } from './runAnalysis.ts';
 import { tsne } from './tsne.ts';
@@ -103,6 +104,15 @@ describe('embeddings', () => {
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/--sample must be a whole number from 0 to 2000/);
   }, 60_000);
+
+  it('calibration of the same estimator flags the run it was trained on (its card names this database)', () => {
+    const r = calibrationAnalysis(db, { runs: ['sw-mtrouter', 'sw-random'] });
+    expect(r.estimator?.id).toBe(estimatorId);
+    expect(Object.fromEntries(r.runs.map((g) => [g.run, g.in_training]))).toEqual({ 'sw-mtrouter': true, 'sw-random': false });
+    expect(r.overall.n).toBe(r.runs.reduce((a, g) => a + g.n, 0));
+    expect(r.overall.n).toBeGreaterThan(50);
+    expect(r.overall.mae).toBeGreaterThan(0);
+  });
 
   it('filters by run, falls back to a shipped model, and says what to do without sketches', async () => {
     const r = await embeddingsAnalysis(db, { runs: ['sw-random'], sample: 50 });
