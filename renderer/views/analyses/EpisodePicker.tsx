@@ -12,6 +12,12 @@ import { useAppStore } from '../../store/index.ts';
 
 /** Enough to pick from by hand; the filter narrows it. */
 const LIST_LIMIT = 2000;
+/**
+ * Options in the list at once, around the current episode: Chromium lays out every <option> of a <select>,
+ * and 1,500 of them cost 300–400 ms of layout on opening the plan-dag page and again on hovering its figure.
+ * The arrows still step through every match; the filter reaches the rest.
+ */
+const OPTIONS_SHOWN = 200;
 
 const same = (row: EpisodeRow, ref: EpisodeRef | undefined) => ref !== undefined && row.ext_id === ref.ext_id && row.run === ref.run;
 
@@ -62,6 +68,9 @@ export function EpisodePicker({
 
   const at = shown.findIndex((r) => same(r, value));
   const current = at === -1 ? undefined : shown[at];
+  const from = Math.max(0, Math.min(at - OPTIONS_SHOWN / 2, shown.length - OPTIONS_SHOWN));
+  const options = shown.slice(from, from + OPTIONS_SHOWN);
+  const more = shown.length - options.length;
 
   useEffect(() => {
     const first = (prefer && rows?.find(prefer)) || rows?.[0];
@@ -93,11 +102,16 @@ export function EpisodePicker({
         data-testid="episode-picker-select"
       >
         {!current && <option value="">{rows ? (shown.length === 0 ? 'No episode matches' : 'Choose an episode') : 'Loading episodes…'}</option>}
-        {shown.map((r) => (
+        {options.map((r) => (
           <option key={r.id} value={r.id}>
             {r.ext_id} · {r.run} · {r.n_turns} turns
           </option>
         ))}
+        {more > 0 && (
+          <option value="" disabled>
+            {`… ${more.toLocaleString('en-US')} more: type in the filter or step with the arrows`}
+          </option>
+        )}
       </select>
       <button type="button" className="btn btn-icon" aria-label="Next episode" disabled={at === -1 || at >= shown.length - 1} onClick={() => pick(shown[at + 1])}>
         <ChevronRightIcon />
