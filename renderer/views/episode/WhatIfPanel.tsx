@@ -153,7 +153,7 @@ function WhatIfTable({ r, dbPath, toEstimator }: { r: WhatIfResult; dbPath: stri
               Turn cost
             </th>
             <th title="Logged turns with the most similar history where this model was chosen: the episode's outcome, then the similarity. Hover for the episode; click to open the turn.">
-              Nearest logged turns <span className="faint">outcome · similarity</span>
+              Nearest logged turns <span className="faint whatif-th-sub">outcome · similarity</span>
             </th>
           </tr>
         </thead>
