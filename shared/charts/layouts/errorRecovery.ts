@@ -42,7 +42,7 @@ export function errorRecoveryLayout(result: ErrorRecoveryResult, ctx: FigureCont
     marks.push({ ...note, y: top });
     top += theme.fontSize + 6;
   }
-  top += 6;
+  top += 10;
   const height = ctx.height ?? top + Math.max(260, Math.min(380, width * 0.45));
   const title = 'What follows a turn with an error: switching and recovery, with 95% intervals';
   if (groups.length === 0) {

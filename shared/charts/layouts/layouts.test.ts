@@ -129,6 +129,19 @@ describe('every figure', () => {
     { request: { id: 'usage-ratio' }, result: { runs: [{ run: 'r', calls: 4, usage: [{ model: 'gpt-5', calls: 3, ratio: 0.75, rho: 0.5, over_target: true }], accuracy_by_max_turns: [{ max_turns: 3, n: 2, accuracy: 0.5 }], exhausted_turn_budget: 0.5 }] } },
     { request: { id: 'confusion' }, result: { routing: [{ difficulty: 1, n: 4, shares: { 'gpt-5': 1 } }], verification: { stop_correct: 1, stop_incorrect: 0, continue_correct: 0, continue_incorrect: 1 } } },
     { request: { id: 'targets', episode: 'e1' }, result: { episode: 'e1', run: 'r', turns: [{ t: 0, s_tilde: 0.9, penalty: 0.1, errors: ['python_traceback'] }, { t: 1, s_tilde: 1, penalty: 0, errors: [] }] } },
+
+    { request: { id: 'calibration' }, result: { estimator: { id: 1, name: 'est' }, note: null, overall: { n: 4, mae: 0.1, spearman: 0.8, bins: [{ lo: 0, hi: 0.5, n: 2, mean_s_hat: 0.3, mean_s_tilde: 0.35, ci: [0.2, 0.5] }, { lo: 0.5, hi: 1, n: 2, mean_s_hat: 0.7, mean_s_tilde: 0.6, ci: [0.5, 0.7] }] }, runs: [{ run: 'r', n: 4, mae: 0.1, spearman: 0.8, bins: [{ lo: 0, hi: 0.5, n: 2, mean_s_hat: 0.3, mean_s_tilde: 0.35, ci: [0.2, 0.5] }, { lo: 0.5, hi: 1, n: 2, mean_s_hat: 0.7, mean_s_tilde: 0.6, ci: [0.5, 0.7] }], in_training: false }] } },
+    {
+      request: { id: 'embeddings' },
+      result: {
+        estimator: { id: 1, name: 'est', source: 'database' }, note: null, seed: 1,
+        models: { perplexity: 2, kl: 0.1, points: [{ model: 'gpt-5', tier: 'premium', x: 0, y: 0, turns: 10, price_in_per_m: 1.25, price_out_per_m: 10 }, { model: 'kimi-k2', tier: 'budget', x: 1, y: 1, turns: 5, price_in_per_m: 0.6, price_out_per_m: 2.5 }] },
+        histories: {
+          color: 'model', sketched: 2, perplexity: 2, kl: 0.1,
+          points: [{ episode: 'e1', episode_id: 1, run: 'r', turn: 0, model: 'gpt-5', outcome: 0.5, success: true, x: 0, y: 0 }, { episode: 'e1', episode_id: 1, run: 'r', turn: 1, model: 'kimi-k2', outcome: 0.5, success: true, x: 1, y: 1 }],
+        },
+      },
+    },
   ];
   it('has a figure for every analysis', () => {
     expect(Object.keys(FIGURES).sort()).toEqual(responses.map((r) => r.request.id).sort());
