@@ -37,13 +37,15 @@ describe('analyses in a worker thread', () => {
     const runs = api.listRuns({}).then((r) => ({ r, at: performance.now() - t0 }));
     const [a, l] = await Promise.all([analysis, runs]);
     expect(l.r.map((r) => r.name)).toContain('sw-mtrouter');
-    // The worker starts, loads ~25k turns and bootstraps three runs and their pool: hundreds of ms at least.
+    // The worker starts, loads ~25k turns and bootstraps two runs and their pool: hundreds of ms at least.
     // listRuns, made after the analysis was asked for, answers long before it; run on this thread, it could
     // only start once the analysis had finished.
     expect(a.at).toBeGreaterThan(100);
     expect(l.at).toBeLessThan(a.at / 2);
     expect(a.r).toEqual(JSON.parse(JSON.stringify(await runAnalysis(db, request))));
-    expect(LiftResult.parse(a.r.result).by_run?.map((b) => b.run)).toEqual(['sw-gpt-5', 'sw-mtrouter', 'sw-random']);
+    const lift = LiftResult.parse(a.r.result);
+    expect(lift.by_run?.map((b) => b.run)).toEqual(['sw-mtrouter', 'sw-random']);
+    expect(lift.by_run_single_model).toEqual([{ run: 'sw-gpt-5', model: 'gpt-5' }]);
   }, 60_000);
 
   it('keeps the kind of an error: an unknown run is the caller’s, a missing episode not found', async () => {
