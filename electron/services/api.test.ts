@@ -36,6 +36,8 @@ describe('API contract through dispatch', () => {
       policyDiff: { kind: 'policies', a: 'logged', b: 'cheapest', bootstrap: 20 },
       episodePolicyChoices: { episode: 1, policies: ['logged', 'cheapest'] },
       runAnalysis: { id: 'lift', minN: 1 }, exportFigure: { request: { id: 'pareto' }, format: 'svg' },
+      listEstimators: {}, startEstimatorJob: { kind: 'score', ep: 'cpu' }, estimatorJobStatus: { job: 1 }, cancelEstimatorJob: { job: 1 },
+      whatIf: { episodeId: 1, turn: 0 },
     };
     for (const name of API_NAMES) {
       const r = await call(name, inputs[name]);
