@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { wilsonInterval } from '../shared/formulas.ts';
 import { openDatabase } from '../electron/db/database.ts';
-import { seededRandom } from '../electron/analysis/lift.ts';
+import { mulberry32 } from '../shared/random.ts';
 import { LIFT_BOOTSTRAP, LIFT_SEED } from './ourAnalyses.ts';
 
 type Row = Record<string, unknown>;
@@ -47,7 +47,7 @@ function writeCsv(path: string, header: string[], rows: Iterable<unknown[]>): vo
 /** Bootstrap weights exactly as liftAnalysis draws them: per replicate, n draws of an episode index. */
 function* bootstrapWeights(episodeIds: number[], replicates: number, seed: number): Generator<number[]> {
   const n = episodeIds.length;
-  const random = seededRandom(seed);
+  const random = mulberry32(seed);
   const weights = new Uint16Array(n);
   for (let b = 0; b < replicates; b++) {
     weights.fill(0);

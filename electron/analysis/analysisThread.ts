@@ -10,9 +10,8 @@
  * The worker is the TypeScript source under tsx when RouteLens runs from the repository (CLI, serve, tests),
  * and the bundled `analysisWorker.cjs` beside main.cjs in the desktop build (scripts/build-electron.mjs).
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../startWorker.ts';
 import type { AnalysisRequest, AnalysisResponse } from '../../shared/analysisResults.ts';
 import type { ModelInfo } from '../../shared/api.ts';
 import type { ExportFigureRequest } from '../../shared/apiAnalysis.ts';
@@ -30,13 +29,6 @@ export type AnalysisReply =
   | { seq: number; ok: true; kind: 'analysis'; response: AnalysisResponse }
   | { seq: number; ok: true; kind: 'export'; file: { filename: string; mime: string; data: Uint8Array } }
   | { seq: number; ok: false; error: 'input' | 'not-found' | 'internal'; message: string; stack?: string };
-
-function workerSpec(): { file: string | URL; tsEntry?: string } {
-  // The desktop bundle is CommonJS: __dirname is dist/electron there, undefined in ESM.
-  const bundled = typeof __dirname === 'string' ? join(__dirname, 'analysisWorker.cjs') : null;
-  if (bundled && existsSync(bundled)) return { file: bundled };
-  return { file: new URL('../tsWorker.mjs', import.meta.url), tsEntry: new URL('./analysisWorker.ts', import.meta.url).href };
-}
 
 interface Pending {
   worker: Worker;
@@ -91,8 +83,7 @@ export class AnalysisThread {
 
   private theWorker(): Worker {
     if (this.worker) return this.worker;
-    const { file, tsEntry } = workerSpec();
-    const worker = new Worker(file, { workerData: { dbPath: this.dbPath, tsEntry } });
+    const worker = startWorker('analysisWorker', new URL('./analysisWorker.ts', import.meta.url), { dbPath: this.dbPath });
     worker.on('message', (reply: AnalysisReply) => {
       const p = this.pending.get(reply.seq);
       if (!p) return;

@@ -6,9 +6,7 @@
  * The worker is the TypeScript source under tsx when RouteLens runs from the repository (CLI, serve), and
  * the bundled `estimatorWorker.cjs` beside main.cjs in the desktop build (scripts/build-electron.mjs).
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { startWorker } from '../startWorker.ts';
 import type { ProviderChoice } from './ortScoring.ts';
 import type { ScoreDatabaseResult, ScoreProgress } from './scoreDatabase.ts';
 import type { TrainOutcome, TrainProgress, TrainRequest } from './trainPipeline.ts';
@@ -29,13 +27,6 @@ export type WorkerMessage =
 /** The job failed on its input (bad file, no data): the message is for the user. */
 export class EstimatorInputError extends Error {}
 
-function workerSpec(): { file: string | URL; tsEntry?: string } {
-  // The desktop bundle is CommonJS: __dirname is dist/electron there, undefined in ESM.
-  const bundled = typeof __dirname === 'string' ? join(__dirname, 'estimatorWorker.cjs') : null;
-  if (bundled && existsSync(bundled)) return { file: bundled };
-  return { file: new URL('../tsWorker.mjs', import.meta.url), tsEntry: new URL('./estimatorWorker.ts', import.meta.url).href };
-}
-
 export interface RunningTask {
   promise: Promise<JobResult>;
   /** Scoring stops after the current batch; training is stopped at once (no partial model is written). */
@@ -43,8 +34,7 @@ export interface RunningTask {
 }
 
 export function runEstimatorTask(task: EstimatorTask, onProgress: (p: JobProgress) => void = () => {}): RunningTask {
-  const { file, tsEntry } = workerSpec();
-  const worker = new Worker(file, { workerData: { ...task, tsEntry } });
+  const worker = startWorker('estimatorWorker', new URL('./estimatorWorker.ts', import.meta.url), task);
   let cancelled = false;
   const promise = new Promise<JobResult>((resolve, reject) => {
     let settled = false;

@@ -5,21 +5,11 @@
  */
 import { HEAD_HIDDEN, META_HIDDEN, MODEL_EMBED_DIM, MODEL_FEATURES, RESIDUAL_DIM } from './weights.ts';
 import type { Dense, EstimatorWeights } from './weights.ts';
+import { mulberry32 } from '../../shared/random.ts';
 
-/** mulberry32: a small, fast, seeded PRNG returning floats in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function randomWeights(seed: number, historyDim = 1028, models = 6): EstimatorWeights {
-  const rand = seededRandom(seed);
+  const rand = mulberry32(seed);
   const uniform = (n: number, scale: number): Float32Array => {
     const a = new Float32Array(n);
     for (let i = 0; i < n; i++) a[i] = (rand() * 2 - 1) * scale;
@@ -49,7 +39,7 @@ export function randomWeights(seed: number, historyDim = 1028, models = 6): Esti
 
 /** [batch × historyDim]: `nonZero` hashed features per row (L2-normalised), then 4 structured features. */
 export function randomHistories(seed: number, batch: number, historyDim = 1028, nonZero = 60): Float32Array {
-  const rand = seededRandom(seed);
+  const rand = mulberry32(seed);
   const hashed = Math.max(1, historyDim - 4);
   const x = new Float32Array(batch * historyDim);
   for (let r = 0; r < batch; r++) {

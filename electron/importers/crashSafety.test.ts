@@ -16,6 +16,7 @@ import { countsBySource, partialImportProblems, tableCounts, type SourceCounts }
 import { useSuiteTempDir } from '../testing/tmp.ts';
 import { openDatabase } from '../db/database.ts';
 import { importPaths } from './pipeline.ts';
+import { mulberry32 } from '../../shared/random.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(root, 'bin', 'routelens.mjs');
@@ -26,21 +27,9 @@ let dir = '';
 let finalBytes = 0;
 let clean: { counts: Record<string, number>; bySource: Map<string, SourceCounts>; files: number };
 
-/** mulberry32: the kill moments are the same on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Simulated SWE episodes whose observations carry ~6 KB of extra seeded words each (~5.5 MB for 55 episodes). */
 function longObservations(episodes: number, seed: number): string {
-  const next = rng(seed);
+  const next = mulberry32(seed); // the kill moments are the same on every run
   const vocabulary = Array.from({ length: 20_000 }, (_, i) => `w${i.toString(36)}${Math.floor(next() * 1e6).toString(36)}`);
   const lines: string[] = [];
   for (const ep of simulate({ preset: 'swe', episodes, seed })) {
@@ -151,7 +140,7 @@ describe('import crash safety (SIGKILL)', () => {
   });
 
   it(`killed at ${KILLS} random moments, the database opens whole each time, and a re-import completes it`, async () => {
-    const next = rng(0x5eed);
+    const next = mulberry32(0x5eed);
     let midImport = 0;
     let inTransaction = 0;
     let last = '';

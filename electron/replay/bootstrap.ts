@@ -3,18 +3,8 @@
  * PRNG, so the same seed gives the same intervals, and every policy of one replay sees the same resamples
  * (which is what makes paired differences meaningful).
  */
+import { mulberry32 } from '../../shared/random.ts';
 
-/** mulberry32: small, fast, seeded; floats in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Linear-interpolated quantile of an ascending array. */
 export function quantile(sorted: ArrayLike<number>, q: number): number {
@@ -38,7 +28,7 @@ export function bootstrapIntervals(
   statistic: (count: Uint32Array, out: Float64Array) => void,
 ): ([number, number] | null)[] {
   if (B <= 0 || n === 0) return Array.from({ length: nStats }, () => null);
-  const random = seededRandom(seed);
+  const random = mulberry32(seed);
   const count = new Uint32Array(n);
   const values: Float64Array[] = Array.from({ length: nStats }, () => new Float64Array(B));
   const finite = new Int32Array(nStats);
