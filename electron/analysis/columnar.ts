@@ -188,3 +188,27 @@ export function selectEpisodes(data: ColumnarData, runNames?: readonly string[])
   for (let e = 0; e < data.episodeId.length; e++) if (!wanted || wanted.has(data.episodeRun[e] as number)) out.push(e);
   return Int32Array.from(out);
 }
+
+/**
+ * Dense slots for model ids, so per-turn counting indexes a typed array instead of a Map (a Map lookup per
+ * turn is most of an aggregation's time at 500k turns). `ids` is ascending; `slotOf[id]` is -1 for ids
+ * that are not models.
+ */
+export function modelSlots(data: ColumnarData): { slotOf: Int32Array; ids: number[] } {
+  const ids = [...data.models.keys()].sort((a, b) => a - b);
+  const slotOf = new Int32Array((ids[ids.length - 1] ?? -1) + 1).fill(-1);
+  ids.forEach((id, slot) => (slotOf[id] = slot));
+  return { slotOf, ids };
+}
+
+/** Counts per model slot → `{model name: count / total}` over the models counted at least once, by model id. */
+export function sharesOf(data: ColumnarData, ids: readonly number[], counts: Uint32Array, offset: number): { n: number; shares: Record<string, number> } {
+  let n = 0;
+  for (let s = 0; s < ids.length; s++) n += counts[offset + s] as number;
+  const shares: Record<string, number> = {};
+  for (let s = 0; s < ids.length; s++) {
+    const k = counts[offset + s] as number;
+    if (k > 0) shares[data.models.get(ids[s] as number) ?? String(ids[s])] = k / n;
+  }
+  return { n, shares };
+}

@@ -10,7 +10,7 @@
  */
 import type { Db } from '../db/database.ts';
 import type { BudgetModesResult, ConfusionResult, UsageRatioResult } from '../../shared/analysisResults.ts';
-import { columnar, selectEpisodes, type ColumnarData } from './columnar.ts';
+import { columnar, modelSlots, selectEpisodes, sharesOf, type ColumnarData } from './columnar.ts';
 
 interface Acc {
   n: number;
@@ -76,18 +76,19 @@ export function budgetModesAnalysis(db: Db, options: { runs?: string[] } = {}): 
 
 export function usageRatioAnalysis(db: Db, options: { runs?: string[]; rho?: Record<string, number> } = {}): UsageRatioResult {
   const data = columnar(db);
-  const byRun = new Map<number, { calls: Map<number, number>; total: number; byMax: Map<number, { n: number; ok: number }>; exhausted: number; withLimit: number }>();
+  const { slotOf, ids } = modelSlots(data);
+  const byRun = new Map<number, { calls: Uint32Array; total: number; byMax: Map<number, { n: number; ok: number }>; exhausted: number; withLimit: number }>();
   for (const e of selectEpisodes(data, options.runs)) {
     const run = data.episodeRun[e] as number;
     let g = byRun.get(run);
-    if (!g) byRun.set(run, (g = { calls: new Map(), total: 0, byMax: new Map(), exhausted: 0, withLimit: 0 }));
+    if (!g) byRun.set(run, (g = { calls: new Uint32Array(ids.length), total: 0, byMax: new Map(), exhausted: 0, withLimit: 0 }));
     const start = data.turnStart[e] as number;
     const end = data.turnStart[e + 1] as number;
     for (let i = start; i < end; i++) {
-      const m = data.turnModel[i] as number;
-      g.calls.set(m, (g.calls.get(m) ?? 0) + 1);
-      g.total++;
+      const k = slotOf[data.turnModel[i] as number] as number;
+      g.calls[k] = (g.calls[k] as number) + 1;
     }
+    g.total += end - start;
     const limit = data.episodeMaxTurns[e] as number;
     if (limit > 0) {
       g.withLimit++;
@@ -103,8 +104,10 @@ export function usageRatioAnalysis(db: Db, options: { runs?: string[]; rho?: Rec
   const runs = [...byRun].map(([run, g]) => ({
     run: data.runs.get(run) ?? String(run),
     calls: g.total,
-    usage: [...g.calls]
-      .sort((a, b) => b[1] - a[1])
+    usage: ids
+      .map((m, slot) => [m, g.calls[slot] as number] as const)
+      .filter(([, k]) => k > 0)
+      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
       .map(([m, k]) => {
         const model = data.models.get(m) ?? String(m);
         const rho = options.rho?.[model];
@@ -118,29 +121,34 @@ export function usageRatioAnalysis(db: Db, options: { runs?: string[]; rho?: Rec
 
 export function confusionAnalysis(db: Db, options: { runs?: string[] } = {}): ConfusionResult {
   const data = columnar(db);
-  const routing = new Map<number, Map<number, number>>(); // difficulty → model → calls
-  const verify = { stop_correct: 0, stop_incorrect: 0, continue_correct: 0, continue_incorrect: 0 };
+  const { slotOf, ids } = modelSlots(data);
+  const M = ids.length;
+  const routing = new Map<number, Uint32Array>(); // difficulty → calls per model slot
+  // [stop correct, stop incorrect, continue correct, continue incorrect]
+  const verify = new Uint32Array(4);
   for (const e of selectEpisodes(data, options.runs)) {
     const d = data.episodeDifficulty[e] as number;
+    let row: Uint32Array | undefined;
+    if (!Number.isNaN(d)) {
+      row = routing.get(d);
+      if (!row) routing.set(d, (row = new Uint32Array(M)));
+    }
     for (let i = data.turnStart[e] as number; i < (data.turnStart[e + 1] as number); i++) {
-      if (!Number.isNaN(d)) {
-        let row = routing.get(d);
-        if (!row) routing.set(d, (row = new Map()));
-        const m = data.turnModel[i] as number;
-        row.set(m, (row.get(m) ?? 0) + 1);
+      if (row) {
+        const k = slotOf[data.turnModel[i] as number] as number;
+        row[k] = (row[k] as number) + 1;
       }
       const verdict = data.turnVerdict[i] as number;
       const correct = data.turnVerifyCorrect[i] as number;
-      if (verdict < 0 || correct < 0) continue;
-      const key = `${verdict === 1 ? 'stop' : 'continue'}_${correct === 1 ? 'correct' : 'incorrect'}` as keyof typeof verify;
-      verify[key]++;
+      if (verdict >= 0 && correct >= 0) {
+        const k = (verdict === 1 ? 0 : 2) + (correct === 1 ? 0 : 1);
+        verify[k] = (verify[k] as number) + 1;
+      }
     }
   }
-  const routingRows = [...routing].sort((a, b) => a[0] - b[0]).map(([difficulty, row]) => {
-    const n = [...row.values()].reduce((a, b) => a + b, 0);
-    const shares: Record<string, number> = {};
-    for (const [m, k] of [...row].sort((a, b) => a[0] - b[0])) shares[data.models.get(m) ?? String(m)] = k / n;
-    return { difficulty, n, shares };
-  });
-  return { routing: routingRows, verification: verify };
+  const routingRows = [...routing].sort((a, b) => a[0] - b[0]).map(([difficulty, row]) => ({ difficulty, ...sharesOf(data, ids, row, 0) }));
+  return {
+    routing: routingRows,
+    verification: { stop_correct: verify[0] as number, stop_incorrect: verify[1] as number, continue_correct: verify[2] as number, continue_incorrect: verify[3] as number },
+  };
 }

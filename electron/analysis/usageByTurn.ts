@@ -1,39 +1,41 @@
 /** `usage-by-turn` (DESIGN §8, MTRouter Fig. 5): each run's share of each model at each turn index; shares sum to 1 per index. */
 import type { Db } from '../db/database.ts';
 import type { UsageByTurnResult } from '../../shared/analysisResults.ts';
-import { columnar, selectEpisodes } from './columnar.ts';
+import { columnar, modelSlots, selectEpisodes, sharesOf } from './columnar.ts';
 
 export type { UsageByTurnRun } from '../../shared/analysisResults.ts';
 
 export function usageByTurnAnalysis(db: Db, options: { runs?: string[]; maxTurn?: number } = {}): UsageByTurnResult {
   const data = columnar(db);
   const episodes = selectEpisodes(data, options.runs);
-  const maxTurn = options.maxTurn ?? Number.POSITIVE_INFINITY;
-  const byRun = new Map<number, Map<number, Map<number, number>>>(); // run → t → model → count
+  const cap = Math.max(0, Math.min(Number.MAX_SAFE_INTEGER, (options.maxTurn ?? Number.MAX_SAFE_INTEGER - 1) + 1));
+  const { slotOf, ids } = modelSlots(data);
+  const M = ids.length;
+  // Per run: the longest episode (capped), then one [turn index × model slot] count table of that length.
+  const longest = new Map<number, number>();
   for (const e of episodes) {
     const run = data.episodeRun[e] as number;
-    let perT = byRun.get(run);
-    if (!perT) byRun.set(run, (perT = new Map()));
+    const len = Math.min(cap, (data.turnStart[e + 1] as number) - (data.turnStart[e] as number));
+    longest.set(run, Math.max(longest.get(run) ?? 0, len));
+  }
+  const tables = new Map<number, Uint32Array>();
+  for (const [run, len] of longest) tables.set(run, new Uint32Array(len * M));
+  for (const e of episodes) {
+    const counts = tables.get(data.episodeRun[e] as number) as Uint32Array;
     const start = data.turnStart[e] as number;
-    for (let i = start; i < (data.turnStart[e + 1] as number); i++) {
-      const t = i - start;
-      if (t > maxTurn) break;
-      let perModel = perT.get(t);
-      if (!perModel) perT.set(t, (perModel = new Map()));
-      const m = data.turnModel[i] as number;
-      perModel.set(m, (perModel.get(m) ?? 0) + 1);
+    const end = Math.min(data.turnStart[e + 1] as number, start + cap);
+    for (let i = start; i < end; i++) {
+      const k = (i - start) * M + (slotOf[data.turnModel[i] as number] as number);
+      counts[k] = (counts[k] as number) + 1;
     }
   }
-  const runs = [...byRun].map(([run, perT]) => ({
-    run: data.runs.get(run) ?? String(run),
-    turns: [...perT]
-      .sort((a, b) => a[0] - b[0])
-      .map(([t, perModel]) => {
-        const n = [...perModel.values()].reduce((a, b) => a + b, 0);
-        const shares: Record<string, number> = {};
-        for (const [m, k] of [...perModel].sort((a, b) => a[0] - b[0])) shares[data.models.get(m) ?? String(m)] = k / n;
-        return { t, n, shares };
-      }),
-  }));
+  const runs = [...tables].map(([run, counts]) => {
+    const turns: UsageByTurnResult['runs'][number]['turns'] = [];
+    for (let t = 0; t * M < counts.length; t++) {
+      const { n, shares } = sharesOf(data, ids, counts, t * M);
+      if (n > 0) turns.push({ t, n, shares });
+    }
+    return { run: data.runs.get(run) ?? String(run), turns };
+  });
   return { runs: runs.sort((a, b) => a.run.localeCompare(b.run)) };
 }
