@@ -14,6 +14,8 @@ import { InputError, NotFoundError } from '../services/dispatch.ts';
 import { useSuiteTempDir } from '../testing/tmp.ts';
 import { AnalysisThread } from './analysisThread.ts';
 import { runAnalysis } from './runAnalysis.ts';
+import { replayPolicies } from '../replay/replayRun.ts';
+import { policyDiff } from '../replay/policyDiff.ts';
 
 const tempDir = useSuiteTempDir();
 let db: Db;
@@ -46,6 +48,20 @@ describe('analyses in a worker thread', () => {
     const lift = LiftResult.parse(a.r.result);
     expect(lift.by_run?.map((b) => b.run)).toEqual(['sw-mtrouter', 'sw-random']);
     expect(lift.by_run_single_model).toEqual([{ run: 'sw-gpt-5', model: 'gpt-5' }]);
+  }, 60_000);
+
+  it('replays policies and diffs them there, with the direct call’s answers, while other calls answer', async () => {
+    const input = { policies: ['logged', 'cheapest', 'random:3'], bootstrap: 50, seed: 2 };
+    const t0 = performance.now();
+    const replay = api.replay(input).then((r) => ({ r, at: performance.now() - t0 }));
+    const runs = api.listRuns({}).then((r) => ({ r, at: performance.now() - t0 }));
+    const [a, l] = await Promise.all([replay, runs]);
+    expect(l.at).toBeLessThan(a.at);
+    expect(a.r).toEqual(JSON.parse(JSON.stringify(replayPolicies(db, { ...input, runIds: [] }))));
+    expect(a.r.policies.map((p) => p.policy)).toEqual(['logged', 'cheapest', 'random:3']);
+    const diff = { kind: 'policies' as const, a: 'logged', b: 'cheapest', limit: 20 };
+    expect(await api.policyDiff(diff)).toEqual(JSON.parse(JSON.stringify(policyDiff(db, diff))));
+    await expect(api.replay({ policies: ['argmax'], runIds: [99_999] })).rejects.toThrow(InputError);
   }, 60_000);
 
   it('keeps the kind of an error: an unknown run is the caller’s, a missing episode not found', async () => {

@@ -1,7 +1,8 @@
 /**
  * The API's analyses in a worker thread (analysisWorker.ts), so a slow one (lift's bootstrap, a PNG at
- * 300 dpi) never holds up the calls the window makes meanwhile: in serve mode the Episodes list answered
- * only after the analysis did. The CLI and tests may still call `runAnalysis` directly.
+ * 300 dpi, a policy replay over 30k episodes: ~35 s) never holds up the calls the window makes meanwhile: in
+ * serve mode the Episodes list answered only after the analysis did, and in the desktop app a replay on the
+ * main process froze the window. The CLI and tests may still call `runAnalysis` / `replayPolicies` directly.
  *
  * One worker per database, started on the first job and kept while jobs come (its columnar cache is the
  * point: 1.9 s to load at 420k turns, then milliseconds); stopped after `idleMs` without a job, and started
@@ -16,18 +17,24 @@ import type { AnalysisRequest, AnalysisResponse } from '../../shared/analysisRes
 import type { ModelInfo } from '../../shared/api.ts';
 import type { ExportFigureRequest } from '../../shared/apiAnalysis.ts';
 import type { FigureFile } from '../export/figureFile.ts';
+import type { PolicyDiffInput, PolicyDiffResult, ReplayResult } from '../../shared/apiReplay.ts';
+import type { ReplayRequest } from '../replay/replayRun.ts';
 import { AnalysisInputError, AnalysisNotFoundError } from './runAnalysis.ts';
 
 type ExportInput = Required<Pick<ExportFigureRequest, 'format' | 'theme'>> & Omit<ExportFigureRequest, 'format' | 'theme'>;
 
 type JobBody =
   | { kind: 'analysis'; request: AnalysisRequest }
-  | { kind: 'export'; input: ExportInput; models: Pick<ModelInfo, 'name' | 'color_index'>[] };
+  | { kind: 'export'; input: ExportInput; models: Pick<ModelInfo, 'name' | 'color_index'>[] }
+  | { kind: 'replay'; input: ReplayRequest }
+  | { kind: 'policyDiff'; input: PolicyDiffInput };
 export type AnalysisJob = JobBody & { seq: number };
 
 export type AnalysisReply =
   | { seq: number; ok: true; kind: 'analysis'; response: AnalysisResponse }
   | { seq: number; ok: true; kind: 'export'; file: { filename: string; mime: string; data: Uint8Array } }
+  | { seq: number; ok: true; kind: 'replay'; result: ReplayResult }
+  | { seq: number; ok: true; kind: 'policyDiff'; result: PolicyDiffResult }
   | { seq: number; ok: false; error: 'input' | 'not-found' | 'internal'; message: string; stack?: string };
 
 interface Pending {
@@ -49,14 +56,27 @@ export class AnalysisThread {
 
   async run(request: AnalysisRequest): Promise<AnalysisResponse> {
     const reply = await this.send({ kind: 'analysis', request });
-    if (reply.kind !== 'analysis') throw new Error('analysis worker answered an analysis with a file');
+    if (reply.kind !== 'analysis') throw new Error(`analysis worker answered an analysis with ${reply.kind}`);
     return reply.response;
   }
 
   async exportFigure(input: ExportInput, models: Pick<ModelInfo, 'name' | 'color_index'>[]): Promise<FigureFile> {
     const reply = await this.send({ kind: 'export', input, models });
-    if (reply.kind !== 'export') throw new Error('analysis worker answered an export with an analysis');
+    if (reply.kind !== 'export') throw new Error(`analysis worker answered an export with ${reply.kind}`);
     return { filename: reply.file.filename, mime: reply.file.mime, data: Buffer.from(reply.file.data.buffer, reply.file.data.byteOffset, reply.file.data.byteLength) };
+  }
+
+  /** A replay's request errors (unknown run, no ŝ for a score-driven policy) reject as AnalysisInputError. */
+  async replay(input: ReplayRequest): Promise<ReplayResult> {
+    const reply = await this.send({ kind: 'replay', input });
+    if (reply.kind !== 'replay') throw new Error(`analysis worker answered a replay with ${reply.kind}`);
+    return reply.result;
+  }
+
+  async policyDiff(input: PolicyDiffInput): Promise<PolicyDiffResult> {
+    const reply = await this.send({ kind: 'policyDiff', input });
+    if (reply.kind !== 'policyDiff') throw new Error(`analysis worker answered a policy diff with ${reply.kind}`);
+    return reply.result;
   }
 
   /** Stops the worker now; jobs under way fail. */

@@ -2,8 +2,8 @@
  * Worker-thread entry for the API's analyses (DESIGN §1: heavy work off the thread that answers every other
  * call). It opens its own read-only connection to the database, so it keeps its own columnar cache, which
  * columnar.ts reloads when another connection commits an import. Jobs arrive one message each and are
- * answered by `seq`, in order: an analysis (`runAnalysis`) or a figure file (`figureFile`: laying out and
- * rasterising a PNG or PDF takes as long as the analysis).
+ * answered by `seq`, in order: an analysis (`runAnalysis`), a figure file (`figureFile`: laying out and
+ * rasterising a PNG or PDF takes as long as the analysis), or a policy replay or diff (electron/replay/).
  *
  * Errors go back with their kind, so the API answers an unknown run as the caller's mistake, as before.
  */
@@ -13,6 +13,9 @@ import { openDatabase } from '../db/database.ts';
 import { figureFile } from '../export/figureFile.ts';
 import type { AnalysisJob, AnalysisReply } from './analysisThread.ts';
 import { AnalysisInputError, AnalysisNotFoundError, runAnalysis } from './runAnalysis.ts';
+import { policyDiff } from '../replay/policyDiff.ts';
+import { ReplayError } from '../replay/replayData.ts';
+import { replayPolicies } from '../replay/replayRun.ts';
 
 const port = parentPort;
 if (!port) throw new Error('analysisWorker.ts runs only as a worker thread');
@@ -21,11 +24,13 @@ const db = openDatabase((workerData as { dbPath: string }).dbPath, { readonly: t
 async function answer(job: AnalysisJob): Promise<AnalysisReply> {
   try {
     if (job.kind === 'analysis') return { seq: job.seq, ok: true, kind: 'analysis', response: await runAnalysis(db, job.request) };
+    if (job.kind === 'replay') return { seq: job.seq, ok: true, kind: 'replay', result: replayPolicies(db, job.input) };
+    if (job.kind === 'policyDiff') return { seq: job.seq, ok: true, kind: 'policyDiff', result: policyDiff(db, job.input) };
     const response = await runAnalysis(db, job.input.request);
     const file = await figureFile(response, { ...job.input, modelColor: modelColorFrom(job.models) });
     return { seq: job.seq, ok: true, kind: 'export', file: { filename: file.filename, mime: file.mime, data: new Uint8Array(file.data) } };
   } catch (e) {
-    const kind = e instanceof AnalysisInputError ? 'input' : e instanceof AnalysisNotFoundError ? 'not-found' : 'internal';
+    const kind = e instanceof AnalysisInputError || e instanceof ReplayError ? 'input' : e instanceof AnalysisNotFoundError ? 'not-found' : 'internal';
     return { seq: job.seq, ok: false, error: kind, message: e instanceof Error ? e.message : String(e), stack: e instanceof Error ? e.stack : undefined };
   }
 }

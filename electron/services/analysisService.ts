@@ -25,8 +25,12 @@ async function answer<T>(f: () => Promise<T>): Promise<T> {
   }
 }
 
-export function analysisServices(db: Db, path: string = db.name): Pick<RouteLensApi, 'runAnalysis' | 'exportFigure'> {
-  const thread = db.memory || path === '' || path === ':memory:' ? null : new AnalysisThread(path);
+/** The worker thread for a database's heavy read-only calls (analyses, figure files, replays); none in memory. */
+export function analysisThreadFor(db: Db, path: string = db.name): AnalysisThread | null {
+  return db.memory || path === '' || path === ':memory:' ? null : new AnalysisThread(path);
+}
+
+export function analysisServices(db: Db, thread: AnalysisThread | null): Pick<RouteLensApi, 'runAnalysis' | 'exportFigure'> {
   return {
     runAnalysis: async (request) => answer(() => (thread ? thread.run(request) : runAnalysis(db, request))),
     exportFigure: async (input) => {

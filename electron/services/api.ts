@@ -18,7 +18,7 @@ import { InputError, NotFoundError } from './dispatch.ts';
 import { estimatorServices } from './estimatorService.ts';
 import { ImportJobs, UploadPathError } from './importJobs.ts';
 import { replayServices } from './replayService.ts';
-import { analysisServices } from './analysisService.ts';
+import { analysisServices, analysisThreadFor } from './analysisService.ts';
 
 export function resolveEpisodeId(db: Db, ref: { id: number } | { ext_id: string; run?: string }): number {
   if ('id' in ref) return ref.id;
@@ -92,6 +92,7 @@ export function listModels(db: Db): ModelInfo[] {
 
 export function createApi(db: Db, path = db.name): RouteLensApi {
   const jobs = new ImportJobs(db);
+  const thread = analysisThreadFor(db, path);
   const count = (table: string): number => db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
   return {
     dbInfo: async () => ({
@@ -114,8 +115,8 @@ export function createApi(db: Db, path = db.name): RouteLensApi {
       }
     },
     importStatus: async (input) => jobs.status(input.job),
-    ...replayServices(db),
-    ...analysisServices(db, path),
+    ...replayServices(db, thread),
+    ...analysisServices(db, thread),
     ...estimatorServices(db, path),
   };
 }
