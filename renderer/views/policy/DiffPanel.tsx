@@ -9,7 +9,7 @@ import { ModelChip } from '../../components/ModelChip.tsx';
 import { formatCost, formatCount, formatPercent } from '../../format/numbers.ts';
 import { formatHash } from '../../routing/route.ts';
 import { useAppStore } from '../../store/index.ts';
-import { downloadText } from './download.ts';
+import { downloadText } from '../../charts/download.ts';
 import { BOOTSTRAP, usePolicyLab } from './policyLabStore.ts';
 import { diffCsv, exportName } from './policyResults.ts';
 import { Progress } from './Progress.tsx';

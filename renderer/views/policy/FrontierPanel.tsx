@@ -6,7 +6,7 @@ import { chartTheme, runColor } from '../../../shared/charts/theme.ts';
 import { SceneSvg } from '../../charts/SceneSvg.tsx';
 import { useElementWidth } from '../../charts/useElementWidth.ts';
 import { useAppStore } from '../../store/index.ts';
-import { downloadText, svgDocument } from './download.ts';
+import { downloadText, svgDocument } from '../../charts/download.ts';
 import { usePolicyLab } from './policyLabStore.ts';
 import { estimatorLabel, exportName, frontierPolicies, SCORE_ESTIMATORS } from './policyResults.ts';
 

@@ -11,7 +11,7 @@ import { NoRunsYet } from '../../components/NoRunsYet.tsx';
 import { formatCount, plural } from '../../format/numbers.ts';
 import { useAppStore } from '../../store/index.ts';
 import { DiffPanel } from './DiffPanel.tsx';
-import { downloadText } from './download.ts';
+import { downloadText } from '../../charts/download.ts';
 import { FrontierPanel } from './FrontierPanel.tsx';
 import { checkPolicySpec } from './policyForm.ts';
 import { PolicyPicker } from './PolicyPicker.tsx';
