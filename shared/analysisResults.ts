@@ -339,6 +339,10 @@ const name = z.string().min(1).max(300);
  * One analysis with its parameters, as the CLI flags, the window's controls and the exporter give it.
  * Parameters an analysis does not use are ignored by it.
  */
+/** calibration's ŝ bins and embeddings' sample of histories when a request names none. */
+export const DEFAULT_CALIBRATION_BINS = 10;
+export const DEFAULT_EMBEDDING_SAMPLE = 1000;
+
 export const AnalysisRequest = z.object({
   id: AnalysisId,
   /** Run names; empty or absent = every run. */

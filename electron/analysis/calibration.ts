@@ -8,7 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
-import type { CalibrationBin, CalibrationResult, CalibrationRun } from '../../shared/analysisResults.ts';
+import { DEFAULT_CALIBRATION_BINS, type CalibrationBin, type CalibrationResult, type CalibrationRun } from '../../shared/analysisResults.ts';
 import type { Db } from '../db/database.ts';
 import { modelCardPath, readModelCard } from '../estimator/modelCard.ts';
 import { spearman } from '../estimator/train.ts';
@@ -21,7 +21,6 @@ export interface CalibrationOptions {
   bins?: number;
 }
 
-export const DEFAULT_CALIBRATION_BINS = 10;
 
 type Fit = CalibrationResult['overall'];
 

@@ -17,6 +17,13 @@ export interface AnalysisParams {
   reference?: string;
   rho?: Record<string, number>;
   episode?: EpisodeRef;
+  /** calibration, embeddings: estimator id; absent = the one that scored last. */
+  estimator?: number;
+  /** calibration: ŝ bins. */
+  bins?: number;
+  /** embeddings: colour of the history points, and how many to map. */
+  color?: 'model' | 'outcome';
+  sample?: number;
 }
 
 export interface AnalysesSlice {

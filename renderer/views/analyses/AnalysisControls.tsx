@@ -1,6 +1,13 @@
-/** The controls an analysis page has besides the run selection: lift's min n, pareto's reference run, ρ per model. */
+/**
+ * The controls an analysis page has besides the run selection: lift's min n, pareto's reference run, ρ per
+ * model, and the estimator, ŝ bins, colouring and sample of calibration and the embedding map.
+ */
 import { useEffect, useState } from 'react';
 import { ModelDot } from '../../components/ModelChip.tsx';
+import { DEFAULT_CALIBRATION_BINS, DEFAULT_EMBEDDING_SAMPLE } from '../../../shared/analysisResults.ts';
+import type { EstimatorSummary } from '../../../shared/apiEstimator.ts';
+import { api } from '../../api/index.ts';
+import { useAppStore } from '../../store/index.ts';
 import { DEFAULT_MIN_N } from './analysisRequest.ts';
 
 /** Typing pauses shorter than this do not recompute (an analysis over 500k turns takes a few hundred ms). */
@@ -112,5 +119,66 @@ export function RhoControl({ models, value, onChange }: { models: string[]; valu
         </label>
       ))}
     </div>
+  );
+}
+
+/** The estimators of this database that have scored turns (calibration and the history map read their ŝ). */
+export function EstimatorControl({ value, onChange }: { value: number | undefined; onChange(id: number | undefined): void }) {
+  const dataVersion = useAppStore((s) => s.dataVersion);
+  const [estimators, setEstimators] = useState<EstimatorSummary[]>([]);
+  useEffect(() => {
+    let live = true;
+    api.listEstimators({}).then(
+      (list) => live && setEstimators(list.estimators),
+      () => live && setEstimators([]),
+    );
+    return () => {
+      live = false;
+    };
+  }, [dataVersion]);
+  const scored = estimators.filter((e) => e.scored_turns > 0);
+  return (
+    <label className="control">
+      <span className="control-label">Estimator</span>
+      <select value={value ?? ''} onChange={(e) => onChange(e.target.value === '' ? undefined : Number(e.target.value))} data-testid="control-estimator">
+        <option value="">the one that scored last</option>
+        {scored.map((e) => (
+          <option key={e.id} value={e.id}>
+            {e.name} (#{e.id}, {e.scored_turns.toLocaleString('en-US')} turns scored)
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+export function BinsControl({ value, onChange }: { value: number | undefined; onChange(n: number | undefined): void }) {
+  return (
+    <label className="control">
+      <span className="control-label">ŝ bins</span>
+      <NumberField label="Equal-width ŝ bins" value={value ?? DEFAULT_CALIBRATION_BINS} min={2} max={50} step={1} integer required onCommit={onChange} testId="control-bins" />
+    </label>
+  );
+}
+
+export function ColorControl({ value, onChange }: { value: 'model' | 'outcome' | undefined; onChange(c: 'model' | 'outcome'): void }) {
+  return (
+    <label className="control">
+      <span className="control-label">Colour histories by</span>
+      <select value={value ?? 'model'} onChange={(e) => onChange(e.target.value === 'outcome' ? 'outcome' : 'model')} data-testid="control-color">
+        <option value="model">the model chosen</option>
+        <option value="outcome">the episode's outcome</option>
+      </select>
+    </label>
+  );
+}
+
+export function SampleControl({ value, onChange }: { value: number | undefined; onChange(n: number | undefined): void }) {
+  return (
+    <label className="control">
+      <span className="control-label">Histories mapped</span>
+      <NumberField label="Turn histories to map (0: models only)" value={value ?? DEFAULT_EMBEDDING_SAMPLE} min={0} max={2000} step={100} integer required onCommit={onChange} testId="control-sample" />
+      <span className="faint">t-SNE is quadratic: more takes longer</span>
+    </label>
   );
 }

@@ -10,7 +10,7 @@ import { FIGURES } from '../../../shared/charts/figures.ts';
 import { formatHash } from '../../routing/route.ts';
 import type { AnalysisParams, EpisodeRef } from '../../store/analysesSlice.ts';
 import { useAppStore } from '../../store/index.ts';
-import { MinNControl, ReferenceControl, RhoControl } from './AnalysisControls.tsx';
+import { BinsControl, ColorControl, EstimatorControl, MinNControl, ReferenceControl, RhoControl, SampleControl } from './AnalysisControls.tsx';
 import { buildRequest } from './analysisRequest.ts';
 import { isResponseOf, type AnalysisPage } from './catalog.ts';
 import { EpisodePicker } from './EpisodePicker.tsx';
@@ -117,6 +117,10 @@ export function AnalysisPageView({ page }: { page: AnalysisPage }) {
           {controls.includes('reference') && <ReferenceControl runs={scopeRuns.map((r) => r.name)} value={params.reference} onChange={(reference) => set({ reference })} />}
           {controls.includes('rho') && <RhoControl models={models} value={params.rho} onChange={(rho) => set({ rho })} />}
           {controls.includes('episode') && <EpisodePicker runIds={scope.ids} value={params.episode} onChange={onEpisode} />}
+          {controls.includes('estimator') && <EstimatorControl value={params.estimator} onChange={(estimator) => set({ estimator })} />}
+          {controls.includes('bins') && <BinsControl value={params.bins} onChange={(bins) => set({ bins })} />}
+          {controls.includes('color') && <ColorControl value={params.color} onChange={(color) => set({ color })} />}
+          {controls.includes('sample') && <SampleControl value={params.sample} onChange={(sample) => set({ sample })} />}
         </div>
       )}
       {!figure ? (

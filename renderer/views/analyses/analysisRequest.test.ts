@@ -17,6 +17,16 @@ describe('building a request from the page', () => {
     expect(Object.keys(buildRequest('usage-ratio', [], params)?.rho ?? {})).toEqual(['deepseek-v3.2', 'gpt-5']);
   });
 
+  it('passes the estimator, bins, colouring and sample to calibration and embeddings, defaults left out', () => {
+    const params = { estimator: 3, bins: 20, color: 'outcome' as const, sample: 500, minN: 5 };
+    expect(buildRequest('calibration', [], params)).toEqual({ id: 'calibration', estimator: 3, bins: 20 });
+    expect(buildRequest('embeddings', ['a'], params)).toEqual({ id: 'embeddings', runs: ['a'], estimator: 3, color: 'outcome', sample: 500 });
+    expect(buildRequest('embeddings', [], { color: 'model', sample: 1000, bins: 10 })).toEqual({ id: 'embeddings' });
+    expect(buildRequest('calibration', [], { bins: 10 })).toEqual({ id: 'calibration' });
+    const keys = [{ bins: 5 }, { bins: 6 }, { estimator: 1 }, { estimator: 2 }].map((p) => requestKey(buildRequest('calibration', [], p) as AnalysisRequest));
+    expect(new Set(keys).size).toBe(4);
+  });
+
   it('asks an analysis of one episode of that episode’s run, and targets nothing until one is picked', () => {
     const episode = { ext_id: 'boil_0_run1', run: 'sw-router-demo' };
     expect(buildRequest('targets', ['x', 'y'], {})).toBeNull();

@@ -3,11 +3,12 @@
  * it, and the memo of answers per key: a page re-opened, a control set back, or a trip to an episode and
  * Back shows its figure at once instead of asking the core again.
  */
-import type { AnalysisId, AnalysisRequest, AnalysisResponse } from '../../../shared/analysisResults.ts';
+import { DEFAULT_CALIBRATION_BINS, DEFAULT_EMBEDDING_SAMPLE, type AnalysisId, type AnalysisRequest, type AnalysisResponse } from '../../../shared/analysisResults.ts';
 import type { AnalysisParams } from '../../store/analysesSlice.ts';
 
 /** lift's default minimum turns per cell (the analysis's own default). */
 export const DEFAULT_MIN_N = 30;
+
 
 /**
  * The request for an analysis over `runs` (names; empty = every run). An analysis of one episode (targets,
@@ -26,12 +27,17 @@ export function buildRequest(id: AnalysisId, runs: readonly string[], params: An
   if (id === 'usage-ratio' && params.rho && Object.keys(params.rho).length > 0) {
     request.rho = Object.fromEntries(Object.entries(params.rho).sort(([a], [b]) => a.localeCompare(b)));
   }
+  if ((id === 'calibration' || id === 'embeddings') && params.estimator !== undefined) request.estimator = params.estimator;
+  if (id === 'calibration' && params.bins !== undefined && params.bins !== DEFAULT_CALIBRATION_BINS) request.bins = params.bins;
+  if (id === 'embeddings' && params.color !== undefined && params.color !== 'model') request.color = params.color;
+  if (id === 'embeddings' && params.sample !== undefined && params.sample !== DEFAULT_EMBEDDING_SAMPLE) request.sample = params.sample;
   return request;
 }
 
 /** Equal requests give equal keys (buildRequest already sorts runs and ρ). */
 export function requestKey(request: AnalysisRequest): string {
-  return JSON.stringify([request.id, request.runs ?? [], request.minN ?? null, request.reference ?? null, request.rho ?? null, request.episode ?? null]);
+  const { id, runs, minN, reference, rho, episode, estimator, bins, color, sample, seed } = request;
+  return JSON.stringify([id, runs ?? [], minN ?? null, reference ?? null, rho ?? null, episode ?? null, estimator ?? null, bins ?? null, color ?? null, sample ?? null, seed ?? null]);
 }
 
 /**

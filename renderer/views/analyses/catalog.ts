@@ -5,7 +5,7 @@
  */
 import type { AnalysisId, AnalysisResponse } from '../../../shared/analysisResults.ts';
 
-export type Control = 'minN' | 'reference' | 'rho' | 'episode';
+export type Control = 'minN' | 'reference' | 'rho' | 'episode' | 'estimator' | 'bins' | 'color' | 'sample';
 
 export interface AnalysisPage {
   id: AnalysisId;
@@ -109,14 +109,14 @@ export const ANALYSIS_PAGES: readonly AnalysisPage[] = [
     id: 'calibration',
     name: 'Estimator calibration',
     source: 'the estimator’s reliability (ŝ against realised S̃, MTRouter §3)',
-    controls: [],
+    controls: ['estimator', 'bins'],
     whenEmpty: 'Calibration compares an estimator’s ŝ with the realised S̃, and no estimator has scored the selected runs. Score them in the Estimator view, or run `routelens score --db FILE --run NAME`.',
   },
   {
     id: 'embeddings',
     name: 'Model and history embeddings',
     source: 'MTRouter Fig. 7 (t-SNE of model embeddings by price tier)',
-    controls: [],
+    controls: ['estimator', 'color', 'sample'],
     whenEmpty: 'There is no estimator to read model embeddings from and no scored turn to map. Train or score one in the Estimator view, or run `routelens score --db FILE`.',
   },
 ];
