@@ -115,7 +115,7 @@ export const ANALYSIS_PAGES: readonly AnalysisPage[] = [
   {
     id: 'embeddings',
     name: 'Model and history embeddings',
-    source: 'MTRouter Fig. 7 (t-SNE of model embeddings by price tier)',
+    source: 'MTRouter Fig. 7',
     controls: ['estimator', 'color', 'sample'],
     whenEmpty: 'There is no estimator to read model embeddings from and no scored turn to map. Train or score one in the Estimator view, or run `routelens score --db FILE`.',
   },
