@@ -19,6 +19,7 @@
  * dataset's incremental path reads each turn's text once (measured figures in hashEncoder.test.ts notes).
  */
 import { STRUCTURED_DIM, structuredFeatures, type SerialisedHistory, type StructuredInput } from './historyText.ts';
+import { fmix32 } from '../../shared/random.ts';
 
 export const HASH_ENCODER = 'hash-1024';
 export const HASH_DIM = 1024;
@@ -35,15 +36,6 @@ export const RECENT_SALT = 0x165667b1;
 /** Key salt of the previous turn's model name. */
 export const MODEL_SALT = 0x3c6ef372;
 
-/** murmur3 fmix32: a bijective avalanche on 32 bits. */
-function fmix32(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
 
 /** 1 for a word character (Unicode letter or number, `_`; surrogate halves count so astral letters stay in words). */
 let WORD: Uint8Array | undefined;

@@ -10,6 +10,7 @@
  */
 import { describePolicy, formatPolicySpec, MODE_BUDGET_USD, needsScores, type PolicySpec, type UsageConstraint } from '../../shared/policySpec.ts';
 import { candidatesOf, ReplayError, type ReplayData } from './replayData.ts';
+import { fmix32 } from '../../shared/random.ts';
 
 export interface EpisodeState {
   /** Episode index in the replay data. */
@@ -54,13 +55,7 @@ export function modelsNamed(spec: PolicySpec): string[] {
 
 /** murmur3 fmix32 over (seed, episode id, t): the random policy's draw, independent of visiting order. */
 function hash3(a: number, b: number, c: number): number {
-  let h = Math.imul(a ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(b + 0x7f4a7c15, 0xc2b2ae35) ^ Math.imul(c + 0x165667b1, 0x27d4eb2f);
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
+  return fmix32(Math.imul(a ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(b + 0x7f4a7c15, 0xc2b2ae35) ^ Math.imul(c + 0x165667b1, 0x27d4eb2f));
 }
 
 const costOr0 = (x: number): number => (Number.isNaN(x) ? 0 : x);
