@@ -5,9 +5,8 @@
 import { useEffect, useState } from 'react';
 import { ModelDot } from '../../components/ModelChip.tsx';
 import { DEFAULT_CALIBRATION_BINS, DEFAULT_EMBEDDING_SAMPLE } from '../../../shared/analysisResults.ts';
-import type { EstimatorSummary } from '../../../shared/apiEstimator.ts';
-import { api } from '../../api/index.ts';
-import { useAppStore } from '../../store/index.ts';
+import { formatCount } from '../../format/numbers.ts';
+import { useEstimators } from '../estimator/useEstimators.ts';
 import { DEFAULT_MIN_N } from './analysisRequest.ts';
 
 /** Typing pauses shorter than this do not recompute (an analysis over 500k turns takes a few hundred ms). */
@@ -124,19 +123,8 @@ export function RhoControl({ models, value, onChange }: { models: string[]; valu
 
 /** The estimators of this database that have scored turns (calibration and the history map read their ŝ). */
 export function EstimatorControl({ value, onChange }: { value: number | undefined; onChange(id: number | undefined): void }) {
-  const dataVersion = useAppStore((s) => s.dataVersion);
-  const [estimators, setEstimators] = useState<EstimatorSummary[]>([]);
-  useEffect(() => {
-    let live = true;
-    api.listEstimators({}).then(
-      (list) => live && setEstimators(list.estimators),
-      () => live && setEstimators([]),
-    );
-    return () => {
-      live = false;
-    };
-  }, [dataVersion]);
-  const scored = estimators.filter((e) => e.scored_turns > 0);
+  const { list } = useEstimators();
+  const scored = (list?.estimators ?? []).filter((e) => e.scored_turns > 0);
   return (
     <label className="control">
       <span className="control-label">Estimator</span>
@@ -144,7 +132,7 @@ export function EstimatorControl({ value, onChange }: { value: number | undefine
         <option value="">the one that scored last</option>
         {scored.map((e) => (
           <option key={e.id} value={e.id}>
-            {e.name} (#{e.id}, {e.scored_turns.toLocaleString('en-US')} turns scored)
+            {e.name} (#{e.id}, {formatCount(e.scored_turns)} turns scored)
           </option>
         ))}
       </select>

@@ -6,14 +6,14 @@
  */
 import { useEffect, useMemo, useState } from 'react';
 import type { AnalysisRequest } from '../../../shared/analysisResults.ts';
-import type { EstimatorList, EstimatorSummary } from '../../../shared/apiEstimator.ts';
-import { api, errorMessage } from '../../api/index.ts';
+import type { EstimatorSummary } from '../../../shared/apiEstimator.ts';
 import { EmptyState, ErrorNotice } from '../../components/EmptyState.tsx';
 import { formatCount, plural } from '../../format/numbers.ts';
 import { useAppStore } from '../../store/index.ts';
 import { analysisPage } from '../analyses/catalog.ts';
 import { FigurePanel } from '../analyses/FigurePanel.tsx';
 import { useEstimatorJob } from './estimatorJobStore.ts';
+import { useEstimators } from './useEstimators.ts';
 import { JobPanel } from './JobPanel.tsx';
 import { ModelCardPanel } from './ModelCardPanel.tsx';
 import '../analyses/analyses.css';
@@ -24,23 +24,6 @@ type Selection = { kind: 'db'; id: number } | { kind: 'default' };
 
 const DEFAULT_MAX_EPOCHS = 30;
 const SAMPLES = [500, 1000, 2000] as const;
-
-function useEstimators(): { list: EstimatorList | null; error: string | null } {
-  const finished = useEstimatorJob((s) => s.finished);
-  const dataVersion = useAppStore((s) => s.dataVersion);
-  const [state, setState] = useState<{ list: EstimatorList | null; error: string | null }>({ list: null, error: null });
-  useEffect(() => {
-    let live = true;
-    api.listEstimators({}).then(
-      (list) => live && setState({ list, error: null }),
-      (err: unknown) => live && setState((s) => ({ list: s.list, error: errorMessage(err) })),
-    );
-    return () => {
-      live = false;
-    };
-  }, [finished, dataVersion]);
-  return state;
-}
 
 function EstimatorItem({ e, selected, onSelect, turns }: { e: EstimatorSummary; selected: boolean; onSelect(): void; turns: number }) {
   return (
