@@ -339,9 +339,12 @@ const name = z.string().min(1).max(300);
  * One analysis with its parameters, as the CLI flags, the window's controls and the exporter give it.
  * Parameters an analysis does not use are ignored by it.
  */
-/** calibration's ŝ bins and embeddings' sample of histories when a request names none. */
+/** calibration's ŝ bins and embeddings' sample of histories: when a request names none, and their bounds. */
 export const DEFAULT_CALIBRATION_BINS = 10;
+export const MIN_CALIBRATION_BINS = 2;
+export const MAX_CALIBRATION_BINS = 50;
 export const DEFAULT_EMBEDDING_SAMPLE = 1000;
+export const MAX_EMBEDDING_SAMPLE = 2000;
 
 export const AnalysisRequest = z.object({
   id: AnalysisId,
@@ -358,11 +361,11 @@ export const AnalysisRequest = z.object({
   /** calibration, embeddings: the estimator (id in `estimators`); default the one that scored last. */
   estimator: z.number().int().nonnegative().optional(),
   /** calibration: equal-width ŝ bins over [0, 1] (default 10). */
-  bins: z.number().int().min(2).max(50).optional(),
+  bins: z.number().int().min(MIN_CALIBRATION_BINS).max(MAX_CALIBRATION_BINS).optional(),
   /** embeddings: colour the turn histories by the chosen model (default) or the episode's outcome. */
   color: z.enum(['model', 'outcome']).optional(),
   /** embeddings: how many sketched turns to map (default 1,000; 0 maps the models only). */
-  sample: z.number().int().min(0).max(2000).optional(),
+  sample: z.number().int().min(0).max(MAX_EMBEDDING_SAMPLE).optional(),
   /** embeddings: seed of the sample and of t-SNE (default 0). */
   seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
 });

@@ -8,7 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
-import { DEFAULT_CALIBRATION_BINS, type CalibrationBin, type CalibrationResult, type CalibrationRun } from '../../shared/analysisResults.ts';
+import { DEFAULT_CALIBRATION_BINS, MAX_CALIBRATION_BINS, MIN_CALIBRATION_BINS, type CalibrationBin, type CalibrationResult, type CalibrationRun } from '../../shared/analysisResults.ts';
 import type { Db } from '../db/database.ts';
 import { modelCardPath, readModelCard } from '../estimator/modelCard.ts';
 import { spearman } from '../estimator/train.ts';
@@ -20,7 +20,6 @@ export interface CalibrationOptions {
   /** Equal-width bins over ŝ ∈ [0, 1] (default 10). */
   bins?: number;
 }
-
 
 type Fit = CalibrationResult['overall'];
 
@@ -92,7 +91,7 @@ const EMPTY: Fit = { n: 0, mae: null, spearman: null, bins: [] };
 
 export function calibrationAnalysis(db: Db, options: CalibrationOptions = {}): CalibrationResult {
   const bins = options.bins ?? DEFAULT_CALIBRATION_BINS;
-  if (!Number.isInteger(bins) || bins < 2 || bins > 50) throw new RangeError(`bins must be a whole number from 2 to 50, got ${bins}`);
+  if (!Number.isInteger(bins) || bins < MIN_CALIBRATION_BINS || bins > MAX_CALIBRATION_BINS) throw new RangeError(`bins must be a whole number from ${MIN_CALIBRATION_BINS} to ${MAX_CALIBRATION_BINS}, got ${bins}`);
   const runs = runIdsOf(db, options.runs ?? []);
   const selected = options.runs?.length ? [...runs.keys()] : [];
   const dbArg = db.name && db.name !== ':memory:' ? db.name : 'FILE';

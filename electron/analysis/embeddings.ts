@@ -13,7 +13,7 @@
  * drawing the figure again, re-colouring it or exporting it does not recompute it.
  */
 import { existsSync } from 'node:fs';
-import { DEFAULT_EMBEDDING_SAMPLE, type EmbeddingHistoryPoint, type EmbeddingModelPoint, type EmbeddingsResult } from '../../shared/analysisResults.ts';
+import { DEFAULT_EMBEDDING_SAMPLE, MAX_EMBEDDING_SAMPLE, type EmbeddingHistoryPoint, type EmbeddingModelPoint, type EmbeddingsResult } from '../../shared/analysisResults.ts';
 import type { Db } from '../db/database.ts';
 import { SKETCH_DIM } from '../estimator/historyRows.ts';
 import { openScorer } from '../estimator/ortScoring.ts';
@@ -35,7 +35,6 @@ export interface EmbeddingsOptions {
   project?: (x: Float32Array, n: number, d: number, seed: number) => TsneResult | Promise<TsneResult>;
 }
 
-export const MAX_EMBEDDING_SAMPLE = 2000;
 
 interface EstimatorFile {
   id: number | null;

@@ -4,7 +4,7 @@
  */
 import { useEffect, useState } from 'react';
 import { ModelDot } from '../../components/ModelChip.tsx';
-import { DEFAULT_CALIBRATION_BINS, DEFAULT_EMBEDDING_SAMPLE } from '../../../shared/analysisResults.ts';
+import { DEFAULT_CALIBRATION_BINS, DEFAULT_EMBEDDING_SAMPLE, MAX_CALIBRATION_BINS, MAX_EMBEDDING_SAMPLE, MIN_CALIBRATION_BINS } from '../../../shared/analysisResults.ts';
 import { formatCount } from '../../format/numbers.ts';
 import { useEstimators } from '../estimator/useEstimators.ts';
 import { DEFAULT_MIN_N } from './analysisRequest.ts';
@@ -144,7 +144,7 @@ export function BinsControl({ value, onChange }: { value: number | undefined; on
   return (
     <label className="control">
       <span className="control-label">ŝ bins</span>
-      <NumberField label="Equal-width ŝ bins" value={value ?? DEFAULT_CALIBRATION_BINS} min={2} max={50} step={1} integer required onCommit={onChange} testId="control-bins" />
+      <NumberField label="Equal-width ŝ bins" value={value ?? DEFAULT_CALIBRATION_BINS} min={MIN_CALIBRATION_BINS} max={MAX_CALIBRATION_BINS} step={1} integer required onCommit={onChange} testId="control-bins" />
     </label>
   );
 }
@@ -165,7 +165,7 @@ export function SampleControl({ value, onChange }: { value: number | undefined; 
   return (
     <label className="control">
       <span className="control-label">Histories mapped</span>
-      <NumberField label="Turn histories to map (0: models only)" value={value ?? DEFAULT_EMBEDDING_SAMPLE} min={0} max={2000} step={100} integer required onCommit={onChange} testId="control-sample" />
+      <NumberField label="Turn histories to map (0: models only)" value={value ?? DEFAULT_EMBEDDING_SAMPLE} min={0} max={MAX_EMBEDDING_SAMPLE} step={100} integer required onCommit={onChange} testId="control-sample" />
       <span className="faint">t-SNE is quadratic: more takes longer</span>
     </label>
   );
