@@ -35,7 +35,6 @@ export interface EmbeddingsOptions {
   project?: (x: Float32Array, n: number, d: number, seed: number) => TsneResult | Promise<TsneResult>;
 }
 
-
 interface EstimatorFile {
   id: number | null;
   name: string;

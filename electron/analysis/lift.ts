@@ -78,7 +78,6 @@ function liftTable(mc: Float64Array, nModels: number, nCats: number): Float64Arr
   return out;
 }
 
-
 function quantile(sorted: number[], q: number): number {
   if (sorted.length === 0) return Number.NaN;
   const pos = (sorted.length - 1) * q;

@@ -8,7 +8,8 @@ export type { UsageByTurnRun } from '../../shared/analysisResults.ts';
 export function usageByTurnAnalysis(db: Db, options: { runs?: string[]; maxTurn?: number } = {}): UsageByTurnResult {
   const data = columnar(db);
   const episodes = selectEpisodes(data, options.runs);
-  const cap = Math.max(0, Math.min(Number.MAX_SAFE_INTEGER, (options.maxTurn ?? Number.MAX_SAFE_INTEGER - 1) + 1));
+  // Turn indexes 0…maxTurn are counted.
+  const cap = options.maxTurn === undefined ? Number.POSITIVE_INFINITY : Math.max(0, options.maxTurn + 1);
   const { slotOf, ids } = modelSlots(data);
   const M = ids.length;
   // Per run: the longest episode (capped), then one [turn index × model slot] count table of that length.

@@ -7,7 +7,6 @@ import { HEAD_HIDDEN, META_HIDDEN, MODEL_EMBED_DIM, MODEL_FEATURES, RESIDUAL_DIM
 import type { Dense, EstimatorWeights } from './weights.ts';
 import { mulberry32 } from '../../shared/random.ts';
 
-
 export function randomWeights(seed: number, historyDim = 1028, models = 6): EstimatorWeights {
   const rand = mulberry32(seed);
   const uniform = (n: number, scale: number): Float32Array => {

@@ -36,7 +36,6 @@ export const RECENT_SALT = 0x165667b1;
 /** Key salt of the previous turn's model name. */
 export const MODEL_SALT = 0x3c6ef372;
 
-
 /** 1 for a word character (Unicode letter or number, `_`; surrogate halves count so astral letters stay in words). */
 let WORD: Uint8Array | undefined;
 /** Lower-case code unit per BMP code unit. */

@@ -5,7 +5,6 @@
  */
 import { mulberry32 } from '../../shared/random.ts';
 
-
 /** Linear-interpolated quantile of an ascending array. */
 export function quantile(sorted: ArrayLike<number>, q: number): number {
   if (sorted.length === 0) return Number.NaN;

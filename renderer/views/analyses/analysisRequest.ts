@@ -9,7 +9,6 @@ import type { AnalysisParams } from '../../store/analysesSlice.ts';
 /** lift's default minimum turns per cell (the analysis's own default). */
 export const DEFAULT_MIN_N = 30;
 
-
 /**
  * The request for an analysis over `runs` (names; empty = every run). An analysis of one episode (targets,
  * plan-dag's DAG view) is asked of that episode's run only; targets without an episode is no request yet.
