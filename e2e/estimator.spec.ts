@@ -92,7 +92,10 @@ test('a training job can be cancelled, and leaves no estimator behind', async ({
   await app.selectRuns(['sw-random']);
   await est.waitReady();
   const before = await est.items.count();
-  await est.epochs.fill('200');
+  // Long enough that Cancel always lands first: the selected run is small, so with early stopping the job
+  // could otherwise end between the phase showing and the click.
+  await est.epochs.fill('1000');
+  await est.patience.fill('1000');
   await est.trainButton.click();
   await expect(est.job).toHaveAttribute('data-kind', 'train');
   await expect(est.job).toHaveAttribute('data-phase', /dataset|training/, { timeout: 60_000 });

@@ -10,6 +10,7 @@ import { err, intFlag, out, print, requireDb, UsageError, type Command } from '.
 import { openDatabase } from './db/database.ts';
 import { EstimatorInputError, runEstimatorTask, type JobResult } from './estimator/estimatorJobs.ts';
 import type { ProviderChoice } from './estimator/ortScoring.ts';
+import { TRAIN_DEFAULTS } from './estimator/train.ts';
 import { DEFAULT_ESTIMATOR_PATH, whatIf, WhatIfError } from './estimator/whatIf.ts';
 import { resolveEpisodeId } from './services/api.ts';
 
@@ -51,9 +52,9 @@ export const estimatorCommands: Record<string, Command> = {
             out: outPath,
             encoder: values.encoder as string | undefined,
             runs: values.run as string[] | undefined,
-            seed: intFlag(values, 'seed', 0),
-            maxEpochs: intFlag(values, 'epochs', 100, 1, 10_000),
-            patience: intFlag(values, 'patience', 3, 1, 1000),
+            seed: intFlag(values, 'seed', TRAIN_DEFAULTS.seed),
+            maxEpochs: intFlag(values, 'epochs', TRAIN_DEFAULTS.maxEpochs, 1, 10_000),
+            patience: intFlag(values, 'patience', TRAIN_DEFAULTS.patience, 1, 1000),
             truthPath: truth,
             name: values.name as string | undefined,
           },

@@ -7,6 +7,11 @@ import { z } from 'zod';
 
 const id = z.number().int().nonnegative();
 
+/** Bounds of the window's training form: at most this many epochs, and the early-stop patience (epochs). */
+export const MAX_TRAIN_EPOCHS = 1000;
+/** MTRouter App. A: early stopping with patience 3. */
+export const DEFAULT_TRAIN_PATIENCE = 3;
+
 export const MODEL_CARD_SCHEMA = 'routelens-estimator-card/1';
 
 const EpochRecord = z.object({
@@ -101,7 +106,9 @@ export const EstimatorJobInput = z.discriminatedUnion('kind', [
     kind: z.literal('train'),
     runs: z.array(z.string().max(300)).max(1000).optional(),
     seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
-    maxEpochs: z.number().int().min(1).max(1000).optional(),
+    maxEpochs: z.number().int().min(1).max(MAX_TRAIN_EPOCHS).optional(),
+    /** Epochs without a better validation MAE before training stops. */
+    patience: z.number().int().min(1).max(MAX_TRAIN_EPOCHS).optional(),
     name: z.string().regex(/^[\w.-]{1,80}$/, 'letters, digits, _ . - only').optional(),
   }),
   z.object({

@@ -11,6 +11,7 @@ export class EstimatorPage {
   readonly scoreButton: Locator;
   readonly trainButton: Locator;
   readonly epochs: Locator;
+  readonly patience: Locator;
   readonly job: Locator;
   readonly jobMessage: Locator;
   readonly provider: Locator;
@@ -25,6 +26,7 @@ export class EstimatorPage {
     this.scoreButton = page.getByTestId('score-button');
     this.trainButton = page.getByTestId('train-button');
     this.epochs = page.getByTestId('train-epochs');
+    this.patience = page.getByTestId('train-patience');
     this.job = page.getByTestId('estimator-job');
     this.jobMessage = page.getByTestId('job-message');
     this.provider = page.getByTestId('job-provider');

@@ -18,6 +18,7 @@
  * the model side are summed per model and backpropagated through W1a, LayerNorm, the projection and the
  * metadata MLP once per batch.
  */
+import { DEFAULT_TRAIN_PATIENCE } from '../../shared/apiEstimator.ts';
 import { splitRows, type TrainingSet } from './dataset.ts';
 import { STREAM, SeededRandom } from './seededRandom.ts';
 import {
@@ -104,7 +105,7 @@ export interface TrainMetrics {
 export const TRAIN_DEFAULTS = {
   seed: 0,
   maxEpochs: 100,
-  patience: 3,
+  patience: DEFAULT_TRAIN_PATIENCE,
   batchSize: 64,
   lr: 1e-3,
   minLr: 1e-5,

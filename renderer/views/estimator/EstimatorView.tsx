@@ -6,7 +6,7 @@
  */
 import { useEffect, useMemo, useState } from 'react';
 import type { AnalysisRequest } from '../../../shared/analysisResults.ts';
-import type { EstimatorSummary } from '../../../shared/apiEstimator.ts';
+import { DEFAULT_TRAIN_PATIENCE, MAX_TRAIN_EPOCHS, type EstimatorSummary } from '../../../shared/apiEstimator.ts';
 import { EmptyState, ErrorNotice } from '../../components/EmptyState.tsx';
 import { formatCount, plural } from '../../format/numbers.ts';
 import { useAppStore } from '../../store/index.ts';
@@ -24,6 +24,25 @@ type Selection = { kind: 'db'; id: number } | { kind: 'default' };
 
 const DEFAULT_MAX_EPOCHS = 30;
 const SAMPLES = [500, 1000, 2000] as const;
+
+/** A whole number of epochs, 1 … MAX_TRAIN_EPOCHS; other entries are ignored. */
+function EpochsInput({ value, onChange, label, testId }: { value: number; onChange(v: number): void; label: string; testId: string }) {
+  return (
+    <input
+      type="number"
+      className="est-epochs"
+      min={1}
+      max={MAX_TRAIN_EPOCHS}
+      value={value}
+      onChange={(e) => {
+        const v = Math.round(Number(e.target.value));
+        if (v >= 1 && v <= MAX_TRAIN_EPOCHS) onChange(v);
+      }}
+      aria-label={label}
+      data-testid={testId}
+    />
+  );
+}
 
 function EstimatorItem({ e, selected, onSelect, turns }: { e: EstimatorSummary; selected: boolean; onSelect(): void; turns: number }) {
   return (
@@ -55,6 +74,7 @@ export default function EstimatorView() {
   const start = useEstimatorJob((s) => s.start);
   const [choice, setChoice] = useState<Selection | null>(null);
   const [maxEpochs, setMaxEpochs] = useState(DEFAULT_MAX_EPOCHS);
+  const [patience, setPatience] = useState<number>(DEFAULT_TRAIN_PATIENCE);
   const [color, setColor] = useState<'model' | 'outcome'>('model');
   const [sample, setSample] = useState<number>(1000);
 
@@ -87,7 +107,7 @@ export default function EstimatorView() {
   const calibration: AnalysisRequest = { id: 'calibration', runs: runNames, ...estimatorParam };
   const embeddings: AnalysisRequest = { id: 'embeddings', runs: runNames, color, sample, ...estimatorParam };
 
-  const train = () => void start({ kind: 'train', runs: runNames.length ? runNames : undefined, maxEpochs });
+  const train = () => void start({ kind: 'train', runs: runNames.length ? runNames : undefined, maxEpochs, patience });
   const score = () =>
     void start({ kind: 'score', ...(selection?.kind === 'db' ? { estimatorId: selection.id } : {}), ...(runIds.length ? { runIds } : {}) });
 
@@ -161,20 +181,10 @@ export default function EstimatorView() {
                 </button>
                 <span>
                   a new estimator on <strong>{scope}</strong>, at most{' '}
-                  <input
-                    type="number"
-                    className="est-epochs"
-                    min={1}
-                    max={1000}
-                    value={maxEpochs}
-                    onChange={(e) => {
-                      const v = Math.round(Number(e.target.value));
-                      if (v >= 1 && v <= 1000) setMaxEpochs(v);
-                    }}
-                    aria-label="Most epochs to train"
-                    data-testid="train-epochs"
-                  />{' '}
-                  epochs (early stop after 3 without improvement)
+                  <EpochsInput value={maxEpochs} onChange={setMaxEpochs} label="Most epochs to train" testId="train-epochs" /> epochs,
+                  stopping early after{' '}
+                  <EpochsInput value={patience} onChange={setPatience} label="Epochs without improvement before stopping" testId="train-patience" />{' '}
+                  epochs without a better validation MAE
                 </span>
               </div>
             </section>
