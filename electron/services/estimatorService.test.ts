@@ -29,6 +29,7 @@ describe('training jobs from the window', () => {
       expect(s.epochs.length).toBeLessThan(200);
       expect(last.epoch - last.bestEpoch).toBe(1);
       const listed = (await api.listEstimators({})).estimators.find((e) => e.id === s.estimatorId);
+      expect(listed?.card?.config.maxEpochs).toBe(200);
       expect(listed?.card?.config.patience).toBe(1);
       expect(listed?.card?.metrics.stopped).toBe('early');
     } finally {
