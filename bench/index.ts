@@ -6,6 +6,7 @@
  *   import     importPaths vs a bare prepared-INSERT loop of the same rows (bench/importBench.ts); peak RSS
  *   analyses   every analysis vs DuckDB on the same data, answers checked equal first (bench/analysesBench.ts)
  *   scoring    ORT scoring of histories × 6 models vs a bare ORT session (bench/scoring.ts)
+ *   train      the estimator trainer's rows/s vs bare dense products of the same shapes (bench/trainBench.ts)
  *   paint      first paint of the Runs and Episodes views in Chromium (bench/paint.ts)
  *   ui         the Playwright scale spec: no interaction blocks for 100 ms or more (e2e/scale.spec.ts)
  */
@@ -20,8 +21,9 @@ import { machine } from './machine.ts';
 import { benchPaint, ensureRenderer, runScaleSpec } from './paint.ts';
 import { readResults, writeResults, type Results } from './report.ts';
 import { benchScoring } from './scoring.ts';
+import { benchTrain } from './trainBench.ts';
 
-const BENCHMARKS = ['import', 'analyses', 'scoring', 'paint', 'ui'] as const;
+const BENCHMARKS = ['import', 'analyses', 'scoring', 'train', 'paint', 'ui'] as const;
 type Benchmark = (typeof BENCHMARKS)[number];
 const REFERENCE_EPISODES = 29_693;
 
@@ -32,6 +34,8 @@ const HELP = `usage: npm run bench -- [options]
   --repeat N         timed repeats of each analysis pair (default 5) and of the import pair (default 1)
   --import-repeat N  override the import pair's repeats
   --scoring-rows N   histories to score (default: every turn of the dataset)
+  --train-rows N     training rows for the train benchmark (default 30000, from the sw-random run)
+  --train-epochs N   epochs the train benchmark trains (default 1)
   --paint-loads N    cold page loads per view (default 3)
   --cache DIR        where datasets are kept (default bench/.cache); the renderer is built into dist/bench-renderer
   --record / --no-record   write bench/results.json and BENCHMARKS.md (default: only at the reference size)
@@ -50,6 +54,8 @@ const { values } = parseArgs({
     repeat: { type: 'string' },
     'import-repeat': { type: 'string' },
     'scoring-rows': { type: 'string' },
+    'train-rows': { type: 'string' },
+    'train-epochs': { type: 'string' },
     'paint-loads': { type: 'string' },
     cache: { type: 'string' },
     record: { type: 'boolean' },
@@ -124,6 +130,17 @@ if (only.includes('scoring')) {
   log(
     `scoring: ${fmt(s.rowsPerSec)} rows/s (${s.provider}, ${s.threads} threads, batch ${s.batchSize}, ${fmt(s.rows)} rows × 6 models), ` +
       `bare ORT ${fmt(s.bareRowsPerSec)} rows/s, ratio ${s.ratio.toFixed(2)} (goal ≥ 0.7)`,
+  );
+}
+
+if (only.includes('train')) {
+  log('\ntrain (the estimator trainer vs bare dense products of the same shapes)');
+  const started = measured(null);
+  const t = benchTrain(reference.db, { rows: intOption('train-rows', 30_000), epochs: intOption('train-epochs', 1) }, log);
+  results.train = close({ ...started, result: t });
+  log(
+    `train: ${fmt(t.rowsPerSec)} rows/s (${fmt(t.trainRows)} training rows × ${t.epochs} epoch${t.epochs === 1 ? '' : 's'}), ` +
+      `bare dense products ${fmt(t.bareRowsPerSec)} rows/s (${fmt(t.bareMultiplyAddsPerRow)} multiply-adds per row), ratio ${t.ratio.toFixed(2)}`,
   );
 }
 

@@ -28,8 +28,8 @@ describe('routelens CLI', () => {
     expect(info.code).toBe(0);
     const parsed = JSON.parse(info.stdout);
     expect(parsed.runs).toHaveLength(2);
-    expect(Object.keys(parsed.runs[0]).sort()).toEqual(['episodes', 'format', 'models', 'name', 'success_rate', 'total_cost', 'turns']);
-    expect(parsed.runs[0]).toMatchObject({ name: 'hle-router-demo', format: 'canonical', episodes: 7, turns: 51 });
+    expect(Object.keys(parsed.runs[0]).sort()).toEqual(['episodes', 'format', 'models', 'name', 'splits', 'success_rate', 'total_cost', 'turns']);
+    expect(parsed.runs[0]).toMatchObject({ name: 'hle-router-demo', format: 'canonical', episodes: 7, turns: 51, splits: { test: 7 } });
   });
 
   it('prints the AEC targets of an episode as JSON', () => {

@@ -12,6 +12,7 @@ import { paretoAnalysis } from './analysis/pareto.ts';
 import { switchCostAnalysis } from './analysis/switchCost.ts';
 import { usageByTurnAnalysis } from './analysis/usageByTurn.ts';
 import { episodeTargets } from './analysis/targets.ts';
+import { expectedStepsTableNames, loadExpectedSteps } from './analysis/expectedSteps.ts';
 import { bar, Progress } from './cliProgress.ts';
 import { err, money, out, print, requireDb, UsageError, withRuns, type Command } from './cliCommon.ts';
 import { estimatorCommands } from './cliEstimator.ts';
@@ -91,17 +92,29 @@ const baseCommands: Record<string, Command> = {
 
   import: {
     summary: 'import trajectory logs (files or folders) into a database',
-    usage: `routelens import PATH... --db FILE [--format auto|${IMPORTERS.map((i) => i.format).join('|')}] [--run NAME] [--json]`,
-    options: { db: { type: 'string' }, format: { type: 'string' }, run: { type: 'string' }, json: { type: 'boolean' } },
+    usage: `routelens import PATH... --db FILE [--format auto|${IMPORTERS.map((i) => i.format).join('|')}] [--run NAME] [--expected-steps ${expectedStepsTableNames().join('|')}|FILE] [--json]\n` +
+      '  --expected-steps: N per task for the AEC targets, stored per episode at import: a built-in table, a JSON/YAML\n' +
+      '  file {"by_task_type": {TYPE: {"default": N, "by_category": {CATEGORY: N}}}}, or the MTRouter authors\' error_rules.yaml\n' +
+      '  (its aec.expected_steps). Default: fixtures/expected-steps.json (ScienceWorld 27 for every task, as the authors\' code).',
+    options: { db: { type: 'string' }, format: { type: 'string' }, run: { type: 'string' }, 'expected-steps': { type: 'string' }, json: { type: 'boolean' } },
     allowPositionals: true,
     async run(values, paths) {
       if (paths.length === 0) throw new UsageError('give at least one file or folder to import');
+      const stepsSpec = values['expected-steps'] as string | undefined;
+      let expectedSteps;
+      try {
+        expectedSteps = stepsSpec === undefined ? undefined : loadExpectedSteps(stepsSpec);
+      } catch (e) {
+        if (e instanceof RangeError) throw new UsageError(e.message);
+        throw e;
+      }
       const db = openDatabase(requireDb(values, false));
       const progress = new Progress(process.stderr, values.json === true && !process.stderr.isTTY);
       try {
         const report = await importPaths(db, paths, {
           format: values.format as string | undefined,
           runName: values.run as string | undefined,
+          expectedSteps,
           onProgress: (p) => {
             const within = p.fileBytes > 0 ? p.fileBytesRead / p.fileBytes : 0;
             const frac = p.filesTotal > 0 ? (p.filesDone + within) / p.filesTotal : 1;
@@ -132,11 +145,18 @@ const baseCommands: Record<string, Command> = {
       const db = openDatabase(requireDb(values));
       try {
         const runs = await createApi(db).listRuns({});
+        // Episodes per data split and run (`--split` of train, replay and analyze selects by these names).
+        const splits = new Map<string, Record<string, number>>();
+        for (const { run, split, n } of db
+          .prepare('SELECT r.name AS run, e.split, COUNT(*) AS n FROM episodes e JOIN runs r ON r.id = e.run_id WHERE e.split IS NOT NULL GROUP BY r.id, e.split ORDER BY e.split')
+          .all() as { run: string; split: string; n: number }[]) {
+          splits.set(run, { ...splits.get(run), [split]: n });
+        }
         if (values.json) {
           out(JSON.stringify({
             runs: runs.map((r) => ({
               name: r.name, format: r.format, episodes: r.episodes, turns: r.turns, models: r.models,
-              total_cost: r.total_cost, success_rate: r.success_rate,
+              total_cost: r.total_cost, success_rate: r.success_rate, splits: splits.get(r.name) ?? {},
             })),
           }));
         } else if (runs.length === 0) {
@@ -146,6 +166,8 @@ const baseCommands: Record<string, Command> = {
             const rate = r.success_rate === null ? 'n/a' : `${(r.success_rate * 100).toFixed(1)}%`;
             out(`${r.name}  [${r.format}]  ${r.episodes} episodes, ${r.turns} turns, ${money(r.total_cost)}, success ${rate}`);
             out(`  models: ${r.models.join(', ')}`);
+            const bySplit = Object.entries(splits.get(r.name) ?? {});
+            if (bySplit.length) out(`  splits: ${bySplit.map(([s, n]) => `${s} ${n}`).join(', ')}`);
           }
         }
         return 0;
@@ -157,9 +179,11 @@ const baseCommands: Record<string, Command> = {
 
   analyze: {
     summary: `run an analysis: ${ANALYSES.join(', ')}`,
-    usage: `routelens analyze ${ANALYSES.join('|')} --db FILE [--run NAME...] [--episode ID] [--min-n N] [--reference RUN] [--rho MODEL=R,...] [--json]\n${ESTIMATOR_ANALYSIS_USAGE}`,
+    usage: `routelens analyze ${ANALYSES.join('|')} --db FILE [--run NAME...] [--split NAME[,NAME]] [--episode ID] [--min-n N] [--reference RUN] [--rho MODEL=R,...] [--json]\n` +
+      '  --split: only episodes of these splits (train, val, test_id, ood_test, …; the groups id and ood)\n' +
+      ESTIMATOR_ANALYSIS_USAGE,
     options: {
-      db: { type: 'string' }, episode: { type: 'string' }, run: { type: 'string', multiple: true },
+      db: { type: 'string' }, episode: { type: 'string' }, run: { type: 'string', multiple: true }, split: { type: 'string' },
       'min-n': { type: 'string' }, reference: { type: 'string' }, rho: { type: 'string' }, json: { type: 'boolean' },
       ...ESTIMATOR_ANALYSIS_OPTIONS,
     },
@@ -167,10 +191,12 @@ const baseCommands: Record<string, Command> = {
     async run(values, positionals) {
       const analysis = positionals[0];
       const runs = (values.run as string[] | undefined) ?? [];
+      const split = values.split as string | undefined;
       const db = openDatabase(requireDb(values));
       try {
         if (analysis === 'targets') {
           if (typeof values.episode !== 'string') throw new UsageError('--episode ID is required for targets');
+          if (split !== undefined) throw new UsageError('targets is one episode: --split does not apply');
           if (runs.length > 1) throw new UsageError('targets takes at most one --run');
           const id = resolveEpisodeId(db, { ext_id: values.episode, run: runs[0] });
           const result = episodeTargets(db, id);
@@ -185,7 +211,7 @@ const baseCommands: Record<string, Command> = {
         if (analysis === 'lift') {
           const minCount = values['min-n'] === undefined ? undefined : Number(values['min-n']);
           if (minCount !== undefined && !(Number.isInteger(minCount) && minCount >= 1)) throw new UsageError('--min-n must be a whole number ≥ 1');
-          const result = withRuns(() => liftAnalysis(db, { runs, minCount }));
+          const result = withRuns(() => liftAnalysis(db, { runs, split, minCount }));
           if (values.json) return print(result);
           out('model                      category              lift   95% CI             n');
           for (const c of result.cells) {
@@ -194,7 +220,7 @@ const baseCommands: Record<string, Command> = {
           return 0;
         }
         if (analysis === 'error-recovery') {
-          const result = withRuns(() => errorRecoveryAnalysis(db, { runs }));
+          const result = withRuns(() => errorRecoveryAnalysis(db, { runs, split }));
           if (values.json) return print(result);
           const pct = (x: number | null): string => (x === null ? '   n/a' : `${(x * 100).toFixed(1)}%`.padStart(6));
           out('run                              pairs  P(switch)  P(recover)  stay    switch');
@@ -204,7 +230,7 @@ const baseCommands: Record<string, Command> = {
           return 0;
         }
         if (analysis === 'usage-by-turn') {
-          const result = withRuns(() => usageByTurnAnalysis(db, { runs }));
+          const result = withRuns(() => usageByTurnAnalysis(db, { runs, split }));
           if (values.json) return print(result);
           for (const r of result.runs) {
             out(r.run);
@@ -216,7 +242,7 @@ const baseCommands: Record<string, Command> = {
           return 0;
         }
         if (analysis === 'switch-cost') {
-          const result = withRuns(() => switchCostAnalysis(db, { runs }));
+          const result = withRuns(() => switchCostAnalysis(db, { runs, split }));
           if (values.json) return print(result);
           for (const r of result.runs) {
             const n = r.episodes.length;
@@ -227,7 +253,7 @@ const baseCommands: Record<string, Command> = {
         }
         if (analysis === 'pareto') {
           const reference = values.reference as string | undefined;
-          const result = withRuns(() => paretoAnalysis(db, { runs, reference }));
+          const result = withRuns(() => paretoAnalysis(db, { runs, split, reference }));
           if (values.json) return print(result);
           out('run                              episodes  mean score  mean cost  frontier  savings vs reference');
           for (const p of result.points) {
@@ -239,12 +265,13 @@ const baseCommands: Record<string, Command> = {
         if (analysis === 'plan-dag') {
           if (typeof values.episode === 'string') {
             if (runs.length > 1) throw new UsageError('plan-dag --episode takes at most one --run');
+            if (split !== undefined) throw new UsageError('plan-dag --episode is one episode: --split does not apply');
             const id = resolveEpisodeId(db, { ext_id: values.episode, run: runs[0] });
             const result = planDagEpisode(db, id, values.episode);
             out(values.json ? JSON.stringify(result) : JSON.stringify(result, null, 2));
             return 0;
           }
-          const result = withRuns(() => planDagSummary(db, { runs }));
+          const result = withRuns(() => planDagSummary(db, { runs, split }));
           out(values.json ? JSON.stringify(result) : JSON.stringify(result, null, 2));
           return 0;
         }
@@ -252,10 +279,10 @@ const baseCommands: Record<string, Command> = {
           const rho = parseRho(values.rho as string | undefined);
           const result = withRuns(() =>
             analysis === 'budget-modes'
-              ? budgetModesAnalysis(db, { runs })
+              ? budgetModesAnalysis(db, { runs, split })
               : analysis === 'usage-ratio'
-                ? usageRatioAnalysis(db, { runs, rho })
-                : confusionAnalysis(db, { runs }),
+                ? usageRatioAnalysis(db, { runs, split, rho })
+                : confusionAnalysis(db, { runs, split }),
           );
           // These tables are small and nested: JSON is their readable form too.
           out(values.json ? JSON.stringify(result) : JSON.stringify(result, null, 2));

@@ -33,7 +33,8 @@ export async function analyzeEstimator(db: Db, analysis: (typeof ESTIMATOR_ANALY
   const estimator = values.estimator === undefined ? undefined : intFlag(values, 'estimator', 0, 1);
   if (analysis === 'calibration') {
     const bins = intFlag(values, 'bins', 10, 2, 50);
-    const r = await userErrors(() => calibrationAnalysis(db, { runs, estimator, bins }));
+    const split = values.split as string | undefined;
+    const r = await userErrors(() => calibrationAnalysis(db, { runs, split, estimator, bins }));
     if (values.json) return print(r);
     if (!r.estimator || r.note) {
       out(r.note ?? 'nothing to calibrate');
@@ -52,6 +53,7 @@ export async function analyzeEstimator(db: Db, analysis: (typeof ESTIMATOR_ANALY
     }
     return 0;
   }
+  if (values.split !== undefined) throw new UsageError('embeddings does not take --split: it maps the models and a sample of all selected runs');
   const color = values.color ?? 'model';
   if (color !== 'model' && color !== 'outcome') throw new UsageError('--color is model or outcome');
   const sample = intFlag(values, 'sample', 1000, 0, 2000);

@@ -1,6 +1,6 @@
 // `routelens train | score | whatif` as a user runs them: child processes, real files, exit codes, JSON on stdout.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -73,10 +73,32 @@ describe('routelens train, score, whatif', () => {
       ['score', '--db', db, '--model', join(dir, 'missing.onnx')],
       ['score', '--db', db, '--model', join(dir, 'hle.jsonl')],
       ['whatif', '--db', db, '--episode', 'nope', '--turn', '0'],
+      ['train', '--db', db, '--out', join(dir, 'y.onnx'), '--profile', 'reference'],
+      ['train', '--db', db, '--out', join(dir, 'y.onnx'), '--run', 'nope'],
     ]) {
       const r = routelens(...args);
       expect(r.code, `${args.join(' ')}\n${r.stderr}`).toBe(1);
       expect(r.stderr.trim().split('\n').filter((l) => !/Vulkan|dawn/i.test(l)).length, r.stderr).toBeLessThanOrEqual(2);
     }
+  }, 240_000);
+});
+
+describe('routelens train on logs without outcomes', () => {
+  it('says what is missing and how to supply it, exit 1, no stack trace', () => {
+    const dir = tempDir();
+    const file = join(dir, 'no-outcome.jsonl');
+    const turns = ['gpt-5', 'kimi-k2'].map((model, t) => ({ t, model, action: { type: 'message', tool: null, text: 'hi' }, observation: 'ok' }));
+    const episode = (id: string) => ({ schema: 'routelens/v1', run: 'r', episode_id: id, task: { id, type: 'qa', text: 'Say hi' }, turns });
+    writeFileSync(file, `${JSON.stringify(episode('a'))}\n${JSON.stringify(episode('b'))}\n`);
+    const db = join(dir, 'x.db');
+    expect(routelens('import', file, '--db', db).code).toBe(0);
+    const r = routelens('train', '--db', db, '--out', join(dir, 'm.onnx'));
+    expect(r.code, r.stderr).toBe(1);
+    const lines = r.stderr.trim().split('\n').filter((l) => !/^encoding histories|Vulkan|dawn/i.test(l));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^routelens train: ${db.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: no episode has an outcome`));
+    expect(lines[0]).toMatch(/"outcome" with "score"/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(join(dir, 'm.onnx'))).toBe(false);
   }, 240_000);
 });

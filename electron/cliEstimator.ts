@@ -6,9 +6,11 @@
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { bar, Progress } from './cliProgress.ts';
-import { err, intFlag, out, print, requireDb, UsageError, type Command } from './cliCommon.ts';
+import { splitValues } from '../shared/splits.ts';
+import { err, intFlag, out, print, requireDb, UsageError, withRuns, type Command } from './cliCommon.ts';
 import { openDatabase } from './db/database.ts';
 import { EstimatorInputError, runEstimatorTask, type JobResult } from './estimator/estimatorJobs.ts';
+import { DEFAULT_INPUT_PROFILE, INPUT_PROFILES, isProfileName } from './estimator/inputProfile.ts';
 import type { ProviderChoice } from './estimator/ortScoring.ts';
 import { TRAIN_DEFAULTS } from './estimator/train.ts';
 import { DEFAULT_ESTIMATOR_PATH, whatIf, WhatIfError } from './estimator/whatIf.ts';
@@ -29,10 +31,12 @@ export const estimatorCommands: Record<string, Command> = {
   train: {
     summary: 'train the outcome estimator ŝ(h_t, a) and write model.onnx + model.card.json',
     usage:
-      'routelens train --db FILE --out FILE.onnx [--encoder hash-1024] [--run NAME...] [--seed S] [--epochs N] [--patience N] ' +
-      '[--truth FILE.truth.json] [--name NAME] [--json]',
+      `routelens train --db FILE --out FILE.onnx [--encoder hash-1024|onnx-text:DIR] [--profile ${INPUT_PROFILES.join('|')}] [--run NAME...] [--split NAME[,NAME]] [--seed S] [--epochs N] [--patience N] ` +
+      '[--truth FILE.truth.json] [--name NAME] [--json]\n' +
+      '  --split: train only on episodes of these splits (e.g. train, or the group id); the card records it',
     options: {
-      db: { type: 'string' }, out: { type: 'string' }, encoder: { type: 'string' }, run: { type: 'string', multiple: true },
+      db: { type: 'string' }, out: { type: 'string' }, encoder: { type: 'string' }, profile: { type: 'string' }, run: { type: 'string', multiple: true },
+      split: { type: 'string' },
       seed: { type: 'string' }, epochs: { type: 'string' }, patience: { type: 'string' }, truth: { type: 'string' },
       name: { type: 'string' }, json: { type: 'boolean' },
     },
@@ -43,6 +47,10 @@ export const estimatorCommands: Record<string, Command> = {
       if (!existsSync(dirname(outPath) || '.')) throw new UsageError(`${dirname(outPath)}: no such folder`);
       const truth = values.truth as string | undefined;
       if (truth !== undefined && !existsSync(truth)) throw new UsageError(`${truth}: no such file`);
+      const profile = (values.profile as string | undefined) ?? DEFAULT_INPUT_PROFILE;
+      if (!isProfileName(profile)) throw new UsageError(`--profile must be one of ${INPUT_PROFILES.join(', ')} (got "${profile}")`);
+      const split = values.split as string | undefined;
+      if (split !== undefined) withRuns(() => splitValues(split));
       const progress = new Progress(process.stderr, values.json === true && !process.stderr.isTTY);
       const task = runEstimatorTask(
         {
@@ -51,7 +59,9 @@ export const estimatorCommands: Record<string, Command> = {
             dbPath,
             out: outPath,
             encoder: values.encoder as string | undefined,
+            profile,
             runs: values.run as string[] | undefined,
+            split,
             seed: intFlag(values, 'seed', TRAIN_DEFAULTS.seed),
             maxEpochs: intFlag(values, 'epochs', TRAIN_DEFAULTS.maxEpochs, 1, 10_000),
             patience: intFlag(values, 'patience', TRAIN_DEFAULTS.patience, 1, 1000),
@@ -78,6 +88,7 @@ export const estimatorCommands: Record<string, Command> = {
       if (values.json) return print({ onnx: onnxPath, card: cardPath, estimator_id: estimatorId, ...card });
       const m = card.metrics;
       err(`wrote ${onnxPath} and ${cardPath}`);
+      err(`  ${card.profile} inputs, history encoder ${card.encoder.name}`);
       err(`  ${card.data.train_rows} training / ${card.data.validation_rows} validation turns, ${m.epochs} epochs (best ${m.best_epoch}, ${m.stopped === 'early' ? 'stopped early' : 'max epochs'}), ${m.seconds.toFixed(0)} s`);
       err(`  validation MAE ${m.val_mae.toFixed(4)} (constant predictor ${m.baseline_mae?.toFixed(4) ?? 'n/a'}), Spearman ρ ${m.val_spearman?.toFixed(3) ?? 'n/a'}`);
       const q = card.decision_quality;

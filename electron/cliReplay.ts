@@ -5,7 +5,8 @@
  */
 import { parsePolicySpec, PolicySpecError, POLICY_KINDS } from '../shared/policySpec.ts';
 import type { ReplayResult } from '../shared/apiReplay.ts';
-import { err, intFlag, money, out, print, requireDb, UsageError, type Command } from './cliCommon.ts';
+import { splitValues } from '../shared/splits.ts';
+import { err, intFlag, money, out, print, requireDb, UsageError, withRuns, type Command } from './cliCommon.ts';
 import { Progress } from './cliProgress.ts';
 import { openDatabase, type Db } from './db/database.ts';
 import { ScorerError } from './estimator/ortScoring.ts';
@@ -57,18 +58,20 @@ export const replayCommands: Record<string, Command> = {
   replay: {
     summary: 'replay routing policies over logged runs: agreement, DM / IPS / WIS / DR with CIs, cost, switches',
     usage: [
-      'routelens replay --db FILE --policy SPEC... [--run NAME...] [--estimator ID] [--model FILE.onnx] [--bootstrap N] [--seed S] [--json]',
+      'routelens replay --db FILE --policy SPEC... [--run NAME...] [--split NAME[,NAME]] [--estimator ID] [--model FILE.onnx] [--bootstrap N] [--seed S] [--json]',
       '',
       'Policy specs:',
       ...POLICY_KINDS.map((k) => `  ${k.syntax.padEnd(28)} ${k.summary}`),
       '',
       'ŝ comes from --estimator, else the newest estimator covering every selected turn, else the logged candidate',
       'scores; --model FILE.onnx scores the selected runs with that estimator first. Intervals: 95% episode bootstrap.',
+      '--split: only episodes of these splits (train, val, test_id, ood_test, …; the groups id and ood).',
     ].join('\n'),
     options: {
       db: { type: 'string' },
       policy: { type: 'string', multiple: true },
       run: { type: 'string', multiple: true },
+      split: { type: 'string' },
       estimator: { type: 'string' },
       model: { type: 'string' },
       bootstrap: { type: 'string' },
@@ -87,6 +90,8 @@ export const replayCommands: Record<string, Command> = {
           throw e;
         }
       }
+      const split = values.split as string | undefined;
+      if (split !== undefined) withRuns(() => splitValues(split));
       const bootstrap = intFlag(values, 'bootstrap', 1000, 0, 10_000);
       const seed = intFlag(values, 'seed', 1, 0, 2 ** 31 - 1);
       let estimator = values.estimator === undefined ? undefined : intFlag(values, 'estimator', 0, 0);
@@ -106,7 +111,7 @@ export const replayCommands: Record<string, Command> = {
           estimator = scored.estimatorId;
           db = openDatabase(path);
         }
-        const result = replayPolicies(db, { runIds, policies: specs, estimator, bootstrap, seed, onProgress: (m) => progress.update(m) });
+        const result = replayPolicies(db, { runIds, split, policies: specs, estimator, bootstrap, seed, onProgress: (m) => progress.update(m) });
         progress.done();
         if (values.json) return print(result);
         printTable(result);

@@ -109,6 +109,10 @@ export const TurnDetail = z.object({
   latency_ms: nullableNumber,
   propensity: nullableNumber,
   candidates: z.record(z.string(), z.number()),
+  /** The logging router's mixed decision (canonical `turns[].router`); null when the log has none. */
+  router: z
+    .object({ greedy_model: z.string().nullable(), was_greedy: z.boolean().nullable(), beta: nullableNumber })
+    .nullable(),
   errors: z.array(TurnErrorInfo),
   max_severity: Severity.nullable(),
   s_tilde: nullableNumber,
@@ -120,6 +124,8 @@ export const EpisodeDetail = z.object({
   episode: EpisodeRow.extend({
     task_id: z.string().nullable(),
     task_type: z.string().nullable(),
+    /** The data split (shared/splits.ts); null when the log names none. */
+    split: z.string().nullable(),
     task_text: z.string().nullable(),
     expected_steps: z.number().int(),
     budget_usd: nullableNumber,

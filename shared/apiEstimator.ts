@@ -14,6 +14,16 @@ export const DEFAULT_TRAIN_PATIENCE = 3;
 
 export const MODEL_CARD_SCHEMA = 'routelens-estimator-card/1';
 
+/**
+ * What the estimator reads (electron/estimator/inputProfile.ts): `routelens`, our history layout with its
+ * structured features and our model features; `mtrouter`, the inputs of MTRouter's published estimator (its
+ * history text layout and truncation, no structured features, its model attributes). A card records the
+ * profile, and scoring rebuilds the same inputs from it.
+ */
+export const INPUT_PROFILES = ['routelens', 'mtrouter'] as const;
+export type InputProfileName = (typeof INPUT_PROFILES)[number];
+export const DEFAULT_INPUT_PROFILE: InputProfileName = 'routelens';
+
 const EpochRecord = z.object({
   epoch: z.number(),
   trainLoss: z.number(),
@@ -45,11 +55,15 @@ export const ModelCard = z.object({
   onnx_file: z.string(),
   onnx_sha256: z.string(),
   encoder: z.object({ name: z.string(), history_dim: z.number(), max_history_tokens: z.number() }),
+  /** Cards written before profiles existed were all `routelens`. */
+  profile: z.enum(INPUT_PROFILES).default(DEFAULT_INPUT_PROFILE),
   models: z.array(z.string()),
   config: z.record(z.string(), z.unknown()),
   data: z.object({
     database: z.string(),
     runs: z.array(z.string()),
+    /** The split selection (`--split`, shared/splits.ts) the estimator was trained on; absent: every split. */
+    split: z.string().nullish(),
     episodes: z.number(),
     train_episodes: z.number(),
     validation_episodes: z.number(),
@@ -110,6 +124,7 @@ export const EstimatorJobInput = z.discriminatedUnion('kind', [
     /** Epochs without a better validation MAE before training stops. */
     patience: z.number().int().min(1).max(MAX_TRAIN_EPOCHS).optional(),
     name: z.string().regex(/^[\w.-]{1,80}$/, 'letters, digits, _ . - only').optional(),
+    profile: z.enum(INPUT_PROFILES).optional(),
   }),
   z.object({
     kind: z.literal('score'),

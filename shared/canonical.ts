@@ -61,6 +61,18 @@ export const CanonicalTurn = z.object({
   propensity: z.number().min(0).max(1).nullish(),
   /** Router scores / q-values per candidate model, when the log has them. */
   candidates: z.record(z.string().max(300), finite).nullish(),
+  /**
+   * The logging router's own account of a mixed decision (MTRouter's β-mixed collection router): the model its
+   * learned policy ranked first, whether that greedy choice was taken, and β, the probability of taking it.
+   * With these the logged propensity can be checked: β + (1 − β)/K for the greedy model, (1 − β)/K otherwise.
+   */
+  router: z
+    .object({
+      greedy_model: z.string().min(1).max(300).nullish(),
+      was_greedy: z.boolean().nullish(),
+      beta: z.number().min(0).max(1).nullish(),
+    })
+    .nullish(),
   /** Errors from the log. An empty array means "no errors"; absent or null means "detect with the rules". */
   errors: z.array(TurnError).nullish(),
   verify: TurnVerify.nullish(),
@@ -88,6 +100,11 @@ export const CanonicalEpisode = z
         id: z.string().max(300).nullish(),
         type: z.string().max(100).nullish(),
         category: z.string().max(200).nullish(),
+        /**
+         * The data split the task belongs to. MTRouter's own names are `train`, `val`, `test_id` (in-distribution)
+         * and `ood_test` (held-out task types / subject categories); `id` marks an in-distribution task whose finer
+         * split is unknown. `--split id` / `--split ood` select the groups (shared/splits.ts).
+         */
         split: z.string().max(100).nullish(),
         difficulty: z.union([finite, z.string().max(100)]).nullish(),
         text: z.string().nullish(),

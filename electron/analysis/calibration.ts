@@ -9,12 +9,15 @@
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { DEFAULT_CALIBRATION_BINS, MAX_CALIBRATION_BINS, MIN_CALIBRATION_BINS, type CalibrationBin, type CalibrationResult, type CalibrationRun } from '../../shared/analysisResults.ts';
+import { splitValues } from '../../shared/splits.ts';
 import type { Db } from '../db/database.ts';
 import { modelCardPath, readModelCard } from '../estimator/modelCard.ts';
 import { spearman } from '../estimator/train.ts';
 
 export interface CalibrationOptions {
   runs?: readonly string[];
+  /** Only turns of episodes in this split selection (shared/splits.ts). */
+  split?: string;
   /** estimators.id; default the estimator that scored the selected runs most recently. */
   estimator?: number;
   /** Equal-width bins over ŝ ∈ [0, 1] (default 10). */
@@ -72,6 +75,7 @@ function runIdsOf(db: Db, names: readonly string[]): Map<number, string> {
 }
 
 const inRuns = (ids: number[]): string => (ids.length ? ` AND ep.run_id IN (${ids.map(() => '?').join(', ')})` : '');
+const inSplits = (values: string[]): string => (values.length ? ` AND ep.split IN (${values.map(() => '?').join(', ')})` : '');
 
 /**
  * Runs the estimator's card says it was trained on, when it was trained on this database (the card names the
@@ -115,12 +119,13 @@ export function calibrationAnalysis(db: Db, options: CalibrationOptions = {}): C
     return { estimator: null, note, overall: EMPTY, runs: [] };
   }
 
+  const splits = options.split === undefined ? [] : splitValues(options.split);
   const rows = db
     .prepare(`SELECT ep.run_id, s.s_hat, g.s_tilde FROM turns t JOIN episodes ep ON ep.id = t.episode_id
       JOIN estimates s ON s.estimator_id = ? AND s.turn_id = t.id AND s.model_id = t.model_id
-      JOIN targets g ON g.turn_id = t.id WHERE g.s_tilde IS NOT NULL${inRuns(selected)} ORDER BY t.id`)
+      JOIN targets g ON g.turn_id = t.id WHERE g.s_tilde IS NOT NULL${inRuns(selected)}${inSplits(splits)} ORDER BY t.id`)
     .raw()
-    .iterate(est.id, ...selected) as Iterable<[number, number, number]>;
+    .iterate(est.id, ...selected, ...splits) as Iterable<[number, number, number]>;
   const byRun = new Map<number, { hat: number[]; tilde: number[] }>();
   const hat: number[] = [];
   const tilde: number[] = [];

@@ -4,6 +4,7 @@
  * SQL GROUP BYs over hundreds of thousands of rows. Turns are ordered by episode, then t, so an episode's
  * turns are the slice [turnStart[e], turnStart[e + 1]).
  */
+import { splitValues } from '../../shared/splits.ts';
 import type { Db } from '../db/database.ts';
 
 export interface ColumnarData {
@@ -23,7 +24,10 @@ export interface ColumnarData {
   episodeTrainStep: Int32Array;
   /** -1 when none. */
   episodeMaxTurns: Int32Array;
+  /** Index into `splits`, -1 when none. */
+  episodeSplit: Int16Array;
   budgetModes: string[];
+  splits: string[];
   turnStart: Int32Array; // length episodes + 1
   /** Turns. */
   turnModel: Int32Array; // models.id
@@ -93,7 +97,9 @@ function load(db: Db): ColumnarData {
     episodeBudgetMode: new Int8Array(nEpisodes),
     episodeTrainStep: new Int32Array(nEpisodes),
     episodeMaxTurns: new Int32Array(nEpisodes),
+    episodeSplit: new Int16Array(nEpisodes),
     budgetModes: [],
+    splits: [],
     turnStart: new Int32Array(nEpisodes + 1),
     turnModel: new Int32Array(nTurns),
     turnCategory: new Int32Array(nTurns),
@@ -109,10 +115,11 @@ function load(db: Db): ColumnarData {
   const index = new Map<number, number>();
   let e = 0;
   const modeIndex = new Map<string, number>();
-  for (const [id, run, success, score, cost, difficulty, mode, step, maxTurns] of db
-    .prepare('SELECT id, run_id, success, score_norm, total_cost, difficulty, budget_mode, train_step, max_turns FROM episodes ORDER BY id')
+  const splitIndex = new Map<string, number>();
+  for (const [id, run, success, score, cost, difficulty, mode, step, maxTurns, split] of db
+    .prepare('SELECT id, run_id, success, score_norm, total_cost, difficulty, budget_mode, train_step, max_turns, split FROM episodes ORDER BY id')
     .raw()
-    .iterate() as Iterable<[number, number, number | null, number | null, number, string | null, string | null, number | null, number | null]>) {
+    .iterate() as Iterable<[number, number, number | null, number | null, number, string | null, string | null, number | null, number | null, string | null]>) {
     const d = difficulty === null || difficulty.trim() === '' ? Number.NaN : Number(difficulty);
     data.episodeDifficulty[e] = d;
     let mi = -1;
@@ -125,6 +132,16 @@ function load(db: Db): ColumnarData {
       }
     }
     data.episodeBudgetMode[e] = mi;
+    let si = -1;
+    if (split !== null) {
+      si = splitIndex.get(split) ?? -1;
+      if (si === -1) {
+        si = data.splits.length;
+        splitIndex.set(split, si);
+        data.splits.push(split);
+      }
+    }
+    data.episodeSplit[e] = si;
     data.episodeTrainStep[e] = step ?? -1;
     data.episodeMaxTurns[e] = maxTurns ?? -1;
     data.episodeId[e] = id;
@@ -172,8 +189,11 @@ function load(db: Db): ColumnarData {
   return data;
 }
 
-/** Episode indexes of the selected runs (all runs when none are named); unknown names are an error. */
-export function selectEpisodes(data: ColumnarData, runNames?: readonly string[]): Int32Array {
+/**
+ * Episode indexes of the selected runs (all runs when none are named), restricted to a split selection
+ * (shared/splits.ts) when one is given; unknown run names, and a split no episode is in, are errors.
+ */
+export function selectEpisodes(data: ColumnarData, runNames?: readonly string[], split?: string): Int32Array {
   let wanted: Set<number> | null = null;
   if (runNames && runNames.length > 0) {
     const byName = new Map([...data.runs].map(([id, name]) => [name, id]));
@@ -184,8 +204,20 @@ export function selectEpisodes(data: ColumnarData, runNames?: readonly string[])
       wanted.add(id);
     }
   }
+  let inSplit: Uint8Array | null = null;
+  if (split !== undefined) {
+    const values = new Set(splitValues(split));
+    inSplit = Uint8Array.from(data.splits, (s) => (values.has(s) ? 1 : 0));
+    if (!inSplit.includes(1)) {
+      throw new RangeError(`no episode is in split "${split}" (splits here: ${data.splits.join(', ') || 'none'})`);
+    }
+  }
   const out: number[] = [];
-  for (let e = 0; e < data.episodeId.length; e++) if (!wanted || wanted.has(data.episodeRun[e] as number)) out.push(e);
+  for (let e = 0; e < data.episodeId.length; e++) {
+    if (wanted && !wanted.has(data.episodeRun[e] as number)) continue;
+    if (inSplit && inSplit[data.episodeSplit[e] as number] !== 1) continue;
+    out.push(e);
+  }
   return Int32Array.from(out);
 }
 

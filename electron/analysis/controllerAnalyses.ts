@@ -46,10 +46,10 @@ const summary = (a: Acc) => ({
   expert_call_ratio: a.n ? a.expert / a.n : 0,
 });
 
-export function budgetModesAnalysis(db: Db, options: { runs?: string[] } = {}): BudgetModesResult {
+export function budgetModesAnalysis(db: Db, options: { runs?: string[]; split?: string } = {}): BudgetModesResult {
   const data = columnar(db);
   const byMode = new Map<number, { all: Acc; steps: Map<number, Acc> }>();
-  for (const e of selectEpisodes(data, options.runs)) {
+  for (const e of selectEpisodes(data, options.runs, options.split)) {
     const mode = data.episodeBudgetMode[e] as number;
     if (mode < 0) continue;
     let g = byMode.get(mode);
@@ -74,11 +74,11 @@ export function budgetModesAnalysis(db: Db, options: { runs?: string[] } = {}): 
   return { modes };
 }
 
-export function usageRatioAnalysis(db: Db, options: { runs?: string[]; rho?: Record<string, number> } = {}): UsageRatioResult {
+export function usageRatioAnalysis(db: Db, options: { runs?: string[]; split?: string; rho?: Record<string, number> } = {}): UsageRatioResult {
   const data = columnar(db);
   const { slotOf, ids } = modelSlots(data);
   const byRun = new Map<number, { calls: Uint32Array; total: number; byMax: Map<number, { n: number; ok: number }>; exhausted: number; withLimit: number }>();
-  for (const e of selectEpisodes(data, options.runs)) {
+  for (const e of selectEpisodes(data, options.runs, options.split)) {
     const run = data.episodeRun[e] as number;
     let g = byRun.get(run);
     if (!g) byRun.set(run, (g = { calls: new Uint32Array(ids.length), total: 0, byMax: new Map(), exhausted: 0, withLimit: 0 }));
@@ -119,14 +119,14 @@ export function usageRatioAnalysis(db: Db, options: { runs?: string[]; rho?: Rec
   return { runs: runs.sort((a, b) => a.run.localeCompare(b.run)) };
 }
 
-export function confusionAnalysis(db: Db, options: { runs?: string[] } = {}): ConfusionResult {
+export function confusionAnalysis(db: Db, options: { runs?: string[]; split?: string } = {}): ConfusionResult {
   const data = columnar(db);
   const { slotOf, ids } = modelSlots(data);
   const M = ids.length;
   const routing = new Map<number, Uint32Array>(); // difficulty → calls per model slot
   // [stop correct, stop incorrect, continue correct, continue incorrect]
   const verify = new Uint32Array(4);
-  for (const e of selectEpisodes(data, options.runs)) {
+  for (const e of selectEpisodes(data, options.runs, options.split)) {
     const d = data.episodeDifficulty[e] as number;
     let row: Uint32Array | undefined;
     if (!Number.isNaN(d)) {

@@ -12,9 +12,9 @@ export type { RecoveryGroup } from '../../shared/analysisResults.ts';
 
 const share = (k: number, n: number): number | null => (n === 0 ? null : k / n);
 
-export function errorRecoveryAnalysis(db: Db, options: { runs?: string[] } = {}): ErrorRecoveryResult {
+export function errorRecoveryAnalysis(db: Db, options: { runs?: string[]; split?: string } = {}): ErrorRecoveryResult {
   const data = columnar(db);
-  const episodes = selectEpisodes(data, options.runs);
+  const episodes = selectEpisodes(data, options.runs, options.split);
   const byRun = new Map<number, { n: number; sw: number; rec: number; stay: number; recStay: number; recSw: number }>();
   for (const e of episodes) {
     const run = data.episodeRun[e] as number;

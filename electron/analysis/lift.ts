@@ -13,6 +13,8 @@ export type { LiftCell } from '../../shared/analysisResults.ts';
 
 export interface LiftOptions {
   runs?: string[];
+  /** A split selection (shared/splits.ts). */
+  split?: string;
   minCount?: number;
   bootstrap?: number;
   seed?: number;
@@ -88,7 +90,7 @@ function quantile(sorted: number[], q: number): number {
 
 export function liftAnalysis(db: Db, options: LiftOptions = {}): LiftResult {
   const data = columnar(db);
-  const episodes = selectEpisodes(data, options.runs);
+  const episodes = selectEpisodes(data, options.runs, options.split);
   const minCount = options.minCount ?? 30;
   const B = options.bootstrap ?? 200;
   let maxModelId = 0;

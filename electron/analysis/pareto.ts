@@ -8,10 +8,10 @@ import { columnar, selectEpisodes } from './columnar.ts';
 
 export type { ParetoPoint } from '../../shared/analysisResults.ts';
 
-export function paretoAnalysis(db: Db, options: { runs?: string[]; reference?: string } = {}): ParetoResult {
+export function paretoAnalysis(db: Db, options: { runs?: string[]; split?: string; reference?: string } = {}): ParetoResult {
   const data = columnar(db);
   const acc = new Map<number, { n: number; score: number; cost: number }>();
-  for (const e of selectEpisodes(data, options.runs)) {
+  for (const e of selectEpisodes(data, options.runs, options.split)) {
     const score = data.episodeScoreNorm[e] as number;
     if (Number.isNaN(score)) continue;
     const run = data.episodeRun[e] as number;

@@ -61,11 +61,11 @@ function modesOfRun(db: Db, runId: number): Map<number, BehaviourMode | null> {
   return new Map([...turns].map(([episode, list]) => [episode, behaviourMode(list)]));
 }
 
-export function planDagSummary(db: Db, options: { runs?: string[] } = {}): PlanDagSummaryResult {
+export function planDagSummary(db: Db, options: { runs?: string[]; split?: string } = {}): PlanDagSummaryResult {
   const data = columnar(db);
-  const selected = new Set([...selectEpisodes(data, options.runs)].map((e) => data.episodeId[e] as number));
+  const selected = new Set([...selectEpisodes(data, options.runs, options.split)].map((e) => data.episodeId[e] as number));
   const runOf = new Map<number, string>();
-  for (const e of selectEpisodes(data, options.runs)) runOf.set(data.episodeId[e] as number, data.runs.get(data.episodeRun[e] as number) ?? '');
+  for (const e of selectEpisodes(data, options.runs, options.split)) runOf.set(data.episodeId[e] as number, data.runs.get(data.episodeRun[e] as number) ?? '');
   const planEpisodes = db.prepare('SELECT DISTINCT episode_id FROM plan_nodes').pluck().all() as number[];
   const planRuns = new Set(planEpisodes.filter((id) => selected.has(id)).map((id) => runOf.get(id)));
   const runIds = new Map([...data.runs].map(([id, name]) => [name, id]));

@@ -8,11 +8,11 @@ import { columnar, selectEpisodes } from './columnar.ts';
 
 export type { SwitchCostRun } from '../../shared/analysisResults.ts';
 
-export function switchCostAnalysis(db: Db, options: { runs?: string[] } = {}): SwitchCostResult {
+export function switchCostAnalysis(db: Db, options: { runs?: string[]; split?: string } = {}): SwitchCostResult {
   const data = columnar(db);
   const extIds = new Map(db.prepare('SELECT id, ext_id FROM episodes').raw().all() as [number, string][]);
   const byRun = new Map<number, { episodes: SwitchCostRun['episodes']; sum: number[]; n: number[] }>();
-  for (const e of selectEpisodes(data, options.runs)) {
+  for (const e of selectEpisodes(data, options.runs, options.split)) {
     if (data.episodeSuccess[e] !== 1) continue;
     const run = data.episodeRun[e] as number;
     let g = byRun.get(run);

@@ -6,14 +6,15 @@ import { aecTargets, severityFromLevel } from '../../shared/formulas.ts';
 import type { Db } from '../db/database.ts';
 import { errorsOfEpisode, episodeMeta, turnsOfEpisode } from '../db/turnQueries.ts';
 import type { TargetsResult } from '../../shared/analysisResults.ts';
-import { expectedStepsConfig } from './expectedSteps.ts';
+import { storedExpectedSteps } from './expectedSteps.ts';
 
 export function episodeTargets(db: Db, episodeId: number): Omit<TargetsResult, 'episode'> {
   const meta = episodeMeta(db, episodeId);
   if (!meta) throw new Error(`no episode with id ${episodeId}`);
   const turns = turnsOfEpisode(db, episodeId);
   const errors = errorsOfEpisode(db, episodeId);
-  const n = meta.expected_steps ?? expectedStepsConfig().default;
+  // The N the import stored, so these are the targets the import wrote.
+  const n = storedExpectedSteps(meta);
   const targets = aecTargets(meta.score_norm, turns.map((t) => severityFromLevel(t.max_severity)), n);
   return {
     turns: turns.map((turn, i) => ({

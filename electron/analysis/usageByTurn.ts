@@ -5,9 +5,9 @@ import { columnar, modelSlots, selectEpisodes, sharesOf } from './columnar.ts';
 
 export type { UsageByTurnRun } from '../../shared/analysisResults.ts';
 
-export function usageByTurnAnalysis(db: Db, options: { runs?: string[]; maxTurn?: number } = {}): UsageByTurnResult {
+export function usageByTurnAnalysis(db: Db, options: { runs?: string[]; split?: string; maxTurn?: number } = {}): UsageByTurnResult {
   const data = columnar(db);
-  const episodes = selectEpisodes(data, options.runs);
+  const episodes = selectEpisodes(data, options.runs, options.split);
   // Turn indexes 0…maxTurn are counted.
   const cap = options.maxTurn === undefined ? Number.POSITIVE_INFINITY : Math.max(0, options.maxTurn + 1);
   const { slotOf, ids } = modelSlots(data);

@@ -7,7 +7,7 @@
 import type { CanonicalEpisode, TurnError } from '../../shared/canonical.ts';
 import { SEVERITY_LEVEL, aecTargets, maxSeverity, normaliseScore } from '../../shared/formulas.ts';
 import type { ErrorRules } from '../analysis/errorRules.ts';
-import { expectedSteps } from '../analysis/expectedSteps.ts';
+import { defaultExpectedSteps, expectedSteps, type ExpectedStepsTable } from '../analysis/expectedSteps.ts';
 import type { Db } from './database.ts';
 import { ModelResolver, priceTurn, type ModelPrice } from './models.ts';
 
@@ -38,6 +38,7 @@ export class EpisodeWriter {
   constructor(
     private readonly db: Db,
     private readonly rules: ErrorRules,
+    private readonly steps: ExpectedStepsTable = defaultExpectedSteps(),
   ) {
     this.models = new ModelResolver(db);
     this.s = {
@@ -60,9 +61,9 @@ export class EpisodeWriter {
       insertEpisodeText: db.prepare('INSERT INTO episode_text (episode_id, task_text, policy_name) VALUES (?, ?, ?)'),
       insertTurn: db.prepare(`INSERT INTO turns (episode_id, t, model_id, prev_model_id, switched, action_type, tool,
         tokens_in, tokens_out, tokens_cached, cost, cost_source, latency_ms, propensity, error_mask, max_severity,
-        verdict, verify_correct) VALUES (@episode_id, @t, @model_id, @prev_model_id, @switched, @action_type, @tool,
-        @tokens_in, @tokens_out, @tokens_cached, @cost, @cost_source, @latency_ms, @propensity, @error_mask,
-        @max_severity, @verdict, @verify_correct)`),
+        verdict, verify_correct, greedy_model_id, was_greedy, beta) VALUES (@episode_id, @t, @model_id, @prev_model_id,
+        @switched, @action_type, @tool, @tokens_in, @tokens_out, @tokens_cached, @cost, @cost_source, @latency_ms,
+        @propensity, @error_mask, @max_severity, @verdict, @verify_correct, @greedy_model_id, @was_greedy, @beta)`),
       insertTurnText: db.prepare('INSERT INTO turn_text (turn_id, action, observation) VALUES (?, ?, ?)'),
       indexText: db.prepare('INSERT INTO turn_fts (rowid, action, observation) SELECT turn_id, action, observation FROM turn_text WHERE turn_id >= ?'),
       insertTurnError: db.prepare(
@@ -135,7 +136,7 @@ export class EpisodeWriter {
     }
 
     const ruleSet = this.rules.forTaskType(ep.task.type);
-    const n = expectedSteps(ep.task);
+    const n = expectedSteps(ep.task, this.steps);
     const scoreNorm = normaliseScore(ep.outcome.score, ep.outcome.score_range, ep.outcome.success);
 
     // Resolve per-turn facts first: episode totals are needed before the episode row exists.
@@ -236,6 +237,9 @@ export class EpisodeWriter {
         max_severity: r.severity ? SEVERITY_LEVEL[r.severity] : 0,
         verdict: turn.verify?.verdict ?? null,
         verify_correct: turn.verify?.correct == null ? null : turn.verify.correct ? 1 : 0,
+        greedy_model_id: turn.router?.greedy_model ? this.models.resolve(turn.router.greedy_model).id : null,
+        was_greedy: turn.router?.was_greedy == null ? null : turn.router.was_greedy ? 1 : 0,
+        beta: turn.router?.beta ?? null,
       });
       const turnId = Number(turnInfo.lastInsertRowid);
       const action = turn.action.text ?? null;

@@ -215,6 +215,15 @@ CREATE TABLE history_sketches (
 );
 `,
   },
+  {
+    version: 3,
+    name: "the logging router's mixed decision per turn: greedy model, whether it was taken, beta",
+    sql: `
+ALTER TABLE turns ADD COLUMN greedy_model_id INTEGER REFERENCES models(id);
+ALTER TABLE turns ADD COLUMN was_greedy INTEGER;
+ALTER TABLE turns ADD COLUMN beta REAL;
+`,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;

@@ -18,13 +18,18 @@ export interface TurnRowRaw {
   latency_ms: number | null;
   propensity: number | null;
   max_severity: number;
+  greedy_model: string | null;
+  was_greedy: number | null;
+  beta: number | null;
 }
 
 export function turnsOfEpisode(db: Db, episodeId: number): TurnRowRaw[] {
   return db
     .prepare(`SELECT t.id, t.t, m.name AS model, t.switched, t.action_type, t.tool, x.action, x.observation,
-      t.tokens_in, t.tokens_out, t.tokens_cached, t.cost, t.cost_source, t.latency_ms, t.propensity, t.max_severity
-      FROM turns t JOIN models m ON m.id = t.model_id LEFT JOIN turn_text x ON x.turn_id = t.id
+      t.tokens_in, t.tokens_out, t.tokens_cached, t.cost, t.cost_source, t.latency_ms, t.propensity, t.max_severity,
+      g.name AS greedy_model, t.was_greedy, t.beta
+      FROM turns t JOIN models m ON m.id = t.model_id LEFT JOIN models g ON g.id = t.greedy_model_id
+      LEFT JOIN turn_text x ON x.turn_id = t.id
       WHERE t.episode_id = ? ORDER BY t.t`)
     .all(episodeId) as TurnRowRaw[];
 }
@@ -55,6 +60,7 @@ export interface EpisodeMetaRaw {
   id: number;
   task_id: string | null;
   task_type: string | null;
+  split: string | null;
   task_text: string | null;
   expected_steps: number | null;
   score_norm: number | null;
@@ -65,7 +71,7 @@ export interface EpisodeMetaRaw {
 
 export function episodeMeta(db: Db, episodeId: number): EpisodeMetaRaw | undefined {
   return db
-    .prepare(`SELECT e.id, e.task_id, e.task_type, x.task_text, e.expected_steps, e.score_norm, e.budget_usd, e.max_turns,
+    .prepare(`SELECT e.id, e.task_id, e.task_type, e.split, x.task_text, e.expected_steps, e.score_norm, e.budget_usd, e.max_turns,
       COALESCE(x.policy_name, r.policy_name) AS policy_name
       FROM episodes e JOIN runs r ON r.id = e.run_id LEFT JOIN episode_text x ON x.episode_id = e.id WHERE e.id = ?`)
     .get(episodeId) as EpisodeMetaRaw | undefined;

@@ -1,6 +1,7 @@
 /**
  * Training rows for the outcome estimator (MTRouter §3.3, DESIGN §6), read from a RouteLens database:
- * one row per logged turn t of an episode with a known outcome — the `hash-1024` features of h_t, the index of
+ * one row per logged turn t of an episode with a known outcome — the `hash-1024` features of h_t (routelens
+ * profile; under another input profile the text features are left to encodedDataset.ts), the index of
  * the model that turn used in the candidate pool, and the target S̃_t (the stored `targets` row, or recomputed
  * from the stored severities through shared/formulas.ts). Episodes are split 90/10 into training and
  * validation by a seeded shuffle of their ids, so all turns of an episode fall on one side.
@@ -12,21 +13,21 @@
  * (hashEncoder.ts explains why that is exact), instead of re-reading the whole history for every turn.
  */
 import { aecTargets, severityFromLevel } from '../../shared/formulas.ts';
-import { expectedSteps } from '../analysis/expectedSteps.ts';
+import { storedExpectedSteps } from '../analysis/expectedSteps.ts';
 import type { Db } from '../db/database.ts';
-import { HASH_DIM, HASH_ENCODER, HASH_HISTORY_DIM, MODEL_SALT, RECENT_SALT, addSegment, countsToSparse } from './hashEncoder.ts';
+import { splitCondition } from '../db/splitFilter.ts';
+import { HASH_DIM, HASH_ENCODER, MODEL_SALT, RECENT_SALT, addSegment, countsToSparse } from './hashEncoder.ts';
 import {
   DEFAULT_HISTORY_TOKENS,
-  STRUCTURED_DIM,
   historyWindow,
-  structuredFeatures,
   taskCharsKept,
   taskTokens,
   turnTail,
   turnTokens,
   type HistoryTurn,
 } from './historyText.ts';
-import { modelFeatures, type ModelFeatureStats } from './modelFeatures.ts';
+import { inputProfile, type InputProfile } from './inputProfile.ts';
+import type { ModelFeatureStats } from './modelFeatures.ts';
 import { STREAM, SeededRandom } from './seededRandom.ts';
 
 export interface DatasetOptions {
@@ -34,6 +35,8 @@ export interface DatasetOptions {
   models?: readonly string[];
   /** Only episodes of these runs (by name); default all. */
   runs?: readonly string[];
+  /** Only episodes of this split selection (shared/splits.ts); default all. */
+  split?: string;
   /** History budget in approximate tokens (chars / 4); default 8192 as in the paper. */
   maxHistoryTokens?: number;
   /** Share of episodes held out for validation; default 0.1. */
@@ -42,6 +45,8 @@ export interface DatasetOptions {
   seed?: number;
   /** 'stored' (default) reads the `targets` table, recomputing only where a row is missing; 'recompute' always recomputes. */
   targets?: 'stored' | 'recompute';
+  /** Input profile (inputProfile.ts): model features, structured features, and whether text is hashed here; default routelens. */
+  profile?: InputProfile;
   onProgress?: (p: { episodesDone: number; episodes: number; rows: number }) => void;
 }
 
@@ -64,12 +69,13 @@ export interface DatasetSummary {
 
 /** Everything the trainer needs; plain typed arrays, so it crosses to a worker thread by structured clone. */
 export interface TrainingSet {
-  /** hash-1024 here; encodedDataset.ts fills other encoders' rows (historyEncoder.ts names). */
+  /** hash-1024 here ('none' under a profile other than routelens); encodedDataset.ts fills other encoders' rows. */
   encoder: string;
+  profile: InputProfile['name'];
   historyDim: number;
   textDim: number;
   models: string[];
-  /** [K × 8] standardised model features (modelFeatures.ts). */
+  /** [K × 8] standardised model features (the profile's, modelFeatures.ts). */
   modelFeatures: Float32Array;
   modelFeatureStats: ModelFeatureStats;
   rows: number;
@@ -77,7 +83,7 @@ export interface TrainingSet {
   textIndptr: Int32Array;
   textIndices: Uint16Array;
   textValues: Float32Array;
-  /** [rows × STRUCTURED_DIM]. */
+  /** [rows × (historyDim − textDim)]: the profile's structured features. */
   structured: Float32Array;
   /** Index of the turn's model in `models`. */
   model: Int32Array;
@@ -109,6 +115,36 @@ interface EpisodeRow {
   task_type: string | null;
   task_category: string | null;
   task_text: string | null;
+}
+
+/**
+ * Training cannot start because of what the database holds (no outcomes, too few episodes, one model): a user
+ * error, said in one line with how to fix it (CLI exit 1).
+ */
+export class TrainingDataError extends Error {
+  override name = 'TrainingDataError';
+}
+
+/** Where an episode's outcome comes from, for the messages that ask for outcomes. */
+const OUTCOME_SOURCES =
+  'per episode an "outcome" with "score" (and "score_range") or "success" in routelens/v1 JSON Lines, ' +
+  'or SWE-bench results (logs/<instance>/report.json, results_summary.json) beside mini-swe-agent trajectories';
+
+/** Refuses rows that cannot train an estimator worth having: one side of the split empty, or one model. */
+export function assertTrainable(data: Pick<TrainingSet, 'models' | 'summary'>): void {
+  const { trainEpisodes, validationEpisodes, episodes } = data.summary;
+  if (trainEpisodes === 0 || validationEpisodes === 0) {
+    throw new TrainingDataError(
+      `${episodes} episode${episodes === 1 ? '' : 's'} with an outcome and turns: training holds out 10% of the episodes (at least one) ` +
+        `to stop early and measure the error, so it needs at least 2: import more episodes with outcomes (${OUTCOME_SOURCES})`,
+    );
+  }
+  if (data.models.length < 2) {
+    throw new TrainingDataError(
+      `every turn of the episodes with an outcome used one model (${data.models[0] ?? 'none'}): ŝ(h, a) compares candidate models, ` +
+        'so training needs logged turns of at least 2 — import runs of other models or a router\'s logs as well',
+    );
+  }
 }
 
 /** The signed n-gram counts of one turn's action and observation, as (bucket, count) pairs. */
@@ -248,18 +284,40 @@ export function buildTrainingSet(db: Db, options: DatasetOptions = {}): Training
   const fraction = options.validationFraction ?? 0.1;
   const targetMode = options.targets ?? 'stored';
   const runs = options.runs ?? [];
-  const runFilter = runs.length ? ` AND e.run_id IN (SELECT id FROM runs WHERE name IN (${runs.map(() => '?').join(', ')}))` : '';
+  const inSplit = splitCondition('e.split', options.split);
+  const runFilter = (runs.length ? ` AND e.run_id IN (SELECT id FROM runs WHERE name IN (${runs.map(() => '?').join(', ')}))` : '') + (inSplit ? ` AND ${inSplit}` : '');
+
+  const profile = options.profile ?? inputProfile();
+  const hashed = profile.name === 'routelens';
+  const S = profile.structured.length;
+  const known = new Set(db.prepare('SELECT name FROM runs').pluck().all() as string[]);
+  const missing = runs.filter((r) => !known.has(r));
+  if (missing.length) {
+    throw new TrainingDataError(`no run named ${missing.map((r) => `"${r}"`).join(', ')} (runs here: ${[...known].map((r) => `"${r}"`).join(', ') || 'none'})`);
+  }
+  if (inSplit && db.prepare(`SELECT COUNT(*) FROM episodes e WHERE 1${runFilter}`).pluck().get(...runs) === 0) {
+    const splits = db.prepare('SELECT DISTINCT split FROM episodes WHERE split IS NOT NULL ORDER BY split').pluck().all() as string[];
+    throw new TrainingDataError(`no episode of the selected runs is in split "${options.split}" (splits here: ${splits.join(', ') || 'none'})`);
+  }
+  const withOutcome = db.prepare(`SELECT COUNT(*) FROM episodes e WHERE e.score_norm IS NOT NULL${runFilter}`).pluck().get(...runs) as number;
+  if (withOutcome === 0) {
+    const without = db.prepare(`SELECT COUNT(*) FROM episodes e WHERE e.score_norm IS NULL${runFilter}`).pluck().get(...runs) as number;
+    throw new TrainingDataError(
+      `no episode${runs.length ? ` of ${runs.map((r) => `"${r}"`).join(', ')}` : ''} has an outcome (a score or a success flag), so ŝ has nothing to learn from ` +
+        `(${without} episode${without === 1 ? '' : 's'} without one): import logs that carry outcomes (${OUTCOME_SOURCES}) and train again`,
+    );
+  }
 
   const models = options.models ? [...options.models] : loggedModels(db, runFilter, runs);
-  if (models.length === 0) throw new Error('no candidate models: no turns of an episode with a known outcome');
+  if (models.length === 0) throw new TrainingDataError(`the ${withOutcome} episode${withOutcome === 1 ? '' : 's'} with an outcome have no turns to train on`);
   const poolIndex = new Map<number, number>();
   const idOf = db.prepare('SELECT id FROM models WHERE name = ?').pluck();
   models.forEach((name, i) => {
     const id = idOf.get(name) as number | undefined;
-    if (id === undefined) throw new Error(`unknown model "${name}" in the candidate pool`);
+    if (id === undefined) throw new TrainingDataError(`unknown model "${name}" in the candidate pool`);
     poolIndex.set(id, i);
   });
-  const mf = modelFeatures(db, models);
+  const mf = profile.modelFeatures(db, models);
 
   const episodes = db
     .prepare(`SELECT e.id, e.score_norm, e.expected_steps, e.task_type, e.task_category, x.task_text FROM episodes e
@@ -278,9 +336,14 @@ export function buildTrainingSet(db: Db, options: DatasetOptions = {}): Training
   if (fraction > 0 && order.length >= 2) nVal = Math.min(Math.max(nVal, 1), order.length - 1);
   const isValidation = new Set(order.subarray(0, nVal));
 
+  // Under another profile the text features are the encoder's (encodedDataset.ts): walk the turns, hash nothing.
+  const noCounts = new Int32Array(HASH_DIM);
+  const walk: typeof encodeEpisodeHistories = hashed
+    ? encodeEpisodeHistories
+    : (_task, turns, _max, emit) => turns.forEach((_turn, t) => emit(t, noCounts));
   let cap = 1024;
   let textIndptr = new Int32Array(cap + 1);
-  let structured = new Float32Array(cap * STRUCTURED_DIM);
+  let structured = new Float32Array(cap * S);
   let model = new Int32Array(cap);
   let target = new Float32Array(cap);
   let turnId = new Int32Array(cap);
@@ -295,7 +358,7 @@ export function buildTrainingSet(db: Db, options: DatasetOptions = {}): Training
   const episodesWithRows = { train: 0, validation: 0 };
 
   const finishEpisode = (ep: EpisodeRow, turns: TurnRow[]): void => {
-    const n = ep.expected_steps ?? expectedSteps({ category: ep.task_category, type: ep.task_type });
+    const n = storedExpectedSteps(ep);
     let recomputedTargets: (number | null)[] | null = null;
     const targetOf = (i: number): number => {
       const stored = (turns[i] as TurnRow).s_tilde;
@@ -306,7 +369,7 @@ export function buildTrainingSet(db: Db, options: DatasetOptions = {}): Training
     };
     const val = isValidation.has(ep.id);
     let any = false;
-    encodeEpisodeHistories(ep.task_text, turns, maxTokens, (t, counts) => {
+    walk(ep.task_text, turns, maxTokens, (t, counts) => {
       const turn = turns[t] as TurnRow;
       const m = poolIndex.get(turn.model_id);
       if (m === undefined) {
@@ -316,7 +379,7 @@ export function buildTrainingSet(db: Db, options: DatasetOptions = {}): Training
       if (rows + 1 > cap) {
         cap *= 2;
         textIndptr = grow(textIndptr, cap + 1, (k) => new Int32Array(k));
-        structured = grow(structured, cap * STRUCTURED_DIM, (k) => new Float32Array(k));
+        structured = grow(structured, cap * S, (k) => new Float32Array(k));
         model = grow(model, cap, (k) => new Int32Array(k));
         target = grow(target, cap, (k) => new Float32Array(k));
         turnId = grow(turnId, cap, (k) => new Int32Array(k));
@@ -327,10 +390,10 @@ export function buildTrainingSet(db: Db, options: DatasetOptions = {}): Training
       text.length += countsToSparse(counts, text.indices, text.values, text.length);
       textIndptr[rows + 1] = text.length;
       const prev = t > 0 ? (turns[t - 1] as TurnRow) : null;
-      structuredFeatures(
+      profile.writeStructured(
         { t, expectedSteps: n, previousSeverity: prev?.max_severity ?? 0, previousSwitched: prev?.switched === 1 },
         structured,
-        rows * STRUCTURED_DIM,
+        rows * S,
       );
       model[rows] = m;
       target[rows] = targetOf(t);
@@ -364,9 +427,10 @@ export function buildTrainingSet(db: Db, options: DatasetOptions = {}): Training
   options.onProgress?.({ episodesDone: episodes.length, episodes: episodes.length, rows });
 
   return {
-    encoder: HASH_ENCODER,
-    historyDim: HASH_HISTORY_DIM,
-    textDim: HASH_DIM,
+    encoder: hashed ? HASH_ENCODER : 'none',
+    profile: profile.name,
+    historyDim: (hashed ? HASH_DIM : 0) + S,
+    textDim: hashed ? HASH_DIM : 0,
     models,
     modelFeatures: mf.features,
     modelFeatureStats: mf.stats,
@@ -374,7 +438,7 @@ export function buildTrainingSet(db: Db, options: DatasetOptions = {}): Training
     textIndptr: textIndptr.slice(0, rows + 1),
     textIndices: text.indices.slice(0, text.length),
     textValues: text.values.slice(0, text.length),
-    structured: structured.slice(0, rows * STRUCTURED_DIM),
+    structured: structured.slice(0, rows * S),
     model: model.slice(0, rows),
     target: target.slice(0, rows),
     turnId: turnId.slice(0, rows),

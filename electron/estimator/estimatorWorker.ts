@@ -4,7 +4,9 @@
  * `error` (`user: true` when the input was at fault, so the CLI exits 1 and the window says what to fix).
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { TrainingDataError } from './dataset.ts';
 import { EncoderError } from './historyEncoder.ts';
+import { ProfileError } from './inputProfile.ts';
 import { ScorerError } from './ortScoring.ts';
 import { scoreDatabase } from './scoreDatabase.ts';
 import { trainToFile } from './trainPipeline.ts';
@@ -35,7 +37,7 @@ async function run(): Promise<void> {
       send({ type: 'done', result: { kind: 'score', result } });
     }
   } catch (e) {
-    const user = e instanceof RangeError || e instanceof ScorerError || e instanceof EncoderError;
+    const user = e instanceof RangeError || e instanceof ScorerError || e instanceof EncoderError || e instanceof TrainingDataError || e instanceof ProfileError;
     send({ type: 'error', message: e instanceof Error ? e.message : String(e), user, stack: e instanceof Error ? e.stack : undefined });
   }
 }

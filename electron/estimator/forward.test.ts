@@ -16,13 +16,14 @@ function literal(w: EstimatorWeights, x: Float32Array, batch: number): number[] 
   for (let r = 0; r < batch; r++) {
     const zx = Array.from(x.subarray(r * w.historyDim, (r + 1) * w.historyDim));
     w.models.forEach((_, a) => {
-      const h = dense(Array.from(w.modelFeatures.subarray(a * 8, a * 8 + 8)), w.meta, true);
+      const h1 = dense(Array.from(w.modelFeatures.subarray(a * 8, a * 8 + 8)), w.meta, true);
+      const h = w.meta2 ? dense(h1, w.meta2, false) : h1;
       const p = dense([...h, ...w.residual.subarray(a * 16, a * 16 + 16)], w.proj, false);
       const mean = p.reduce((s, v) => s + v, 0) / p.length;
       const variance = p.reduce((s, v) => s + (v - mean) ** 2, 0) / p.length;
       const za = p.map((v, j) => ((v - mean) / Math.sqrt(variance + LAYER_NORM_EPS)) * w.lnGamma[j]! + w.lnBeta[j]!);
-      const h1 = dense([...zx, ...za], w.head1, true);
-      const h2 = dense(h1, w.head2, true);
+      const g1 = dense([...zx, ...za], w.head1, true);
+      const h2 = dense(g1, w.head2, true);
       out.push(dense(h2, w.out, false)[0]!);
     });
   }
@@ -32,12 +33,23 @@ function literal(w: EstimatorWeights, x: Float32Array, batch: number): number[] 
 describe('forward pass', () => {
   const w = randomWeights(7, 1028, 6);
 
-  it('matches the literal [z_x ; z_a] MLP of weights.ts (split head 1, sparse skips)', () => {
+  it.each([
+    ['one attribute layer', w],
+    ['two attribute layers (the reference model encoder)', randomWeights(7, 1028, 6, 2)],
+  ])('matches the literal [z_x ; z_a] MLP of weights.ts (split head 1, sparse skips): %s', (_, weights) => {
     const x = randomHistories(8, 3, 1028);
-    const got = scoreBatch(w, x, 3);
-    const want = literal(w, x, 3);
+    const got = scoreBatch(weights, x, 3);
+    const want = literal(weights, x, 3);
     expect(got).toHaveLength(3 * 6);
     for (let i = 0; i < want.length; i++) expect(Math.abs(got[i]! - want[i]!)).toBeLessThan(1e-6);
+  });
+
+  it('the second attribute layer changes z_a, and a mis-shaped one is refused', () => {
+    const two = randomWeights(7, 1028, 6, 2);
+    const one = modelEmbeddings(w);
+    const differs = Array.from(modelEmbeddings(two)).some((v, i) => Math.abs(v - one[i]!) > 1e-3);
+    expect(differs).toBe(true);
+    expect(() => checkWeights({ ...two, meta2: { ...two.meta2!, outDim: 16 } })).toThrow(/meta2 is 32→16/);
   });
 
   it('model embeddings are layer-normalised: zero mean and unit variance when gamma is 1 and beta 0', () => {

@@ -32,6 +32,7 @@ export function checkWeights(w: EstimatorWeights): void {
   };
   vec('modelFeatures', w.modelFeatures, K * FEATURE_DIM);
   dense('meta', w.meta, FEATURE_DIM, META_HIDDEN);
+  if (w.meta2) dense('meta2', w.meta2, META_HIDDEN, META_HIDDEN);
   vec('residual', w.residual, K * RESIDUAL_DIM);
   dense('proj', w.proj, META_HIDDEN + RESIDUAL_DIM, MODEL_EMBED_DIM);
   vec('lnGamma', w.lnGamma, MODEL_EMBED_DIM);
@@ -47,14 +48,17 @@ export function modelEmbeddings(w: EstimatorWeights): Float32Array {
   const K = w.models.length;
   const z = new Float32Array(K * MODEL_EMBED_DIM);
   const cat = new Float64Array(META_HIDDEN + RESIDUAL_DIM);
+  const h = new Float64Array(META_HIDDEN);
   const p = new Float64Array(MODEL_EMBED_DIM);
   for (let a = 0; a < K; a++) {
-    // h_a = ReLU(f_a · W_meta + b_meta), then [h_a ; r_a]
+    // h_a = ReLU(f_a · W_meta + b_meta) [· W_meta2 + b_meta2], then [h_a ; r_a]
     for (let j = 0; j < META_HIDDEN; j++) {
       let acc = w.meta.b[j]!;
       for (let i = 0; i < FEATURE_DIM; i++) acc += w.modelFeatures[a * FEATURE_DIM + i]! * w.meta.w[i * META_HIDDEN + j]!;
-      cat[j] = acc > 0 ? acc : 0;
+      h[j] = acc > 0 ? acc : 0;
     }
+    if (w.meta2) denseInto(h, w.meta2, cat);
+    else cat.set(h);
     for (let i = 0; i < RESIDUAL_DIM; i++) cat[META_HIDDEN + i] = w.residual[a * RESIDUAL_DIM + i]!;
     // p = [h_a ; r_a] · W_proj + b_proj
     denseInto(cat, w.proj, p);

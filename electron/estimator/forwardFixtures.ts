@@ -7,7 +7,8 @@ import { HEAD_HIDDEN, META_HIDDEN, MODEL_EMBED_DIM, MODEL_FEATURES, RESIDUAL_DIM
 import type { Dense, EstimatorWeights } from './weights.ts';
 import { mulberry32 } from '../../shared/random.ts';
 
-export function randomWeights(seed: number, historyDim = 1028, models = 6): EstimatorWeights {
+/** `attributeLayers` 2 adds the second attribute layer (drawn last, so the other tensors do not change). */
+export function randomWeights(seed: number, historyDim = 1028, models = 6, attributeLayers: 1 | 2 = 1): EstimatorWeights {
   const rand = mulberry32(seed);
   const uniform = (n: number, scale: number): Float32Array => {
     const a = new Float32Array(n);
@@ -21,7 +22,7 @@ export function randomWeights(seed: number, historyDim = 1028, models = 6): Esti
     outDim,
   });
   const F = MODEL_FEATURES.length;
-  return {
+  const w: EstimatorWeights = {
     historyDim,
     models: Array.from({ length: models }, (_, i) => `model-${String.fromCharCode(97 + (i % 26))}${i >= 26 ? i : ''}`),
     modelFeatures: uniform(models * F, 2),
@@ -34,6 +35,8 @@ export function randomWeights(seed: number, historyDim = 1028, models = 6): Esti
     head2: dense(HEAD_HIDDEN[0], HEAD_HIDDEN[1]),
     out: dense(HEAD_HIDDEN[1], 1),
   };
+  if (attributeLayers === 2) w.meta2 = dense(META_HIDDEN, META_HIDDEN);
+  return w;
 }
 
 /** [batch × historyDim]: `nonZero` hashed features per row (L2-normalised), then 4 structured features. */

@@ -7,12 +7,12 @@
  * features, L2-normalised. Cosine between sketches approximates cosine between the histories' encoder features
  * (error ~1/√64), at 256 bytes a turn instead of 4 kB: what-if's nearest-neighbour search reads these.
  */
-import { expectedSteps } from '../analysis/expectedSteps.ts';
+import { storedExpectedSteps } from '../analysis/expectedSteps.ts';
 import type { Db } from '../db/database.ts';
 import { encodeEpisodeHistories } from './dataset.ts';
 import { HASH_DIM, HASH_HISTORY_DIM, countsToFeatures } from './hashEncoder.ts';
 import type { HistoryEncoder, HistoryInput } from './historyEncoder.ts';
-import { DEFAULT_HISTORY_TOKENS, serialiseHistory, structuredFeatures, type HistoryTurn } from './historyText.ts';
+import { DEFAULT_HISTORY_TOKENS, structuredFeatures, type HistoryTurn } from './historyText.ts';
 import { SeededRandom } from './seededRandom.ts';
 
 export const SKETCH_DIM = 64;
@@ -100,7 +100,7 @@ export function* historyRows(db: Db, options: HistoryRowsOptions = {}): Generato
       LEFT JOIN episode_text x ON x.episode_id = e.id${filter}`)
     .iterate(...runIds) as Iterable<{ id: number; expected_steps: number | null; task_type: string | null; task_category: string | null; task_text: string | null }>;
   for (const e of epRows) {
-    episodes.set(e.id, { task_text: e.task_text, n: expectedSteps({ expected_steps: e.expected_steps, category: e.task_category, type: e.task_type }) });
+    episodes.set(e.id, { task_text: e.task_text, n: storedExpectedSteps(e) });
   }
 
   const D = HASH_HISTORY_DIM;
@@ -157,8 +157,8 @@ export function* historyRows(db: Db, options: HistoryRowsOptions = {}): Generato
 }
 
 /**
- * The same batches for any history encoder (historyEncoder.ts; onnx-text): each turn's history is serialised
- * (historyText.ts) and encoded in batches. One episode's turns are read at a time, so no statement is open
+ * The same batches for any history encoder and input profile (historyEncoder.ts): each turn's history is laid
+ * out as the encoder's profile says (`encoder.history`) and encoded in batches. One episode's turns are read at a time, so no statement is open
  * across the encoder's awaits.
  */
 export async function* encodedHistoryRows(db: Db, encoder: HistoryEncoder, options: HistoryRowsOptions = {}): AsyncGenerator<HistoryBatch> {
@@ -188,12 +188,12 @@ export async function* encodedHistoryRows(db: Db, encoder: HistoryEncoder, optio
     return batch;
   };
   for (const e of episodes) {
-    const n = expectedSteps({ expected_steps: e.expected_steps, category: e.task_category, type: e.task_type });
+    const n = storedExpectedSteps(e);
     const turns = turnsOf.all(e.id) as (TurnTextRow & HistoryTurn)[];
     for (let t = 0; t < turns.length; t++) {
       const prev = t > 0 ? (turns[t - 1] as TurnTextRow) : null;
       inputs.push({
-        history: serialiseHistory(e.task_text, turns.slice(0, t), maxTokens),
+        history: encoder.history(e.task_text, turns.slice(0, t), maxTokens),
         structured: { t, expectedSteps: n, previousSeverity: prev?.max_severity ?? 0, previousSwitched: prev?.switched === 1 },
       });
       ids.push((turns[t] as TurnTextRow).id);

@@ -28,6 +28,26 @@ export function approxTokens(chars: number): number {
   return Math.ceil(chars / CHARS_PER_TOKEN);
 }
 
+/**
+ * How a history layout counts and cuts tokens. The routelens layout always approximates (chars / 4); the
+ * mtrouter layout (mtrouterHistory.ts) counts with the encoder's tokenizer when it has one, as the reference
+ * does, and approximates otherwise (hash-1024 loads no tokenizer).
+ */
+export interface TokenCounter {
+  /** For the model card: 'chars/4' or the tokenizer that counted. */
+  readonly kind: string;
+  /** Tokens of `text`, no special tokens (0 for ''). */
+  count(text: string): number;
+  /** The text of the first `n` tokens of `text`. */
+  head(text: string, n: number): string;
+}
+
+export const APPROX_TOKEN_COUNTER: TokenCounter = {
+  kind: `chars/${CHARS_PER_TOKEN}`,
+  count: (text) => approxTokens(text.length),
+  head: (text, n) => text.slice(0, Math.max(0, n) * CHARS_PER_TOKEN),
+};
+
 /** One earlier turn as the history sees it: what the model did and what the environment answered. */
 export interface HistoryTurn {
   action: string | null;

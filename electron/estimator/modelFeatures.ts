@@ -109,3 +109,98 @@ export function modelFeatures(db: Db, models: readonly string[]): ModelFeatureRe
     stats: { features: MODEL_FEATURES, mean, std, raw: Object.fromEntries(models.map((m, i) => [m, raw[i] as (number | null)[]])) },
   };
 }
+
+// ---------------------------------------------------------------- the mtrouter profile's features
+
+/**
+ * The reference's 8 model attributes (MTRouter research/training/model_encoder.py): five read from the model
+ * config, three derived. Our `models` table holds the same facts (models/pool.json carries the authors'
+ * values for the paper's pool); a value it lacks takes the reference's default, as a model missing from the
+ * authors' config does.
+ */
+export const MTROUTER_MODEL_FEATURES = [
+  'max_input_tokens',
+  'max_output_tokens',
+  'input_cost_per_million',
+  'output_cost_per_million',
+  'knowledge_cutoff_days_since_2026_01_01',
+  'context_total', // max_input + max_output
+  'cost_ratio', // output / (input + 1e-6)
+  'cost_total', // input + output
+] as const;
+
+/** The reference's values for an attribute the config does not give. */
+export const MTROUTER_META_DEFAULTS = {
+  max_input_tokens: 128_000,
+  max_output_tokens: 4096,
+  input_cost_per_million: 1.0,
+  output_cost_per_million: 5.0,
+  knowledge_cutoff: '2024-01-01',
+} as const;
+/** Cut-offs are counted in days from this date (negative before it). */
+export const MTROUTER_CUTOFF_BASE = '2026-01-01';
+/** Columns that get log1p: every one but the cut-off days, which can be negative. */
+const MTROUTER_LOG_COLUMNS = new Set([0, 1, 2, 3, 5, 6, 7]);
+/** Added to the population standard deviation, as the reference does (so a constant column gives 0). */
+const MTROUTER_STD_EPS = 1e-6;
+const DAY_MS = 86_400_000;
+
+/** Days from 2026-01-01 to a YYYY-MM-DD (or YYYY-MM, YYYY) date; null when unparseable. */
+export function cutoffDays(cutoff: string): number | null {
+  const m = /^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?$/.exec(cutoff.trim());
+  if (!m) return null;
+  const [by, bm, bd] = MTROUTER_CUTOFF_BASE.split('-').map(Number) as [number, number, number];
+  const at = Date.UTC(Number(m[1]), (m[2] ? Number(m[2]) : 1) - 1, m[3] ? Number(m[3]) : 1);
+  return Math.round((at - Date.UTC(by, bm - 1, bd)) / DAY_MS);
+}
+
+export interface ModelMeta {
+  max_input_tokens: number | null;
+  max_output_tokens: number | null;
+  price_in_per_m: number | null;
+  price_out_per_m: number | null;
+  knowledge_cutoff: string | null;
+}
+
+/** The 8 raw attributes of one model, defaults filled in (MTROUTER_MODEL_FEATURES order). */
+export function mtrouterRawFeatures(meta: ModelMeta | null): number[] {
+  const d = MTROUTER_META_DEFAULTS;
+  const maxIn = meta?.max_input_tokens ?? d.max_input_tokens;
+  const maxOut = meta?.max_output_tokens ?? d.max_output_tokens;
+  const costIn = meta?.price_in_per_m ?? d.input_cost_per_million;
+  const costOut = meta?.price_out_per_m ?? d.output_cost_per_million;
+  const days = (meta?.knowledge_cutoff ? cutoffDays(meta.knowledge_cutoff) : null) ?? (cutoffDays(d.knowledge_cutoff) as number);
+  return [maxIn, maxOut, costIn, costOut, days, maxIn + maxOut, costOut / (costIn + 1e-6), costIn + costOut];
+}
+
+/** log1p on the positive columns, then z-score over the pool with the population std + 1e-6. */
+export function standardiseMtrouterFeatures(raw: readonly (readonly number[])[]): { features: Float32Array; mean: number[]; std: number[] } {
+  const f = MTROUTER_MODEL_FEATURES.length;
+  const k = raw.length;
+  const features = new Float32Array(k * f);
+  const mean: number[] = [];
+  const std: number[] = [];
+  for (let j = 0; j < f; j++) {
+    const col = raw.map((row) => (MTROUTER_LOG_COLUMNS.has(j) ? Math.log1p(row[j] as number) : (row[j] as number)));
+    const mu = k ? col.reduce((a, b) => a + b, 0) / k : 0;
+    const sd = Math.sqrt(k ? col.reduce((a, b) => a + (b - mu) ** 2, 0) / k : 0) + MTROUTER_STD_EPS;
+    mean.push(mu);
+    std.push(sd);
+    col.forEach((v, i) => {
+      features[i * f + j] = (v - mu) / sd;
+    });
+  }
+  return { features, mean, std };
+}
+
+/** The mtrouter profile's model features for `models`, from the `models` table. */
+export function mtrouterModelFeatures(db: Db, models: readonly string[]): ModelFeatureResult {
+  const byName = db.prepare('SELECT max_input_tokens, max_output_tokens, price_in_per_m, price_out_per_m, knowledge_cutoff FROM models WHERE name = ?');
+  const raw = models.map((name) => mtrouterRawFeatures((byName.get(name) as ModelMeta | undefined) ?? null));
+  const { features, mean, std } = standardiseMtrouterFeatures(raw);
+  return {
+    models: [...models],
+    features,
+    stats: { features: MTROUTER_MODEL_FEATURES, mean, std, raw: Object.fromEntries(models.map((m, i) => [m, raw[i] as number[]])) },
+  };
+}

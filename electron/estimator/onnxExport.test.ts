@@ -91,6 +91,19 @@ describe('ONNX export', () => {
     expect(decoded.outputs).toEqual(['s_hat', 'model_embeddings']);
   });
 
+  it('two attribute layers (the reference model encoder): ORT agrees with forward.ts, precomputed or in the graph', async () => {
+    const two = randomWeights(16, D, K, 2);
+    const x = randomHistories(17, 32, D);
+    const want = createForward(two).score(x, 32);
+    for (const modelEncoderInGraph of [false, true]) {
+      const s = await session(exportOnnx(two, { modelEncoderInGraph }));
+      const { sHat, z } = await run(s, x, 32);
+      expect(maxDiff(want, sHat)).toBeLessThan(1e-5);
+      expect(maxDiff(modelEmbeddings(two), z)).toBeLessThan(1e-5);
+      await s.release();
+    }
+  });
+
   it('refuses weights whose shapes disagree', () => {
     expect(() => exportOnnx({ ...w, lnGamma: new Float32Array(3) })).toThrow(/lnGamma has 3 values/);
   });

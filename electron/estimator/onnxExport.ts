@@ -17,8 +17,8 @@
  * Per row that is historyDim·256 + K·(256·256 + 256) multiply-adds instead of K·(historyDim + 64 + 256)·256:
  * at historyDim 1028 and K = 6, 0.66 M instead of 2.07 M, about 3× fewer (the measured gap is in bench/).
  *
- * `{ modelEncoderInGraph: true }` instead computes z_a inside the graph from the model features, meta layer,
- * residuals, projection and LayerNormalization (ORT folds that constant subgraph at load, so it scores as fast);
+ * `{ modelEncoderInGraph: true }` instead computes z_a inside the graph from the model features, attribute
+ * layer(s), residuals, projection and LayerNormalization (ORT folds that constant subgraph at load, so it scores as fast);
  * the tests use it to check forward.ts's model encoder against ONNX Runtime.
  */
 import { createHash } from 'node:crypto';
@@ -80,7 +80,12 @@ export function exportOnnx(w: EstimatorWeights, options: ExportOptions = {}): Ui
     );
     add('MatMul', ['model_features', 'meta_w'], 'meta_mm');
     add('Add', ['meta_mm', 'meta_b'], 'meta_pre');
-    add('Relu', ['meta_pre'], 'h_a');
+    add('Relu', ['meta_pre'], w.meta2 ? 'meta_hidden' : 'h_a');
+    if (w.meta2) {
+      initializer.push(floats('meta2_w', [META_HIDDEN, META_HIDDEN], w.meta2.w), floats('meta2_b', [META_HIDDEN], w.meta2.b));
+      add('MatMul', ['meta_hidden', 'meta2_w'], 'meta2_mm');
+      add('Add', ['meta2_mm', 'meta2_b'], 'h_a');
+    }
     add('Concat', ['h_a', 'residual'], 'h_a_r', [{ name: 'axis', type: AttributeType.INT, i: 1 }]);
     add('MatMul', ['h_a_r', 'proj_w'], 'proj_mm');
     add('Add', ['proj_mm', 'proj_b'], 'proj_pre');

@@ -1,6 +1,6 @@
 /**
- * `onnx-text:DIR`: a local sentence-embedding ONNX model and its Hugging Face tokenizer as the history encoder
- * (DESIGN §6). Nothing is downloaded; see docs/onnx-text-encoder.md for exporting a model into DIR.
+ * `onnx-text:DIR`: a local sentence-embedding ONNX model and its Hugging Face tokenizer as the history text
+ * encoder (DESIGN §6; historyEncoder.ts puts the input profile around it). Nothing is downloaded; see docs/onnx-text-encoder.md for exporting a model into DIR.
  *
  * DIR holds model.onnx (or onnx/model.onnx, with its external-data file beside it when it has one) and
  * tokenizer.json, optionally tokenizer_config.json, sentence_bert_config.json and a sentence-transformers
@@ -28,17 +28,16 @@ import { availableParallelism } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { z } from 'zod';
-import { DEFAULT_HISTORY_TOKENS, STRUCTURED_DIM } from './historyText.ts';
+import { DEFAULT_HISTORY_TOKENS, type TokenCounter } from './historyText.ts';
 import {
   EncoderError,
   ONNX_TEXT_ENCODER,
-  withStructured,
   type EncodableHistory,
-  type EncoderCard,
   type EncoderFile,
   type EncoderStats,
-  type HistoryEncoder,
   type OpenEncoderOptions,
+  type TextEncoder,
+  type TextEncoderCard,
 } from './historyEncoder.ts';
 import { AUTO_ORDER, type Provider, type ProviderAttempt } from './ortScoring.ts';
 import {
@@ -50,7 +49,6 @@ import {
   type Encoding,
   type Tokenizer,
 } from './tokenizer.ts';
-import { STRUCTURED_FEATURES } from './weights.ts';
 
 export const MODEL_FILES = ['model.onnx', join('onnx', 'model.onnx')];
 const TOKEN_OUTPUTS = ['last_hidden_state', 'token_embeddings'];
@@ -249,6 +247,29 @@ function dependencyFiles(dir: string, modelPath: string, poolingPath: string | n
   return [modelPath, ...external, join(dir, TOKENIZER_FILE), ...optional, ...(poolingPath ? [poolingPath] : [])];
 }
 
+// ---------------------------------------------------------------- token counts
+
+/** Distinct texts whose counts are remembered: a history layout counts each earlier turn again at every turn. */
+const COUNT_MEMO = 4096;
+
+/** The tokenizer as a layout's TokenCounter (mtrouterHistory.ts), counts memoised per text. */
+export function tokenCounter(tokenizer: Tokenizer): TokenCounter {
+  const memo = new Map<string, number>();
+  return {
+    kind: `tokenizer.json (${tokenizer.modelType})`,
+    count(text) {
+      let n = memo.get(text);
+      if (n === undefined) {
+        n = tokenizer.countTokens(text);
+        if (memo.size >= COUNT_MEMO) memo.clear();
+        memo.set(text, n);
+      }
+      return n;
+    },
+    head: (text, n) => tokenizer.headTokens(text, n),
+  };
+}
+
 // ---------------------------------------------------------------- encoder
 
 interface OpenSession {
@@ -261,7 +282,7 @@ function message(e: unknown): string {
   return text.replace(/^\/onnxruntime_src\/[^\n]*? was false\. /, '').split('\n')[0]!.trim();
 }
 
-export async function openOnnxTextEncoder(dir: string, options: OpenEncoderOptions = {}): Promise<HistoryEncoder> {
+export async function openOnnxTextEncoder(dir: string, options: OpenEncoderOptions = {}): Promise<TextEncoder> {
   const modelPath = findModelFile(dir);
   let tokenizer: Tokenizer;
   try {
@@ -378,11 +399,10 @@ export async function openOnnxTextEncoder(dir: string, options: OpenEncoderOptio
   }
   let current: OpenSession = opened;
   const textDim = hidden;
-  const dim = textDim + STRUCTURED_DIM;
   const historyTokens = Math.min(DEFAULT_HISTORY_TOKENS, tokenizer.maxLength - tokenizer.specialTokens);
   const spec = `${ONNX_TEXT_ENCODER}:${dir}`;
   let closed = false;
-  let card: Promise<EncoderCard> | undefined;
+  let card: Promise<TextEncoderCard> | undefined;
 
   const encodeText = async (histories: readonly EncodableHistory[]): Promise<Float32Array> => {
     if (closed) throw new EncoderError('the history encoder is closed');
@@ -427,18 +447,15 @@ export async function openOnnxTextEncoder(dir: string, options: OpenEncoderOptio
     name: ONNX_TEXT_ENCODER,
     spec,
     textDim,
-    dim,
     historyTokens,
+    tokens: tokenCounter(tokenizer),
     get provider() {
       return current.provider;
     },
     stats,
     encodeText,
-    async encode(batch) {
-      return withStructured(await encodeText(batch.map((b) => b.history)), textDim, batch);
-    },
     describe() {
-      card ??= (async (): Promise<EncoderCard> => {
+      card ??= (async (): Promise<TextEncoderCard> => {
         const files: EncoderFile[] = [];
         for (const path of dependencyFiles(dir, modelPath, poolingPath)) {
           files.push({ path: relative(dir, path), bytes: statSync(path).size, sha256: await fileSha256(path) });
@@ -448,9 +465,8 @@ export async function openOnnxTextEncoder(dir: string, options: OpenEncoderOptio
           name: ONNX_TEXT_ENCODER,
           spec,
           textDim,
-          dim,
-          structured: STRUCTURED_FEATURES,
           historyTokens,
+          tokenCount: `tokenizer.json (${tokenizer.modelType})`,
           files,
           onnx: {
             dir,

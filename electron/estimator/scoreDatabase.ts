@@ -12,6 +12,7 @@ import { basename, resolve } from 'node:path';
 import { openDatabase, type Db } from '../db/database.ts';
 import { HASH_ENCODER } from './hashEncoder.ts';
 import { openHistoryEncoder, type HistoryEncoder } from './historyEncoder.ts';
+import type { HistoryTurn } from './historyText.ts';
 import { countTurns, encodedHistoryRows, historyRows, SKETCH_DIM, type HistoryBatch } from './historyRows.ts';
 import { modelCardPath, readModelCard } from './modelCard.ts';
 import { sha256 } from './onnxExport.ts';
@@ -110,8 +111,9 @@ export async function scoreDatabase(dbPath: string, modelPath: string, options: 
     let ortSeconds = 0;
     let rows = 0;
     let cancelled = false;
+    // The incremental path is the routelens layout hashed; any other profile or encoder lays out and encodes each turn.
     const batches: Iterable<HistoryBatch> | AsyncIterable<HistoryBatch> =
-      encoder.name === HASH_ENCODER
+      encoder.name === HASH_ENCODER && encoder.profile.name === 'routelens'
         ? historyRows(reader, { runIds, batchRows: options.batchRows, maxHistoryTokens: encoder.historyTokens })
         : encodedHistoryRows(reader, encoder, { runIds, batchRows: options.batchRows, maxHistoryTokens: encoder.historyTokens });
     for await (const batch of batches) {
@@ -150,16 +152,20 @@ export async function scoreDatabase(dbPath: string, modelPath: string, options: 
 }
 
 /**
- * The history encoder an estimator was trained with: its card's encoder (and history budget); without a card,
- * hash-1024 when the dimensions match. `historyTokens` of the result is the budget to serialise with.
+ * The history encoder an estimator was trained with: its card's encoder, input profile and history budget;
+ * without a card, hash-1024 under the routelens profile when the dimensions match. `historyTokens` of the
+ * result is the budget to lay histories out with.
  */
 export async function encoderFor(modelPath: string, historyDim: number, ep?: ProviderChoice): Promise<HistoryEncoder> {
   const card = existsSync(modelCardPath(modelPath)) ? readModelCard(modelCardPath(modelPath)) : null;
-  const encoder = await openHistoryEncoder(card?.encoder.name ?? HASH_ENCODER, { ep });
+  const encoder = await openHistoryEncoder(card?.encoder.name ?? HASH_ENCODER, { ep, profile: card?.profile });
   const budget = card?.encoder.max_history_tokens ?? encoder.historyTokens;
   if (encoder.dim !== historyDim) {
     await encoder.close();
-    throw new ScorerError(`${modelPath} reads ${historyDim}-d histories; its encoder ${encoder.spec} gives ${encoder.dim}`);
+    throw new ScorerError(`${modelPath} reads ${historyDim}-d histories; its encoder ${encoder.spec} (${encoder.profile.name} profile) gives ${encoder.dim}`);
   }
-  return Object.assign(Object.create(Object.getPrototypeOf(encoder) as object) as HistoryEncoder, encoder, { historyTokens: budget });
+  return Object.assign(Object.create(Object.getPrototypeOf(encoder) as object) as HistoryEncoder, encoder, {
+    historyTokens: budget,
+    history: (task: string | null, earlier: readonly HistoryTurn[], maxTokens = budget) => encoder.history(task, earlier, maxTokens),
+  });
 }

@@ -1,5 +1,6 @@
 /**
- * The tokenizer against small hand-made tokenizer.json files whose ids are worked out by hand. The BERT ids
+ * The tokenizer (the kept library @huggingface/tokenizers plus our truncation, tokenizer.ts) against small
+ * hand-made tokenizer.json files whose ids are worked out by hand. The BERT ids
  * [PAD]=0 [UNK]=100 [CLS]=101 [SEP]=102 [MASK]=103 "!"=999 ","=1010 "."=1012 "the"=1996 "world"=2088
  * "hello"=7592 are bert-base-uncased's; the other entries are ours.
  */
@@ -8,7 +9,6 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../testing/tmp.ts';
 import { TokenizerError, loadTokenizer } from './tokenizer.ts';
-import { BYTE_TO_CHAR, byteLevelChars, onigToJs } from './tokenizerText.ts';
 
 const tempDir = useTempDir();
 
@@ -130,18 +130,10 @@ describe('WordPiece (BERT-style) tokenizer.json', () => {
 
 // ---------------------------------------------------------------- byte-level BPE
 
-const G = BYTE_TO_CHAR[0x20] as string; // "Ġ", the byte-level space
-const NL = BYTE_TO_CHAR[0x0a] as string; // "Ċ"
+const G = 'Ġ'; // the byte-level space, GPT-2's byte 0x20
+const NL = 'Ċ'; // byte 0x0a
 
 describe('byte-level BPE (GPT-2 / Qwen style) tokenizer.json', () => {
-  it('maps bytes as GPT-2 does', () => {
-    expect(G).toBe('Ġ');
-    expect(NL).toBe('Ċ');
-    expect(BYTE_TO_CHAR[0x41]).toBe('A');
-    expect(byteLevelChars('é')).toBe('Ã©'); // UTF-8 C3 A9, both printable bytes
-    expect(new Set(BYTE_TO_CHAR).size).toBe(256);
-  });
-
   const vocab: Record<string, number> = {};
   for (const t of ['H', 'e', 'l', 'o', G, 'w', 'r', 'd', 'Ã', '©', '!', 'lo', 'He', 'll', 'Hel', `${G}w`, 'or', `${G}wor`, 'Ã©']) vocab[t] = Object.keys(vocab).length;
   const EOT = 50;
@@ -230,21 +222,60 @@ describe('byte-level BPE (GPT-2 / Qwen style) tokenizer.json', () => {
     expect(tok.encode('e\u0301').ids).toEqual([q('Ã©')]);
     expect(tok.specialTokens).toBe(0);
   });
+});
 
-  it('translates scoped case-insensitive groups for JavaScript', () => {
-    const re = onigToJs("(?i:'s|x[a-c])|y", 'test');
-    expect("'S XB y".match(re)).toEqual(["'S", 'XB', 'y']);
+describe('token counts and heads (the mtrouter history layout counts with these)', () => {
+  it('counts tokens without special tokens or truncation, and decodes the first n back to text', () => {
+    const tok = loadTokenizer(write({ 'tokenizer.json': bertTokenizer({ truncation: { max_length: 4 } }) }));
+    expect(tok.countTokens('hello, world! the')).toBe(5);
+    expect(tok.countTokens('')).toBe(0);
+    // WordPiece's decoder joins "##" pieces and cleans the space before punctuation.
+    expect(tok.headTokens('hello, world! unaffable', 3)).toBe('hello, world');
+    expect(tok.headTokens('hello, world! unaffable', 8)).toBe('hello, world! unaffable');
+    expect(tok.headTokens('Unaffable cafe', 4)).toBe('unaffable ca');
+    expect(tok.headTokens('hello', 0)).toBe('');
+  });
+});
+
+describe('Unigram (SentencePiece) tokenizer.json, which the hand-written tokenizer refused', () => {
+  it('loads and picks the most likely segmentation after Metaspace', () => {
+    const tok = loadTokenizer(
+      write({
+        'tokenizer.json': {
+          version: '1.0',
+          added_tokens: [special(0, '<unk>'), special(1, '</s>')],
+          normalizer: null,
+          pre_tokenizer: { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true },
+          post_processor: {
+            type: 'TemplateProcessing',
+            single: [{ Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '</s>', type_id: 0 } }],
+            special_tokens: { '</s>': { id: '</s>', ids: [1], tokens: ['</s>'] } },
+          },
+          decoder: { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true },
+          model: {
+            type: 'Unigram',
+            unk_id: 0,
+            vocab: [['<unk>', 0], ['</s>', 0], ['▁hello', -2], ['▁world', -2], ['▁', -3], ['h', -5], ['e', -5], ['l', -5], ['o', -5], ['▁hel', -4], ['lo', -4]],
+          },
+        },
+      }),
+    );
+    expect(tok.modelType).toBe('Unigram');
+    // "▁hello" (−2) beats "▁hel" + "lo" (−8) and any character split.
+    expect(tok.encode('hello world').ids).toEqual([2, 3, 1]);
+    expect(tok.specialTokens).toBe(1);
   });
 });
 
 describe('refusals', () => {
-  it('names an unsupported model, normalizer, pre-tokenizer or post-processor type', () => {
+  it('names the file and the part the library cannot build', () => {
     const t = (extra: Record<string, unknown>): (() => unknown) => () => loadTokenizer(write({ 'tokenizer.json': bertTokenizer(extra) }));
-    expect(t({ model: { type: 'Unigram', vocab: [['a', 0]] } })).toThrow(/model type "Unigram" is not supported \(supported: WordPiece, BPE\)/);
-    expect(t({ pre_tokenizer: { type: 'Metaspace', replacement: '▁' } })).toThrow(/pre_tokenizer type "Metaspace" is not supported/);
-    expect(t({ normalizer: { type: 'Precompiled', precompiled_charsmap: '' } })).toThrow(/normalizer type "Precompiled" is not supported/);
-    expect(t({ post_processor: { type: 'Fancy' } })).toThrow(/post_processor type "Fancy" is not supported/);
-    expect(t({ model: { type: 'WordPiece', unk_token: '[NOPE]', vocab: { a: 0 } } })).toThrow(/unk_token "\[NOPE\]" is not in the vocabulary/);
+    expect(t({ post_processor: { type: 'Fancy' } })).toThrow(TokenizerError);
+    expect(t({ post_processor: { type: 'Fancy' } })).toThrow(/tokenizer\.json: Unknown PostProcessor type: Fancy/);
+    expect(t({ model: { type: 'Mystery' } })).toThrow(/tokenizer\.json: Unknown TokenizerModel type: Mystery/);
+    const template = { type: 'TemplateProcessing', single: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }], special_tokens: {} };
+    expect(t({ post_processor: template })).toThrow(/the single-sequence template has no sequence/);
+    expect(t({ truncation: { max_length: 2 } })).toThrow(/max length 2 \(tokenizer\.json truncation\.max_length\) leaves no room for text/);
   });
 
   it('says which file is missing or broken', () => {

@@ -11,16 +11,24 @@
  *          float64 arithmetic in a fixed order, so the same seed and data give bit-identical weights
  *
  * Organisation. All parameters live in one Float32Array (`flat`), with a typed view per tensor, so AdamW,
- * clipping and best-epoch snapshots are single loops; gradients mirror it in float64. The model side
- * (z_a for every candidate, then z_a · W1a + b1) is computed once per batch, because there are K ≈ 6 models
- * and 64 rows; each row then adds only its sparse hashed text (~280 non-zeros of 1024) and 4 structured
- * features times W1, and the dense 256 × 256 second layer, skipping ReLU and dropout zeros. Row gradients of
- * the model side are summed per model and backpropagated through W1a, LayerNorm, the projection and the
- * metadata MLP once per batch.
+ * clipping and best-epoch snapshots are single loops; gradients mirror it in float64. Both, the Adam moments
+ * and the batch buffers live in one WebAssembly memory whose SIMD kernels (trainKernels.ts) run the inner
+ * products. The model side (z_a for every candidate, then z_a · W1a + b1) is computed once per batch, because
+ * there are K ≈ 6 models and 64 rows. A batch then goes layer by layer:
+ *   forward   each row's non-zero inputs as an index/value list: its hashed text (~270 non-zeros of 1024) and
+ *             structured features select rows of W1 (a sparse first layer); its active units after ReLU and
+ *             dropout (about half) select rows of W2
+ *   backward  per row, the output and second-layer deltas, and the first-layer delta of the active units only;
+ *             then W2's and W1's gradients row by row from the transposed lists (for each input unit, the batch
+ *             rows where it was non-zero), each row written once. Row gradients of the model side are summed
+ *             per model and backpropagated through W1a, LayerNorm, the projection and the metadata MLP.
+ * Every sum keeps the order of the row-at-a-time loops this replaced (train.test.ts pins their results); it
+ * trains 4–5× faster (BENCHMARKS.md, "Estimator training").
  */
 import { DEFAULT_TRAIN_PATIENCE } from '../../shared/apiEstimator.ts';
 import { splitRows, type TrainingSet } from './dataset.ts';
 import { STREAM, SeededRandom } from './seededRandom.ts';
+import { KernelMemory } from './trainKernels.ts';
 import {
   HEAD_HIDDEN,
   LAYER_NORM_EPS,
@@ -48,6 +56,8 @@ export interface NetDims {
   hidden1: number;
   hidden2: number;
   models: number;
+  /** Layers of the model encoder's attribute MLP (TrainOptions.attributeLayers). */
+  attributeLayers: 1 | 2;
 }
 
 export interface TrainOptions {
@@ -64,6 +74,13 @@ export interface TrainOptions {
   dropout?: number;
   residualL2?: number;
   clipNorm?: number;
+  /**
+   * The model encoder's attribute MLP: 1 layer, h_a = ReLU(f_a·W + b) (ours), or 2, ReLU(f_a·W + b)·W' + b'
+   * (the reference implementation's Linear → ReLU → Linear; mtrouterTraining.ts).
+   */
+  attributeLayers?: 1 | 2;
+  /** The residual embeddings' start: N(0, 0.1²) ('normal', ours) or zeros ('zero', the reference's). */
+  residualInit?: 'normal' | 'zero';
   /** Smaller layers, for gradient checks and quick tests; the default is the architecture of weights.ts. */
   dims?: Partial<Pick<NetDims, 'metaHidden' | 'residual' | 'embed' | 'hidden1' | 'hidden2'>>;
   onEpoch?: (p: EpochProgress) => void;
@@ -115,56 +132,55 @@ export const TRAIN_DEFAULTS = {
   dropout: 0.1,
   residualL2: 1e-3,
   clipNorm: 1.0,
-} as const;
+  attributeLayers: 1,
+  residualInit: 'normal',
+} as const satisfies TrainOptions;
 const ADAM_EPS = 1e-8;
+/** Rows per forward batch when scoring (predict); the batch buffers hold at least this many. */
+const PREDICT_BATCH = 256;
 
-// The inner loops, unrolled by 4: V8 does not vectorise, and unrolling doubles throughput here
-// (measured 230 → 530 M multiply-adds/s on the 2-core container). A fixed order keeps results bit-identical.
-
-/** y[yo … yo+n) += a · x[xo … xo+n). */
-function axpy(y: Float64Array, yo: number, a: number, x: Float32Array | Float64Array, xo: number, n: number): void {
-  let j = 0;
-  for (; j + 4 <= n; j += 4) {
-    y[yo + j] = (y[yo + j] as number) + a * (x[xo + j] as number);
-    y[yo + j + 1] = (y[yo + j + 1] as number) + a * (x[xo + j + 1] as number);
-    y[yo + j + 2] = (y[yo + j + 2] as number) + a * (x[xo + j + 2] as number);
-    y[yo + j + 3] = (y[yo + j + 3] as number) + a * (x[xo + j + 3] as number);
+/**
+ * Transposes per-row index lists (row b's entries are [start[b], start[b+1]) of idx/val, b < rows) into
+ * per-unit lists of rows: unit u's are [tStart[u], tStart[u+1]) of tRow/tVal, rows in increasing order.
+ * `cursor` is scratch of length `units`.
+ */
+function transposeLists(
+  start: Int32Array,
+  idx: Int32Array,
+  val: Float64Array,
+  rows: number,
+  units: number,
+  tStart: Int32Array,
+  tRow: Int32Array,
+  tVal: Float64Array,
+  cursor: Int32Array,
+): void {
+  tStart.fill(0, 0, units + 1);
+  const end = start[rows] as number;
+  for (let k = 0; k < end; k++) {
+    const u = (idx[k] as number) + 1;
+    tStart[u] = (tStart[u] as number) + 1;
   }
-  for (; j < n; j++) y[yo + j] = (y[yo + j] as number) + a * (x[xo + j] as number);
-}
-
-/** g[go … go+n) += a · d (a gradient row) and returns w[wo … wo+n) · d, in one pass. */
-function axpyDot(g: Float64Array, go: number, a: number, d: Float64Array, w: Float32Array, wo: number, n: number): number {
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  let j = 0;
-  for (; j + 4 <= n; j += 4) {
-    const d0 = d[j] as number;
-    const d1 = d[j + 1] as number;
-    const d2 = d[j + 2] as number;
-    const d3 = d[j + 3] as number;
-    g[go + j] = (g[go + j] as number) + a * d0;
-    g[go + j + 1] = (g[go + j + 1] as number) + a * d1;
-    g[go + j + 2] = (g[go + j + 2] as number) + a * d2;
-    g[go + j + 3] = (g[go + j + 3] as number) + a * d3;
-    s0 += (w[wo + j] as number) * d0;
-    s1 += (w[wo + j + 1] as number) * d1;
-    s2 += (w[wo + j + 2] as number) * d2;
-    s3 += (w[wo + j + 3] as number) * d3;
+  for (let u = 0; u < units; u++) {
+    tStart[u + 1] = (tStart[u + 1] as number) + (tStart[u] as number);
+    cursor[u] = tStart[u] as number;
   }
-  for (; j < n; j++) {
-    const dj = d[j] as number;
-    g[go + j] = (g[go + j] as number) + a * dj;
-    s0 += (w[wo + j] as number) * dj;
+  for (let b = 0; b < rows; b++) {
+    for (let k = start[b] as number, e = start[b + 1] as number; k < e; k++) {
+      const u = idx[k] as number;
+      const at = cursor[u] as number;
+      cursor[u] = at + 1;
+      tRow[at] = b;
+      tVal[at] = val[k] as number;
+    }
   }
-  return s0 + s1 + (s2 + s3);
 }
 
 interface Tensors<A> {
   metaW: A;
   metaB: A;
+  meta2W: A;
+  meta2B: A;
   residual: A;
   projW: A;
   projB: A;
@@ -182,6 +198,9 @@ function shapes(d: NetDims): [keyof Tensors<unknown>, number][] {
   return [
     ['metaW', d.features * d.metaHidden],
     ['metaB', d.metaHidden],
+    // The attribute MLP's second layer: empty (and so drawing nothing at initialisation) with one layer.
+    ['meta2W', d.attributeLayers === 2 ? d.metaHidden * d.metaHidden : 0],
+    ['meta2B', d.attributeLayers === 2 ? d.metaHidden : 0],
     ['residual', d.models * d.residual],
     ['projW', (d.metaHidden + d.residual) * d.embed],
     ['projB', d.embed],
@@ -210,7 +229,7 @@ function views<A extends Float32Array | Float64Array>(flat: A, d: NetDims): Tens
   return out as Tensors<A>;
 }
 
-export function netDims(data: Pick<TrainingRows, 'historyDim' | 'textDim' | 'models'>, dims: TrainOptions['dims'] = {}): NetDims {
+export function netDims(data: Pick<TrainingRows, 'historyDim' | 'textDim' | 'models'>, dims: TrainOptions['dims'] = {}, attributeLayers: 1 | 2 = 1): NetDims {
   return {
     historyDim: data.historyDim,
     textDim: data.textDim,
@@ -221,6 +240,7 @@ export function netDims(data: Pick<TrainingRows, 'historyDim' | 'textDim' | 'mod
     hidden1: dims.hidden1 ?? HEAD_HIDDEN[0],
     hidden2: dims.hidden2 ?? HEAD_HIDDEN[1],
     models: data.models.length,
+    attributeLayers,
   };
 }
 
@@ -229,6 +249,8 @@ export function netDims(data: Pick<TrainingRows, 'historyDim' | 'textDim' | 'mod
  * forward and backward; `predict` the inference forward (no dropout).
  */
 export class EstimatorNet {
+  /** Where the parameters, gradients and batch buffers live, with the kernels that read them (trainKernels.ts). */
+  readonly memory = new KernelMemory();
   readonly flat: Float32Array;
   readonly grad: Float64Array;
   readonly p: Tensors<Float32Array>;
@@ -241,18 +263,35 @@ export class EstimatorNet {
   private readonly z: Float64Array;
   private readonly zc: Float64Array;
   private readonly gzc: Float64Array;
-  // Rows, per batch: [B × …].
+  private readonly b2: Float64Array;
+  // Rows, per batch: [B × …] activations, dropout masks and gradients.
   private cap = 0;
-  private u1 = new Float64Array(0);
-  private m1 = new Float64Array(0);
-  private d1 = new Float64Array(0);
-  private u2 = new Float64Array(0);
-  private m2 = new Float64Array(0);
-  private d2 = new Float64Array(0);
-  private y = new Float64Array(0);
-  private readonly gu1: Float64Array;
-  private readonly gu2: Float64Array;
+  private u1: Float64Array = new Float64Array(0);
+  private m1: Float64Array = new Float64Array(0);
+  private u2: Float64Array = new Float64Array(0);
+  private m2: Float64Array = new Float64Array(0);
+  private d2: Float64Array = new Float64Array(0);
+  private y: Float64Array = new Float64Array(0);
+  private gu1: Float64Array = new Float64Array(0);
+  private gu2: Float64Array = new Float64Array(0);
+  // Each row's non-zero inputs (history features; after ReLU and dropout, hidden units) as index/value lists:
+  // row b's are [start[b], start[b+1]).
+  private xStart: Int32Array = new Int32Array(1);
+  private xIdx: Int32Array = new Int32Array(0);
+  private xVal: Float64Array = new Float64Array(0);
+  private hStart: Int32Array = new Int32Array(1);
+  private hIdx: Int32Array = new Int32Array(0);
+  private hVal: Float64Array = new Float64Array(0);
+  // The same lists transposed, per input unit: the batch rows in which it is non-zero, in row order.
+  private readonly xtStart: Int32Array;
+  private xtRow: Int32Array = new Int32Array(0);
+  private xtVal: Float64Array = new Float64Array(0);
+  private readonly htStart: Int32Array;
+  private htRow: Int32Array = new Int32Array(0);
+  private htVal: Float64Array = new Float64Array(0);
+  private readonly cursor: Int32Array;
 
+  /** `flat`, when given, is copied in (the parameters live in `memory`). */
   constructor(
     readonly dims: NetDims,
     readonly modelFeatures: Float32Array,
@@ -261,8 +300,9 @@ export class EstimatorNet {
     const n = paramCount(dims);
     if (flat && flat.length !== n) throw new Error(`expected ${n} parameters, got ${flat.length}`);
     if (modelFeatures.length !== dims.models * dims.features) throw new Error('model features do not match the pool');
-    this.flat = flat ?? new Float32Array(n);
-    this.grad = new Float64Array(n);
+    this.flat = this.memory.f32(n);
+    if (flat) this.flat.set(flat);
+    this.grad = this.memory.f64(n);
     this.p = views(this.flat, dims);
     this.g = views(this.grad, dims);
     const K = dims.models;
@@ -271,14 +311,19 @@ export class EstimatorNet {
     this.xhat = new Float64Array(K * dims.embed);
     this.inv = new Float64Array(K);
     this.z = new Float64Array(K * dims.embed);
-    this.zc = new Float64Array(K * dims.hidden1);
+    this.zc = this.memory.f64(K * dims.hidden1);
     this.gzc = new Float64Array(K * dims.hidden1);
-    this.gu1 = new Float64Array(dims.hidden1);
-    this.gu2 = new Float64Array(dims.hidden2);
+    this.b2 = this.memory.f64(dims.hidden2);
+    this.xtStart = new Int32Array(dims.historyDim + 1);
+    this.htStart = new Int32Array(dims.hidden1 + 1);
+    this.cursor = new Int32Array(Math.max(dims.historyDim, dims.hidden1));
   }
 
-  /** PyTorch-style initialisation: U(±1/√fan_in) for linear layers, N(0, 0.1²) residuals, LayerNorm 1/0. */
-  init(rng: SeededRandom, outBias: number): void {
+  /**
+   * PyTorch-style initialisation: U(±1/√fan_in) for linear layers, residuals N(0, 0.1²) or zeros
+   * (`residualInit`), LayerNorm 1/0.
+   */
+  init(rng: SeededRandom, outBias: number, residualInit: 'normal' | 'zero' = 'normal'): void {
     const d = this.dims;
     const uniform = (a: Float32Array, fanIn: number): void => {
       const bound = 1 / Math.sqrt(fanIn);
@@ -287,7 +332,10 @@ export class EstimatorNet {
     const p = this.p;
     uniform(p.metaW, d.features);
     uniform(p.metaB, d.features);
-    for (let i = 0; i < p.residual.length; i++) p.residual[i] = 0.1 * rng.normal();
+    uniform(p.meta2W, d.metaHidden);
+    uniform(p.meta2B, d.metaHidden);
+    if (residualInit === 'zero') p.residual.fill(0);
+    else for (let i = 0; i < p.residual.length; i++) p.residual[i] = 0.1 * rng.normal();
     uniform(p.projW, d.metaHidden + d.residual);
     uniform(p.projB, d.metaHidden + d.residual);
     p.lnGamma.fill(1);
@@ -300,17 +348,34 @@ export class EstimatorNet {
     p.b3[0] = outBias; // start at the constant predictor
   }
 
+  /**
+   * Batch buffers for `b` rows (at least PREDICT_BATCH, so training and scoring share one set), the index
+   * lists sized for every feature of every row: the memory only grows, so they are allocated once.
+   */
   private reserve(b: number): void {
     if (b <= this.cap) return;
-    const { hidden1: H1, hidden2: H2 } = this.dims;
+    const { hidden1: H1, hidden2: H2, historyDim: D } = this.dims;
+    const mem = this.memory;
+    b = Math.max(b, PREDICT_BATCH);
     this.cap = b;
-    this.u1 = new Float64Array(b * H1);
-    this.m1 = new Float64Array(b * H1);
-    this.d1 = new Float64Array(b * H1);
-    this.u2 = new Float64Array(b * H2);
+    this.u1 = mem.f64(b * H1);
+    this.m1 = mem.f64(b * H1);
+    this.u2 = mem.f64(b * H2);
     this.m2 = new Float64Array(b * H2);
     this.d2 = new Float64Array(b * H2);
     this.y = new Float64Array(b);
+    this.gu1 = mem.f64(b * H1);
+    this.gu2 = mem.f64(b * H2);
+    this.xStart = new Int32Array(b + 1);
+    this.xIdx = mem.i32(b * D);
+    this.xVal = mem.f64(b * D);
+    this.xtRow = mem.i32(b * D);
+    this.xtVal = mem.f64(b * D);
+    this.hStart = new Int32Array(b + 1);
+    this.hIdx = mem.i32(b * H1);
+    this.hVal = mem.f64(b * H1);
+    this.htRow = mem.i32(b * H1);
+    this.htVal = mem.f64(b * H1);
   }
 
   /** z_a for every model, and zc = z_a · W1a + b1. */
@@ -329,6 +394,17 @@ export class EstimatorNet {
         for (let i = 0; i < F; i++) s += (this.modelFeatures[a * F + i] as number) * (p.metaW[i * Hm + j] as number);
         this.a1[a * Hm + j] = s;
         this.cat[a * C + j] = s > 0 ? s : 0;
+      }
+      if (d.attributeLayers === 2) {
+        // cat[0 … Hm) = ReLU(a1) · W' + b' (no activation after the second layer, as in the reference)
+        for (let j = 0; j < Hm; j++) {
+          let s = p.meta2B[j] as number;
+          for (let i = 0; i < Hm; i++) {
+            const r = this.a1[a * Hm + i] as number;
+            if (r > 0) s += r * (p.meta2W[i * Hm + j] as number);
+          }
+          this.cat[a * C + j] = s;
+        }
       }
       for (let i = 0; i < d.residual; i++) this.cat[a * C + Hm + i] = p.residual[a * d.residual + i] as number;
       for (let j = 0; j < E; j++) pz[j] = p.projB[j] as number;
@@ -360,7 +436,10 @@ export class EstimatorNet {
     }
   }
 
-  /** Forward for rows[start … start+count), into the batch caches; dropout when `rng` is given. */
+  /**
+   * Forward for rows[start … start+count), into the batch caches; dropout when `rng` is given. Leaves each
+   * row's non-zero history features in xStart/xIdx/xVal and its non-zero first-layer units in hStart/hIdx/hVal.
+   */
   private forwardRows(data: TrainingRows, rows: Int32Array, start: number, count: number, rng: SeededRandom | null, dropout: number): void {
     this.reserve(count);
     const d = this.dims;
@@ -368,53 +447,76 @@ export class EstimatorNet {
     const H1 = d.hidden1;
     const H2 = d.hidden2;
     const S = d.historyDim - d.textDim;
-    const keep = 1 - dropout;
-    const scale = 1 / keep;
-    // Kept when a uniform 32-bit draw falls below keep · 2^32 (no float division per unit).
-    const keepBelow = keep * 4294967296;
-    const { u1, m1, d1, u2, m2, d2, y } = this;
     const { textIndptr: indptr, textIndices, textValues, structured } = data;
-    const w1 = p.w1;
-    const w2 = p.w2;
+
+    const { xStart, xIdx, xVal } = this;
+    let at = 0;
     for (let b = 0; b < count; b++) {
       const r = rows[start + b] as number;
-      const o1 = b * H1;
-      const mo = (data.model[r] as number) * H1;
-      u1.set(this.zc.subarray(mo, mo + H1), o1);
+      xStart[b] = at;
+      // The lists hold historyDim entries per row: one per feature, as the encoders write them.
+      if ((indptr[r + 1] as number) - (indptr[r] as number) > d.textDim) throw new Error(`row ${r} has more text features than the ${d.textDim} there are`);
       for (let k = indptr[r] as number, end = indptr[r + 1] as number; k < end; k++) {
-        axpy(u1, o1, textValues[k] as number, w1, (textIndices[k] as number) * H1, H1);
+        xIdx[at] = textIndices[k] as number;
+        xVal[at++] = textValues[k] as number;
       }
       for (let s = 0; s < S; s++) {
         const v = structured[r * S + s] as number;
-        if (v !== 0) axpy(u1, o1, v, w1, (d.textDim + s) * H1, H1);
+        if (v === 0) continue;
+        xIdx[at] = d.textDim + s;
+        xVal[at++] = v;
       }
+    }
+    xStart[count] = at;
+
+    // Dropout masks in the order the trainer has always drawn them: each row's first layer, then its second.
+    const { m1, m2 } = this;
+    if (rng) {
+      const scale = 1 / (1 - dropout);
+      // Kept when a uniform 32-bit draw falls below keep · 2^32 (no float division per unit).
+      const keepBelow = (1 - dropout) * 4294967296;
+      for (let b = 0; b < count; b++) {
+        for (let j = b * H1, end = j + H1; j < end; j++) m1[j] = rng.uint32() < keepBelow ? scale : 0;
+        for (let j = b * H2, end = j + H2; j < end; j++) m2[j] = rng.uint32() < keepBelow ? scale : 0;
+      }
+    } else {
+      m1.fill(1, 0, count * H1);
+      m2.fill(1, 0, count * H2);
+    }
+
+    const { memory: mem, u1, u2, d2, y, zc, b2, hStart, hIdx, hVal } = this;
+    for (let j = 0; j < H2; j++) b2[j] = p.b2[j] as number;
+    const w3 = p.w3;
+    let h = 0;
+    for (let b = 0; b < count; b++) {
+      const r = rows[start + b] as number;
+      const o1 = b * H1;
+      mem.gatherRows(u1, o1, zc, (data.model[r] as number) * H1, xIdx, xVal, xStart[b] as number, xStart[b + 1] as number, p.w1, H1);
+      hStart[b] = h;
       for (let j = 0; j < H1; j++) {
-        const m = rng ? (rng.uint32() < keepBelow ? scale : 0) : 1;
-        m1[o1 + j] = m;
         const u = u1[o1 + j] as number;
-        d1[o1 + j] = u > 0 ? u * m : 0;
+        if (!(u > 0)) continue;
+        const v = u * (m1[o1 + j] as number);
+        if (v === 0) continue; // dropped: neither its value nor its gradient flows
+        hIdx[h] = j;
+        hVal[h++] = v;
       }
       const o2 = b * H2;
-      for (let j = 0; j < H2; j++) u2[o2 + j] = p.b2[j] as number;
-      for (let i = 0; i < H1; i++) {
-        const v = d1[o1 + i] as number;
-        if (v !== 0) axpy(u2, o2, v, w2, i * H2, H2);
-      }
+      mem.gatherRows(u2, o2, b2, 0, hIdx, hVal, hStart[b] as number, h, p.w2, H2);
       let out = p.b3[0] as number;
       for (let j = 0; j < H2; j++) {
-        const m = rng ? (rng.uint32() < keepBelow ? scale : 0) : 1;
-        m2[o2 + j] = m;
         const u = u2[o2 + j] as number;
-        const v = u > 0 ? u * m : 0;
+        const v = u > 0 ? u * (m2[o2 + j] as number) : 0;
         d2[o2 + j] = v;
-        out += v * (p.w3[j] as number);
+        out += v * (w3[j] as number);
       }
       y[b] = out;
     }
+    hStart[count] = h;
   }
 
   /** ŝ for the given rows (no dropout). */
-  predict(data: TrainingRows, rows: Int32Array, batchSize = 256): Float64Array {
+  predict(data: TrainingRows, rows: Int32Array, batchSize = PREDICT_BATCH): Float64Array {
     const out = new Float64Array(rows.length);
     this.forwardModels();
     for (let start = 0; start < rows.length; start += batchSize) {
@@ -426,8 +528,13 @@ export class EstimatorNet {
   }
 
   /**
-   * Forward and backward for one batch: adds ∂loss/∂θ to `grad` (the caller zeroes it) and returns
+   * Forward and backward for one batch: writes ∂loss/∂θ into `grad` (every element) and returns
    * { mse, loss } where loss = mse + λ‖residual‖². Dropout only when `rng` is given.
+   *
+   * The two large weight gradients are sums over the batch of outer products, xᵀ·δ. Each row of them is
+   * written once from the per-unit lists of the rows where that input was non-zero (a hashed history feature
+   * appears in a few of the 64 rows; a hidden unit is active in about half), instead of adding each row's
+   * contribution into float64 rows of W1 and W2 (2 MB and 0.5 MB) one batch row at a time.
    */
   lossAndGrad(
     data: TrainingRows,
@@ -443,14 +550,17 @@ export class EstimatorNet {
     const g = this.g;
     const H1 = d.hidden1;
     const H2 = d.hidden2;
-    const S = d.historyDim - d.textDim;
     this.forwardModels();
     this.forwardRows(data, rows, start, count, rng, dropout);
-    const { m1, d1, u2, m2, d2, y, gu1, gu2, gzc } = this;
-    const { textIndptr: indptr, textIndices, textValues, structured } = data;
+    // Everything but W1's history rows and W2 is accumulated below; those two are written whole.
+    const at = (t: Float64Array): number => (t.byteOffset - this.grad.byteOffset) / Float64Array.BYTES_PER_ELEMENT;
+    this.grad.fill(0, 0, at(g.w1));
+    g.w1.fill(0, d.historyDim * H1);
+    this.grad.fill(0, at(g.b1), at(g.w2));
+    this.grad.fill(0, at(g.b2));
+    const { memory: mem, m1, u2, m2, d2, y, gu1, gu2, gzc, hStart, hIdx } = this;
     const w2 = p.w2;
-    const gw1 = g.w1;
-    const gw2 = g.w2;
+    const w3 = p.w3;
     gzc.fill(0);
     let sq = 0;
     for (let b = 0; b < count; b++) {
@@ -463,24 +573,23 @@ export class EstimatorNet {
       g.b3[0] = (g.b3[0] as number) + gy;
       for (let j = 0; j < H2; j++) {
         g.w3[j] = (g.w3[j] as number) + (d2[o2 + j] as number) * gy;
-        gu2[j] = (u2[o2 + j] as number) > 0 ? gy * (p.w3[j] as number) * (m2[o2 + j] as number) : 0;
-        g.b2[j] = (g.b2[j] as number) + (gu2[j] as number);
+        const gu = (u2[o2 + j] as number) > 0 ? gy * (w3[j] as number) * (m2[o2 + j] as number) : 0;
+        gu2[o2 + j] = gu;
+        g.b2[j] = (g.b2[j] as number) + gu;
       }
-      for (let i = 0; i < H1; i++) {
-        const v = d1[o1 + i] as number;
-        // d1 ≠ 0 ⇔ u1 > 0 and kept by dropout: exactly the units whose gradient flows back.
-        gu1[i] = v !== 0 ? axpyDot(gw2, i * H2, v, gu2, w2, i * H2, H2) * (m1[o1 + i] as number) : 0;
-      }
-      for (let k = indptr[r] as number, end = indptr[r + 1] as number; k < end; k++) {
-        axpy(gw1, (textIndices[k] as number) * H1, textValues[k] as number, gu1, 0, H1);
-      }
-      for (let s = 0; s < S; s++) {
-        const v = structured[r * S + s] as number;
-        if (v !== 0) axpy(gw1, (d.textDim + s) * H1, v, gu1, 0, H1);
-      }
+      gu1.fill(0, o1, o1 + H1);
+      mem.backpropActive(gu1, m1, o1, hIdx, hStart[b] as number, hStart[b + 1] as number, w2, gu2, o2, H2);
       const mo = (data.model[r] as number) * H1;
-      for (let j = 0; j < H1; j++) gzc[mo + j] = (gzc[mo + j] as number) + (gu1[j] as number);
+      for (let j = 0; j < H1; j++) gzc[mo + j] = (gzc[mo + j] as number) + (gu1[o1 + j] as number);
     }
+
+    const { htStart, htRow, htVal, cursor } = this;
+    transposeLists(hStart, hIdx, this.hVal, count, H1, htStart, htRow, htVal, cursor);
+    for (let i = 0; i < H1; i++) mem.gatherGradRow(g.w2, i * H2, htRow, htVal, htStart[i] as number, htStart[i + 1] as number, gu2, H2);
+    const { xtStart, xtRow, xtVal } = this;
+    transposeLists(this.xStart, this.xIdx, this.xVal, count, d.historyDim, xtStart, xtRow, xtVal, cursor);
+    for (let f = 0; f < d.historyDim; f++) mem.gatherGradRow(g.w1, f * H1, xtRow, xtVal, xtStart[f] as number, xtStart[f + 1] as number, gu1, H1);
+
     this.backwardModels();
     let l2 = 0;
     for (let i = 0; i < p.residual.length; i++) {
@@ -505,6 +614,7 @@ export class EstimatorNet {
     const gz = new Float64Array(E);
     const gp = new Float64Array(E);
     const gc = new Float64Array(C);
+    const gr = new Float64Array(Hm);
     for (let a = 0; a < d.models; a++) {
       const go = a * H1;
       for (let j = 0; j < H1; j++) g.b1[j] = (g.b1[j] as number) + (this.gzc[go + j] as number);
@@ -547,6 +657,22 @@ export class EstimatorNet {
         gc[i] = s;
       }
       for (let i = 0; i < d.residual; i++) g.residual[a * d.residual + i] = (g.residual[a * d.residual + i] as number) + (gc[Hm + i] as number);
+      if (d.attributeLayers === 2) {
+        // Through the second attribute layer: ∂W' = ReLU(a1)ᵀ·∂cat, ∂ReLU(a1) = W'·∂cat (left in gc[0 … Hm)).
+        for (let j = 0; j < Hm; j++) g.meta2B[j] = (g.meta2B[j] as number) + (gc[j] as number);
+        for (let i = 0; i < Hm; i++) gr[i] = 0;
+        for (let i = 0; i < Hm; i++) {
+          const r = this.a1[a * Hm + i] as number;
+          if (!(r > 0)) continue;
+          let s = 0;
+          for (let j = 0; j < Hm; j++) {
+            g.meta2W[i * Hm + j] = (g.meta2W[i * Hm + j] as number) + r * (gc[j] as number);
+            s += (p.meta2W[i * Hm + j] as number) * (gc[j] as number);
+          }
+          gr[i] = s;
+        }
+        for (let i = 0; i < Hm; i++) gc[i] = gr[i] as number;
+      }
       for (let j = 0; j < Hm; j++) {
         if ((this.a1[a * Hm + j] as number) <= 0) continue;
         const ga = gc[j] as number;
@@ -566,6 +692,7 @@ export class EstimatorNet {
       models: [...models],
       modelFeatures: this.modelFeatures.slice(),
       meta: dense(p.metaW, p.metaB, d.features, d.metaHidden),
+      ...(d.attributeLayers === 2 ? { meta2: dense(p.meta2W, p.meta2B, d.metaHidden, d.metaHidden) } : {}),
       residual: p.residual.slice(),
       proj: dense(p.projW, p.projB, d.metaHidden + d.residual, d.embed),
       lnGamma: p.lnGamma.slice(),
@@ -577,36 +704,42 @@ export class EstimatorNet {
   }
 }
 
-/** AdamW on flat arrays (PyTorch semantics: θ ← θ·(1 − lr·wd) − lr·m̂/(√v̂ + ε)). */
+/**
+ * AdamW on flat arrays (PyTorch semantics: θ ← θ·(1 − lr·wd) − lr·m̂/(√v̂ + ε)), every parameter every step,
+ * as the kernel of trainKernels.ts computes it. `gradScale` multiplies the gradient first (the clipping
+ * factor), so scaling costs no pass of its own. θ and the gradient must live in `memory`.
+ */
 export class AdamW {
   private readonly m: Float64Array;
   private readonly v: Float64Array;
   private t = 0;
 
   constructor(
+    private readonly memory: KernelMemory,
     n: number,
     private readonly beta1: number,
     private readonly beta2: number,
     private readonly weightDecay: number,
   ) {
-    this.m = new Float64Array(n);
-    this.v = new Float64Array(n);
+    this.m = memory.f64(n);
+    this.v = memory.f64(n);
   }
 
-  step(theta: Float32Array, grad: Float64Array, lr: number): void {
+  step(theta: Float32Array, grad: Float64Array, lr: number, gradScale = 1): void {
     this.t++;
-    const { beta1: b1, beta2: b2, m, v } = this;
-    const c1 = 1 / (1 - b1 ** this.t);
-    const c2 = 1 / (1 - b2 ** this.t);
-    const decay = 1 - lr * this.weightDecay;
-    for (let i = 0; i < theta.length; i++) {
-      const gi = grad[i] as number;
-      const mi = b1 * (m[i] as number) + (1 - b1) * gi;
-      const vi = b2 * (v[i] as number) + (1 - b2) * gi * gi;
-      m[i] = mi;
-      v[i] = vi;
-      theta[i] = (theta[i] as number) * decay - (lr * mi * c1) / (Math.sqrt(vi * c2) + ADAM_EPS);
-    }
+    const { beta1: b1, beta2: b2 } = this;
+    this.memory.adamw(theta, grad, this.m, this.v, {
+      scale: gradScale,
+      b1,
+      ob1: 1 - b1,
+      b2,
+      ob2: 1 - b2,
+      decay: 1 - lr * this.weightDecay,
+      lr,
+      c1: 1 / (1 - b1 ** this.t),
+      c2: 1 / (1 - b2 ** this.t),
+      eps: ADAM_EPS,
+    });
   }
 }
 
@@ -616,16 +749,10 @@ export function cosineLr(step: number, total: number, lr: number, minLr: number)
   return minLr + 0.5 * (lr - minLr) * (1 + Math.cos(Math.PI * x));
 }
 
-/** Scales `grad` to norm ≤ max; returns the norm before clipping. */
-export function clipGradNorm(grad: Float64Array, max: number): number {
-  let s = 0;
-  for (let i = 0; i < grad.length; i++) s += (grad[i] as number) ** 2;
-  const norm = Math.sqrt(s);
-  if (norm > max) {
-    const k = max / norm;
-    for (let i = 0; i < grad.length; i++) grad[i] = (grad[i] as number) * k;
-  }
-  return norm;
+/** The factor that scales `grad` (in `memory`) to a global norm of at most `max` (1 when it is within). */
+export function clipScale(memory: KernelMemory, grad: Float64Array, max: number): number {
+  const norm = Math.sqrt(memory.sumSquares(grad));
+  return norm > max ? max / norm : 1;
 }
 
 export function meanAbsoluteError(pred: ArrayLike<number>, target: ArrayLike<number>, rows: Int32Array): number {
@@ -683,15 +810,15 @@ export function trainEstimator(data: TrainingRows, options: TrainOptions = {}): 
   const started = performance.now();
   const { train, validation } = splitRows(data);
   if (train.length === 0) throw new Error('no training rows');
-  const dims = netDims(data, options.dims);
+  const dims = netDims(data, options.dims, o.attributeLayers);
   const net = new EstimatorNet(dims, data.modelFeatures);
   let targetMean = 0;
   for (const r of train) targetMean += data.target[r] as number;
   targetMean /= train.length;
-  net.init(new SeededRandom(o.seed, STREAM.init), targetMean);
+  net.init(new SeededRandom(o.seed, STREAM.init), targetMean, o.residualInit);
   const shuffleRng = new SeededRandom(o.seed, STREAM.shuffle);
   const dropoutRng = new SeededRandom(o.seed, STREAM.dropout);
-  const adam = new AdamW(net.flat.length, o.beta1, o.beta2, o.weightDecay);
+  const adam = new AdamW(net.memory, net.flat.length, o.beta1, o.beta2, o.weightDecay);
   const order = train.slice();
   const batches = Math.ceil(train.length / o.batchSize);
   const totalSteps = batches * o.maxEpochs;
@@ -715,12 +842,10 @@ export function trainEstimator(data: TrainingRows, options: TrainOptions = {}): 
     for (let bi = 0; bi < batches; bi++) {
       const start = bi * o.batchSize;
       const count = Math.min(o.batchSize, order.length - start);
-      net.grad.fill(0);
       const { mse } = net.lossAndGrad(data, order, start, count, o.dropout > 0 ? dropoutRng : null, o.dropout, o.residualL2);
       sq += mse * count;
-      clipGradNorm(net.grad, o.clipNorm);
       lr = cosineLr(step, totalSteps, o.lr, o.minLr);
-      adam.step(net.flat, net.grad, lr);
+      adam.step(net.flat, net.grad, lr, clipScale(net.memory, net.grad, o.clipNorm));
       step++;
       if (options.onBatch && (bi + 1) % reportEvery === 0) options.onBatch({ epoch, fraction: (bi + 1) / batches });
     }

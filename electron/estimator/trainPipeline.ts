@@ -7,12 +7,13 @@
 import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { openDatabase, type Db } from '../db/database.ts';
-import { splitRows, type TrainingSet } from './dataset.ts';
+import { assertTrainable, splitRows, TrainingDataError, type TrainingSet } from './dataset.ts';
 import { decisionQuality, PlantedTruth, type DecisionQuality, type HeldOutTurn } from './decisionQuality.ts';
 import { buildEncodedTrainingSet } from './encodedDataset.ts';
 import { HASH_ENCODER } from './hashEncoder.ts';
 import { openHistoryEncoder, type EncoderCard, type HistoryEncoder } from './historyEncoder.ts';
-import { STRUCTURED_DIM } from './historyText.ts';
+import { DEFAULT_INPUT_PROFILE, type InputProfileName } from './inputProfile.ts';
+import { MTROUTER_TRAIN_CONFIG } from './mtrouterTraining.ts';
 import { MODEL_CARD_SCHEMA, modelCardPath, writeModelCard, type ModelCard } from './modelCard.ts';
 import { sha256, writeOnnx } from './onnxExport.ts';
 import { openScorer } from './ortScoring.ts';
@@ -23,10 +24,14 @@ export interface TrainRequest {
   dbPath: string;
   out: string;
   encoder?: string;
+  /** Input profile (inputProfile.ts); default routelens. */
+  profile?: InputProfileName;
   seed?: number;
   maxEpochs?: number;
   patience?: number;
   runs?: string[];
+  /** Only episodes of this split selection (shared/splits.ts). */
+  split?: string;
   maxHistoryTokens?: number;
   /** A simulator `.truth.json`: adds the decision-quality section to the card. */
   truthPath?: string;
@@ -60,12 +65,13 @@ export function readTruth(path: string): PlantedTruth {
 /** Dense history rows ([rows.length × historyDim]) from the training set's sparse text and structured features. */
 export function denseRows(data: TrainingSet, rows: Int32Array): Float32Array {
   const D = data.historyDim;
+  const S = D - data.textDim;
   const out = new Float32Array(rows.length * D);
   rows.forEach((r, i) => {
     for (let k = data.textIndptr[r] as number; k < (data.textIndptr[r + 1] as number); k++) {
       out[i * D + (data.textIndices[k] as number)] = data.textValues[k] as number;
     }
-    out.set(data.structured.subarray(r * STRUCTURED_DIM, (r + 1) * STRUCTURED_DIM), i * D + data.textDim);
+    out.set(data.structured.subarray(r * S, (r + 1) * S), i * D + data.textDim);
   });
   return out;
 }
@@ -73,10 +79,13 @@ export function denseRows(data: TrainingSet, rows: Int32Array): Float32Array {
 /** What decisionQuality.ts needs of each row: its tool category and whether the turn before it erred. */
 export function heldOutTurns(db: Db, data: TrainingSet, rows: Int32Array): HeldOutTurn[] {
   const toolOf = db.prepare('SELECT COALESCE(tool, action_type) FROM turns WHERE id = ?').pluck();
+  // Read from the turns, not the structured features: the mtrouter profile has none.
+  const previousSeverity = db
+    .prepare('SELECT p.max_severity FROM turns t JOIN turns p ON p.episode_id = t.episode_id AND p.t = t.t - 1 WHERE t.id = ?')
+    .pluck();
   return Array.from(rows, (r) => ({
     category: (toolOf.get(data.turnId[r]) as string | null) ?? null,
-    // structured feature 1 is the previous turn's severity coefficient (0 when it had no error)
-    previousErred: (data.structured[r * STRUCTURED_DIM + 1] as number) > 0,
+    previousErred: ((previousSeverity.get(data.turnId[r]) as number | undefined) ?? 0) > 0,
   }));
 }
 
@@ -85,23 +94,29 @@ export async function trainToFile(req: TrainRequest, onProgress: (p: TrainProgre
   const db = openDatabase(req.dbPath);
   let enc: HistoryEncoder | null = null;
   try {
-    enc = await openHistoryEncoder(req.encoder ?? HASH_ENCODER);
+    const profile = req.profile ?? DEFAULT_INPUT_PROFILE;
+    enc = await openHistoryEncoder(req.encoder ?? HASH_ENCODER, { profile });
     const maxTokens = req.maxHistoryTokens ?? enc.historyTokens;
     const data = await buildEncodedTrainingSet(db, enc, {
       runs: req.runs,
+      split: req.split,
       seed: req.seed ?? 0,
       maxHistoryTokens: maxTokens,
       onProgress: (p) => onProgress({ phase: 'dataset', fraction: p.episodes ? p.episodesDone / p.episodes : 1, rows: p.rows }),
       onEncodeProgress: (p) => onProgress({ phase: 'dataset', fraction: p.of ? p.rows / p.of : 1, rows: p.rows }),
     });
     const encoderCard: EncoderCard = await enc.describe();
-    if (data.rows === 0) throw new RangeError('no turns to train on: no episode with a known outcome');
-    const maxEpochs = req.maxEpochs ?? TRAIN_DEFAULTS.maxEpochs;
+    assertTrainable(data);
+    // The mtrouter profile also trains the reference's network (two-layer attribute MLP, zero residuals, its L2).
+    const network = profile === 'mtrouter' ? { ...TRAIN_DEFAULTS, ...MTROUTER_TRAIN_CONFIG } : TRAIN_DEFAULTS;
+    const maxEpochs = req.maxEpochs ?? network.maxEpochs;
+    const patience = req.patience ?? network.patience;
     let last: EpochProgress | null = null;
     const { weights, metrics } = trainEstimator(data, {
+      ...network,
       seed: req.seed ?? 0,
       maxEpochs,
-      patience: req.patience,
+      patience,
       onEpoch: (p) => {
         last = p;
         onProgress({ phase: 'training', fraction: p.epoch / maxEpochs, epoch: p.epoch, maxEpochs, last: p });
@@ -147,11 +162,20 @@ export async function trainToFile(req: TrainRequest, onProgress: (p: TrainProgre
       onnx_file: basename(onnxPath),
       onnx_sha256: sha256(bytes),
       encoder: { name: enc.spec, history_dim: data.historyDim, max_history_tokens: maxTokens },
+      profile,
       models: data.models,
-      config: { ...TRAIN_DEFAULTS, seed: req.seed ?? 0, maxEpochs, patience: req.patience ?? TRAIN_DEFAULTS.patience, encoder: encoderCard },
+      config: {
+        ...network,
+        seed: req.seed ?? 0,
+        maxEpochs,
+        patience,
+        encoder: encoderCard,
+        model_features: data.modelFeatureStats,
+      },
       data: {
         database: basename(req.dbPath),
         runs,
+        ...(req.split === undefined ? {} : { split: req.split }),
         episodes: data.summary.episodes,
         train_episodes: data.summary.trainEpisodes,
         validation_episodes: data.summary.validationEpisodes,
@@ -178,6 +202,10 @@ export async function trainToFile(req: TrainRequest, onProgress: (p: TrainProgre
     writeModelCard(cardPath, card);
     const estimatorId = registerEstimator(db, onnxPath, bytes);
     return { card, cardPath, onnxPath, estimatorId };
+  } catch (e) {
+    // Said against the database the user named, so the one line says where the data falls short.
+    if (e instanceof TrainingDataError) throw new TrainingDataError(`${req.dbPath}: ${e.message}`);
+    throw e;
   } finally {
     await enc?.close();
     db.close();

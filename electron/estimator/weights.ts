@@ -5,6 +5,9 @@
  *   z_x  = history features, length `historyDim` (hash-1024 text features + STRUCTURED_FEATURES)
  *   f_a  = 8 model metadata features (log1p + z-score, MODEL_FEATURES), per candidate model a
  *   h_a  = ReLU(f_a · W_meta + b_meta)                       32-d attribute embedding
+ *          [· W_meta2 + b_meta2]                             with a second attribute layer (no activation
+ *                                                             after it), the reference implementation's
+ *                                                             two-layer attribute MLP (mtrouterTraining.ts)
  *   z_a  = LayerNorm([h_a ; r_a] · W_proj + b_proj)           64-d, r_a a learnable 16-d residual per model
  *   ŝ    = w3 · ReLU(W2 · ReLU(W1 · [z_x ; z_a] + b1) + b2) + b3   (dropout 0.1 in training only)
  *
@@ -54,6 +57,8 @@ export interface EstimatorWeights {
   /** [K × 8] standardised model features (already log1p + z-scored). */
   modelFeatures: Float32Array;
   meta: Dense; // 8 → 32
+  /** The attribute MLP's second layer (32 → 32), when it has two. */
+  meta2?: Dense;
   /** [K × 16] learnable residual per model. */
   residual: Float32Array;
   proj: Dense; // 48 → 64

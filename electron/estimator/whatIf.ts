@@ -15,10 +15,9 @@ import { fileURLToPath } from 'node:url';
 import type { Db } from '../db/database.ts';
 import { priceTurn } from '../db/models.ts';
 import { episodeMeta, turnsOfEpisode } from '../db/turnQueries.ts';
-import { expectedSteps } from '../analysis/expectedSteps.ts';
+import { storedExpectedSteps } from '../analysis/expectedSteps.ts';
 import { learnOutputRatios } from '../replay/outputLength.ts';
 import { sketchOf, SKETCH_DIM } from './historyRows.ts';
-import { serialiseHistory } from './historyText.ts';
 import { openScorer, type Provider } from './ortScoring.ts';
 import { encoderFor, registerEstimator } from './scoreDatabase.ts';
 
@@ -191,7 +190,7 @@ export async function whatIf(db: Db, episodeId: number, t: number, options: What
   const prev = earlier.at(-1);
   const structured = {
     t,
-    expectedSteps: expectedSteps({ expected_steps: meta.expected_steps, type: meta.task_type }),
+    expectedSteps: storedExpectedSteps(meta),
     previousSeverity: prev?.max_severity ?? 0,
     previousSwitched: prev?.switched === 1,
   };
@@ -207,7 +206,7 @@ export async function whatIf(db: Db, episodeId: number, t: number, options: What
     try {
       const encoder = await encoderFor(est.path, scorer.historyDim);
       try {
-        const history = serialiseHistory(meta.task_text, earlier, encoder.historyTokens);
+        const history = encoder.history(meta.task_text, earlier, encoder.historyTokens);
         const vector = await encoder.encode([{ history, structured }]);
         sketchOf(vector, 0, sketch, 0, encoder.textDim);
         const s = await scorer.score(vector, 1);

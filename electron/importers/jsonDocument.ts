@@ -7,7 +7,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { z } from 'zod';
 import { describeIssue } from '../../shared/canonical.ts';
-import { nestedDeeperThan } from './locatedJson.ts';
+import { JsonSyntaxError, nestedDeeperThan, parseLocatedJson } from './locatedJson.ts';
 import { ImportError } from './types.ts';
 
 /** Builds the error for a problem at `line` (callers choose how an archive member is named in it). */
@@ -71,7 +71,17 @@ function tooDeepAt(text: string, maxDepth: number): number {
   return -1;
 }
 
-/** Parses one JSON document; a syntax error names its line (V8 reports a character position). */
+/** The line of a syntax error V8 reported without a position (`Unexpected token 'a', "…" is not valid JSON`). */
+function syntaxErrorLine(text: string): number {
+  try {
+    parseLocatedJson(text);
+  } catch (err) {
+    if (err instanceof JsonSyntaxError) return err.line;
+  }
+  return lineAt(text, text.length);
+}
+
+/** Parses one JSON document; a syntax error names its line (V8 reports a character position, or else we find it). */
 export function parseJson(text: string, fail: Fail): unknown {
   let value: unknown;
   try {
@@ -80,7 +90,7 @@ export function parseJson(text: string, fail: Fail): unknown {
     const message = err instanceof Error ? err.message : String(err);
     const lineCol = /\(line (\d+) column \d+\)/.exec(message);
     const position = /at position (\d+)/.exec(message);
-    const line = lineCol ? Number(lineCol[1]) : position ? lineAt(text, Number(position[1])) : lineAt(text, text.length);
+    const line = lineCol ? Number(lineCol[1]) : position ? lineAt(text, Number(position[1])) : syntaxErrorLine(text);
     throw fail(line, `invalid JSON: ${message.replace(/\s*\(line \d+ column \d+\)/, '')}`);
   }
   if (nestedDeeperThan(value, MAX_JSON_DOCUMENT_DEPTH)) {

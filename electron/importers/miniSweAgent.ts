@@ -3,12 +3,16 @@
  * per instance, one episode per file; also the legacy bare array of `{role, content}` messages.
  *
  * A turn is one assistant message. Its action is the message's single ```` ```bash ```` block (mini-swe-agent
- * runs a reply only when it has exactly one); `action.text` keeps the whole reply, THOUGHT and command,
- * since the reasoning is what a reader of the turn wants beside the command. The observation is what the
- * environment said next (the following non-assistant messages). Tokens and cost are per turn from the raw
- * response (`usage.cost` for OpenRouter, `extra.cost` for Portkey); routing fields (`model_name`,
- * `propensity`, `q_values`, `router_info`) from MTRouter's assistant messages. Outcome labels come from
- * SWE-bench files beside the run (sweBenchLabels.ts). Errors are left to the rules (DESIGN §5).
+ * runs a reply only when it has exactly one), or for MTRouter's ScienceWorld and HLE agents the text command or
+ * the tool calls (mtrouterActions.ts); `action.text` keeps the whole reply, THOUGHT and command, since the
+ * reasoning is what a reader of the turn wants beside the command. The observation is what the environment
+ * said next (the following non-assistant messages). Tokens and cost are per turn from the raw response
+ * (`usage.cost` for OpenRouter, `extra.cost` for Portkey); routing fields (`model_name`, `propensity`,
+ * `q_values`, `router_info` with the β-mixed router's greedy choice) from MTRouter's assistant messages.
+ * Outcomes: an MTRouter file that names its benchmark is read as the reference's parser reads it
+ * (mtrouter.ts: ScienceWorld / HLE score, task, category, split); otherwise SWE-bench labels beside the run
+ * (sweBenchLabels.ts). Python's `NaN` / `Infinity` words are accepted (pythonJson.ts). Errors are left to
+ * the rules (DESIGN §5).
  */
 import { statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, relative, resolve } from 'node:path';
@@ -16,7 +20,10 @@ import type { z } from 'zod';
 import { CANONICAL_SCHEMA, CanonicalEpisode, describeIssue, type CanonicalTurn } from '../../shared/canonical.ts';
 import { sniffJsonHead } from './jsonHead.ts';
 import { decodeJson, failAt, lineOfPath, parseJson, readTextFile, type Fail, type JsonPath } from './jsonDocument.ts';
-import { LegacyMessages, Trajectory, TRAJECTORY_FORMATS, type Content, type Message } from './miniSweAgentFormat.ts';
+import { LegacyMessages, Trajectory, TRAJECTORY_FORMATS, type Content, type Message, type RouterInfo } from './miniSweAgentFormat.ts';
+import { benchmarkOf, HLE, mtrouterFacts, mtrouterInstance, SCIENCEWORLD } from './mtrouter.ts';
+import { HLE_ANSWER_TOOL, HLE_TOOLS, SCIENCEWORLD_FINISH_MARKERS, textActionOf, toolCallActionOf } from './mtrouterActions.ts';
+import { pythonJsonText } from './pythonJson.ts';
 import { findSweBenchLabel } from './sweBenchLabels.ts';
 import { ImportError, type ImportContext, type Importer } from './types.ts';
 
@@ -73,18 +80,64 @@ function labelStopDir(file: string, root: string, runDir: string): string {
 const firstName = (...names: (string | null | undefined)[]): string | null =>
   names.map((n) => n?.trim()).find((n): n is string => !!n) ?? null;
 
-/** Router scores per model: `q_values` as a record, or as an array aligned with `model_pool`. */
-function candidatesOf(message: Message, warnOnce: (m: string) => void): Record<string, number> | null {
-  const info = message.router_info ?? message.extra?.router_info;
-  const q = message.q_values ?? info?.q_values;
-  if (q == null) return null;
-  if (!Array.isArray(q)) return q;
-  const pool = info?.model_pool;
-  if (!pool || pool.length !== q.length) {
-    warnOnce('q_values without a model_pool of the same length; candidates left out');
-    return null;
+type ActionReader = (reply: string) => CanonicalTurn['action'];
+
+/**
+ * How the agent read its replies: `info.config.agent.action_mode` when the file has it, else by benchmark
+ * (MTRouter runs ScienceWorld in text mode and HLE with tool calls), else mini-swe-agent's bash blocks.
+ */
+function actionReaderOf(traj: Trajectory | null, benchmark: string | null): ActionReader {
+  const agent = traj?.info?.config?.agent;
+  const mode = agent?.action_mode ?? (benchmark === SCIENCEWORLD ? 'text' : benchmark === HLE ? 'multitool' : 'bash');
+  if (mode === 'text') {
+    const markers = agent?.finish_markers ?? SCIENCEWORLD_FINISH_MARKERS;
+    return (reply) => textActionOf(reply, markers);
   }
-  return Object.fromEntries(pool.map((model, i) => [model, q[i] ?? 0]));
+  if (mode === 'multitool') {
+    const tools = agent?.enabled_tools ?? HLE_TOOLS;
+    const answer = agent?.answer_tool ?? HLE_ANSWER_TOOL;
+    return (reply) => toolCallActionOf(reply, tools, answer);
+  }
+  return actionOf;
+}
+
+/** The routing record of a reply: top-level `router_info`, or `extra.router_info` in older files. */
+const routerInfoOf = (m: Message): RouterInfo | null | undefined => m.router_info ?? m.extra?.router_info;
+
+/**
+ * Router scores per model: `q_values` as a record, or as an array aligned with `model_pool`. A score that is
+ * not a finite number (the learned router's -Infinity for a model it cannot score, NaN) marks a model that
+ * was not a candidate: it is left out.
+ */
+function candidatesOf(message: Message, warnOnce: (m: string) => void): Record<string, number> | null {
+  const info = routerInfoOf(message);
+  const q = message.q_values ?? info?.q_values;
+  if (q == null || (Array.isArray(q) && q.length === 0)) return null;
+  let entries: [string, number | null][];
+  if (Array.isArray(q)) {
+    const pool = info?.model_pool;
+    if (!pool || pool.length !== q.length) {
+      warnOnce('q_values without a model_pool of the same length; candidates left out');
+      return null;
+    }
+    entries = pool.map((model, i) => [model, q[i] ?? null]);
+  } else {
+    entries = Object.entries(q);
+  }
+  const finite = entries.filter((e): e is [string, number] => e[1] !== null && Number.isFinite(e[1]));
+  return finite.length ? Object.fromEntries(finite) : null;
+}
+
+/** Where the reference's parser looks for the propensity, in its order. */
+function propensityOf(m: Message): number | null {
+  return m.propensity ?? m.router_info?.propensity ?? m.extra?.propensity ?? m.extra?.router_info?.propensity ?? null;
+}
+
+/** The β-mixed router's record of the decision; null when the reply has none of it. */
+function routerOf(m: Message): CanonicalTurn['router'] {
+  const info = routerInfoOf(m);
+  if (info?.greedy_model == null && info?.was_greedy == null && info?.beta == null) return null;
+  return { greedy_model: info.greedy_model ?? null, was_greedy: info.was_greedy ?? null, beta: info.beta ?? null };
 }
 
 function tokensOf(message: Message): CanonicalTurn['tokens'] {
@@ -104,26 +157,27 @@ interface Turns {
   messageIndex: number[];
 }
 
-function turnsOf(messages: Message[], configuredModel: string | null, warnOnce: (m: string) => void): Turns {
+function turnsOf(messages: Message[], configuredModel: string | null, readAction: ActionReader, warnOnce: (m: string) => void): Turns {
   const replies = messages.flatMap((message, at) => (message.role === 'assistant' ? [{ message, at }] : []));
   const turns = replies.map(({ message: m, at }, t): CanonicalTurn => {
     const end = replies[t + 1]?.at ?? messages.length;
     // The environment's answer: every non-assistant message up to the next reply (usually exactly one).
     const answers = messages.slice(at + 1, end).filter((r) => r.role !== 'system');
-    const router = m.router_info ?? m.extra?.router_info;
+    const router = routerInfoOf(m);
     const usage = m.extra?.response?.usage;
     return {
       t,
       model:
         firstName(m.model_name, m.selected_model, router?.selected_model, m.extra?.response?.model, configuredModel) ??
         'unknown',
-      action: actionOf(textOf(m.content)),
+      action: readAction(textOf(m.content)),
       observation: answers.length ? answers.map((r) => textOf(r.content)).join('\n\n') : null,
       tokens: tokensOf(m),
       cost_usd: usage?.cost ?? m.extra?.cost ?? null,
       latency_ms: null,
-      propensity: m.propensity ?? router?.propensity ?? null,
+      propensity: propensityOf(m),
       candidates: candidatesOf(m, warnOnce),
+      router: routerOf(m),
     };
   });
   return { turns, messageIndex: replies.map((r) => r.at) };
@@ -206,7 +260,7 @@ export const miniSweAgentImporter: Importer = {
 
   async *read(file: string, ctx: ImportContext) {
     const fail = failAt(file);
-    const text = readTextFile(file);
+    const text = pythonJsonText(readTextFile(file));
     ctx.onBytes?.(statSync(file).size);
     const warned = new Set<string>();
     const warnOnce = (message: string): void => {
@@ -216,10 +270,12 @@ export const miniSweAgentImporter: Importer = {
     };
     const doc = decodeDocument(parseJson(text, fail), text, fail, warnOnce);
     const { traj, messages } = doc;
+    const info = traj?.info;
+    const benchmark = benchmarkOf(info);
     const policy = policyOf(traj, messages);
     // A router's configured "model" is the router itself (`roulette`), never a turn's model.
-    const configuredModel = policy.kind === 'router' ? null : (traj?.info?.config?.model?.model_name ?? null);
-    const { turns, messageIndex } = turnsOf(messages, configuredModel, warnOnce);
+    const configuredModel = policy.kind === 'router' ? null : (info?.config?.model?.model_name ?? null);
+    const { turns, messageIndex } = turnsOf(messages, configuredModel, actionReaderOf(traj, benchmark), warnOnce);
     if (turns.length === 0) {
       throw fail(lineOfPath(text, doc.at), 'no assistant messages: the trajectory has no turns');
     }
@@ -232,25 +288,37 @@ export const miniSweAgentImporter: Importer = {
       warnOnce(`info.model_stats.api_calls is ${apiCalls} but there are ${turns.length} assistant messages`);
     }
 
-    const instanceId = traj?.instance_id ?? stemOf(file);
+    const instanceId = traj?.instance_id ?? (info && benchmark !== null ? mtrouterInstance(info, stemOf(file)) : stemOf(file));
     const runDir = runDirOf(file, instanceId);
-    const label = findSweBenchLabel(resolve(file), instanceId, labelStopDir(file, ctx.root, runDir), warnOnce);
-    const task = messages.find((m) => m.role === 'user');
+    const firstUser = messages.find((m) => m.role === 'user');
+    const taskText = firstUser ? textOf(firstUser.content) : null;
+    const exit = info?.exit_status ?? null;
+    const facts = mtrouterFacts(info, instanceId, runDir, warnOnce);
+    let task: CanonicalEpisode['task'];
+    let outcome: CanonicalEpisode['outcome'];
+    if (facts) {
+      task = { ...facts.task, text: taskText };
+      outcome = { ...facts.outcome, exit };
+    } else {
+      const label = findSweBenchLabel(resolve(file), instanceId, labelStopDir(file, ctx.root, runDir), warnOnce);
+      task = { id: instanceId, type: 'swe', category: repoOf(instanceId), text: taskText };
+      outcome = {
+        score: label ? (label.resolved ? 1 : 0) : null,
+        score_range: label ? [0, 1] : null,
+        success: label ? label.resolved : null,
+        exit,
+      };
+    }
     const episode: CanonicalEpisode = {
       schema: CANONICAL_SCHEMA,
       run: ctx.runName ?? (basename(runDir) || 'mini-swe-agent'),
       episode_id: instanceId,
-      task: { id: instanceId, type: 'swe', category: repoOf(instanceId), text: task ? textOf(task.content) : null },
-      outcome: {
-        score: label ? (label.resolved ? 1 : 0) : null,
-        score_range: label ? [0, 1] : null,
-        success: label ? label.resolved : null,
-        exit: traj?.info?.exit_status ?? null,
-      },
+      task,
+      outcome,
       budget: budgetOf(traj),
       policy,
       // The log's own total; the turns' costs win when they have them (canonical.ts).
-      cost_usd: traj?.info?.model_stats?.instance_cost ?? null,
+      cost_usd: info?.model_stats?.instance_cost ?? null,
       turns,
     };
     const checked = CanonicalEpisode.safeParse(episode);

@@ -7,6 +7,8 @@ import { z } from 'zod';
 
 const count = z.number().int().nonnegative();
 const usd = z.number().nonnegative();
+/** A Python float as MTRouter's files hold it: ±Infinity arrive as numbers and NaN as null (pythonJson.ts). */
+const pyFloat = z.union([z.custom<number>((v) => typeof v === 'number', 'expected a number'), z.null()]);
 
 const TextPart = z.object({ type: z.string().nullish(), text: z.string().nullish() });
 
@@ -26,7 +28,9 @@ const Usage = z.object({
 
 /**
  * MTRouter's routing record: `{router_type, propensity, selected_model, n_models, model_pool}` for the
- * roulette/propensity routers, `{router_type, policy_type, q_values, model_pool}` for the learned one.
+ * roulette/propensity routers, plus `{greedy_model, was_greedy, beta}` for the β-mixed one,
+ * `{router_type, policy_type, q_values, model_pool}` for the learned one. A learned router's q-value is
+ * -Infinity for a pool model its estimator does not know.
  */
 export const RouterInfo = z.object({
   router_type: z.string().nullish(),
@@ -34,7 +38,10 @@ export const RouterInfo = z.object({
   propensity: z.number().min(0).max(1).nullish(),
   selected_model: z.string().nullish(),
   model_pool: z.array(z.string()).nullish(),
-  q_values: z.union([z.array(z.number()), z.record(z.string(), z.number())]).nullish(),
+  q_values: z.union([z.array(pyFloat), z.record(z.string(), pyFloat)]).nullish(),
+  greedy_model: z.string().nullish(),
+  was_greedy: z.boolean().nullish(),
+  beta: z.number().min(0).max(1).nullish(),
 });
 export type RouterInfo = z.infer<typeof RouterInfo>;
 
@@ -46,8 +53,9 @@ export const Message = z.object({
       response: z.object({ model: z.string().nullish(), usage: Usage.nullish() }).nullish(),
       /** Portkey client: per-turn USD here instead of `response.usage.cost`. */
       cost: usd.nullish(),
-      /** Older MTRouter files keep the routing record here. */
+      /** Older MTRouter files keep the routing record (and the propensity) here. */
       router_info: RouterInfo.nullish(),
+      propensity: z.number().min(0).max(1).nullish(),
     })
     .nullish(),
   // MTRouter, on assistant messages.
@@ -60,8 +68,31 @@ export const Message = z.object({
 });
 export type Message = z.infer<typeof Message>;
 
+/**
+ * What MTRouter's collectors add to `info` (research/collection/collector.py for ScienceWorld,
+ * hle_collector.py and run/extra/hle.py for HLE). `task_id` carries the run suffix (`boil_var0_run1`) in
+ * ScienceWorld files; HLE files keep the question id there and the run in `run_id`.
+ */
+const BenchmarkData = z.object({
+  subject: z.string().nullish(),
+  /** HLE's subject category (`Math`, `Other`…): MTRouter's task category and split key. */
+  category: z.string().nullish(),
+  question_type: z.string().nullish(),
+  /** Present once the LLM judge ran. */
+  judge_result: z.object({ correct: z.boolean().nullish() }).nullish(),
+});
+
 export const Info = z.object({
   exit_status: z.string().nullish(),
+  benchmark: z.string().nullish(),
+  task_id: z.string().max(300).nullish(),
+  run_id: count.nullish(),
+  task_name: z.string().max(200).nullish(),
+  variation_idx: count.nullish(),
+  /** ScienceWorld's environment score in [-100, 100] (a NaN arrives as null). */
+  final_score: z.number().nullish(),
+  correct: z.boolean().nullish(),
+  benchmark_data: BenchmarkData.nullish(),
   model_stats: z.object({ instance_cost: usd.nullish(), api_calls: count.nullish() }).nullish(),
   config: z
     .object({
@@ -71,8 +102,20 @@ export const Info = z.object({
        */
       model: z.object({ model_name: z.string().nullish(), model_kwargs: z.unknown().optional() }).nullish(),
       model_type: z.string().nullish(),
-      /** 0 means "no limit" for both (mini-swe-agent's defaults). */
-      agent: z.object({ step_limit: count.nullish(), cost_limit: usd.nullish() }).nullish(),
+      /**
+       * 0 means "no limit" for both (mini-swe-agent's defaults). MTRouter's agents also say how replies are read:
+       * `action_mode` (`bash`, `text`, `multitool`), the tools a multitool agent had, its finish words.
+       */
+      agent: z
+        .object({
+          step_limit: count.nullish(),
+          cost_limit: usd.nullish(),
+          action_mode: z.string().nullish(),
+          enabled_tools: z.array(z.string()).nullish(),
+          answer_tool: z.string().nullish(),
+          finish_markers: z.array(z.string()).nullish(),
+        })
+        .nullish(),
     })
     .nullish(),
 });

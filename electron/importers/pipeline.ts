@@ -9,6 +9,7 @@ import { basename, join, resolve } from 'node:path';
 import type { Db } from '../db/database.ts';
 import { EpisodeWriter } from '../db/episodeWriter.ts';
 import { defaultErrorRules, type ErrorRules } from '../analysis/errorRules.ts';
+import type { ExpectedStepsTable } from '../analysis/expectedSteps.ts';
 import { IMPORTERS, importerByFormat } from './registry.ts';
 import { ImportError, type Importer } from './types.ts';
 
@@ -49,6 +50,8 @@ export interface ImportOptions {
   format?: string;
   runName?: string;
   rules?: ErrorRules;
+  /** N per task for the AEC targets (`--expected-steps`); the built-in table when absent. */
+  expectedSteps?: ExpectedStepsTable;
   onProgress?: (p: ImportProgress) => void;
 }
 
@@ -111,7 +114,7 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
   if (options.format && options.format !== 'auto' && !forced) {
     throw new ImportError(options.format, 0, `unknown format (known: auto, ${IMPORTERS.map((i) => i.format).join(', ')})`);
   }
-  const writer = new EpisodeWriter(db, options.rules ?? defaultErrorRules());
+  const writer = new EpisodeWriter(db, options.rules ?? defaultErrorRules(), options.expectedSteps);
   const report: ImportReport = { files: [], warnings: [], modelsAdded: [], ignored: 0 };
   const candidates = expand(paths);
   const findSource = db.prepare('SELECT path FROM sources WHERE content_hash = ?').pluck();

@@ -9,7 +9,9 @@
  * the log's candidate scores (turn_candidates: MTRouter-style logs record the router's ŝ), else none.
  */
 import type { EstimatorRef, SHatSource } from '../../shared/apiReplay.ts';
+import { storedExpectedSteps } from '../analysis/expectedSteps.ts';
 import type { Db } from '../db/database.ts';
+import { splitCondition } from '../db/splitFilter.ts';
 import { learnOutputRatios } from './outputLength.ts';
 
 /** The request names something that does not exist or cannot be replayed; the message says what to do. */
@@ -54,6 +56,8 @@ export interface ReplayData {
 
 export interface LoadOptions {
   runIds?: readonly number[];
+  /** Only episodes of this split selection (shared/splits.ts). */
+  split?: string;
   estimator?: number;
   /** Models the policies name (fixed:, usage:): they must exist and get a column. */
   models?: readonly string[];
@@ -71,23 +75,30 @@ interface EstimatorRow {
   created_at: string;
 }
 
-function runFilter(runIds: readonly number[]): string {
-  return runIds.length === 0 ? '' : `WHERE e.run_id IN (${runIds.map((r) => Number(r)).join(',')})`;
+/** WHERE over episodes `e` for the selected runs and split selection. */
+function runFilter(runIds: readonly number[], split?: string): string {
+  const parts: string[] = [];
+  if (runIds.length) parts.push(`e.run_id IN (${runIds.map((r) => Number(r)).join(',')})`);
+  const inSplit = splitCondition('e.split', split);
+  if (inSplit) parts.push(inSplit);
+  return parts.length ? `WHERE ${parts.join(' AND ')}` : '';
 }
 
 /** Covered turn counts of every estimator over the selected turns. */
-function estimatorCoverage(db: Db, runIds: readonly number[]): Map<number, number> {
+function estimatorCoverage(db: Db, runIds: readonly number[], split: string | undefined): Map<number, number> {
   const rows = db
     .prepare(`SELECT s.estimator_id AS id, COUNT(DISTINCT s.turn_id) AS n FROM estimates s
-      JOIN turns t ON t.id = s.turn_id JOIN episodes e ON e.id = t.episode_id ${runFilter(runIds)} GROUP BY s.estimator_id`)
+      JOIN turns t ON t.id = s.turn_id JOIN episodes e ON e.id = t.episode_id ${runFilter(runIds, split)} GROUP BY s.estimator_id`)
     .all() as { id: number; n: number }[];
   return new Map(rows.map((r) => [r.id, r.n]));
 }
 
-export function pickEstimator(db: Db, runIds: readonly number[], nTurns: number, wanted: number | undefined, notes: string[]): EstimatorRow | null {
+export function pickEstimator(
+  db: Db, runIds: readonly number[], nTurns: number, wanted: number | undefined, notes: string[], split?: string,
+): EstimatorRow | null {
   const all = db.prepare('SELECT id, name, created_at FROM estimators ORDER BY created_at DESC, id DESC').all() as EstimatorRow[];
   if (wanted === undefined && all.length === 0) return null;
-  const coverage = estimatorCoverage(db, runIds);
+  const coverage = estimatorCoverage(db, runIds, split);
   if (wanted !== undefined) {
     const est = all.find((e) => e.id === wanted);
     if (!est) throw new ReplayError(`no estimator with id ${wanted}${all.length ? ` (known: ${all.map((e) => e.id).join(', ')})` : ' (score first: routelens score --db F --model M.onnx)'}`);
@@ -117,7 +128,7 @@ function dataVersion(db: Db): string {
 }
 
 export function loadReplayData(db: Db, options: LoadOptions = {}): ReplayData {
-  const key = JSON.stringify([dataVersion(db), [...new Set(options.runIds ?? [])].sort((a, b) => a - b), options.estimator ?? null, options.episodeId ?? null, [...(options.models ?? [])].sort()]);
+  const key = JSON.stringify([dataVersion(db), [...new Set(options.runIds ?? [])].sort((a, b) => a - b), options.split ?? null, options.estimator ?? null, options.episodeId ?? null, [...(options.models ?? [])].sort()]);
   const hit = lastLoad.get(db);
   if (hit && hit.key === key) return hit.data;
   const data = load(db, options);
@@ -131,14 +142,18 @@ function load(db: Db, options: LoadOptions): ReplayData {
   const runIds = [...new Set(options.runIds ?? [])];
   for (const r of runIds) if (!allRuns.some((x) => x.id === r)) throw new ReplayError(`no run with id ${r}`);
   const runs = runIds.length === 0 ? allRuns : allRuns.filter((r) => runIds.includes(r.id));
-  const runWhere = runFilter(runIds);
+  const runWhere = runFilter(runIds, options.split);
+  if (options.split !== undefined && db.prepare(`SELECT COUNT(*) FROM episodes e ${runWhere}`).pluck().get() === 0) {
+    const known = db.prepare('SELECT DISTINCT split FROM episodes WHERE split IS NOT NULL ORDER BY split').pluck().all() as string[];
+    throw new ReplayError(`no episode of the selected runs is in split "${options.split}" (splits here: ${known.join(', ') || 'none'})`);
+  }
   const where = options.episodeId === undefined ? runWhere : `${runWhere ? `${runWhere} AND` : 'WHERE'} e.id = ${Number(options.episodeId)}`;
 
   options.onProgress?.('reading episodes');
   const eps = db
-    .prepare(`SELECT e.id, e.ext_id, e.task_id, e.run_id, e.score_norm, e.expected_steps FROM episodes e ${where} ORDER BY e.id`)
+    .prepare(`SELECT e.id, e.ext_id, e.task_id, e.run_id, e.score_norm, e.expected_steps, e.task_type, e.task_category FROM episodes e ${where} ORDER BY e.id`)
     .raw()
-    .all() as [number, string, string | null, number, number | null, number | null][];
+    .all() as [number, string, string | null, number, number | null, number | null, string | null, string | null][];
   const nEp = eps.length;
   const episodeIndex = new Map<number, number>();
   const episodeId = new Int32Array(nEp);
@@ -147,12 +162,12 @@ function load(db: Db, options: LoadOptions): ReplayData {
   const expectedSteps = new Int32Array(nEp);
   const extId: string[] = [];
   const taskId: (string | null)[] = [];
-  eps.forEach(([id, ext, task, run, s, n], e) => {
+  eps.forEach(([id, ext, task, run, s, n, type, category], e) => {
     episodeIndex.set(id, e);
     episodeId[e] = id;
     runOf[e] = run;
     score[e] = s ?? Number.NaN;
-    expectedSteps[e] = n ?? 0;
+    expectedSteps[e] = storedExpectedSteps({ expected_steps: n, task_type: type, task_category: category });
     extId.push(ext);
     taskId.push(task);
   });
@@ -193,7 +208,7 @@ function load(db: Db, options: LoadOptions): ReplayData {
 
   const runTurns =
     options.episodeId === undefined ? nTurns : (db.prepare(`SELECT COUNT(*) FROM turns t JOIN episodes e ON e.id = t.episode_id ${runWhere}`).pluck().get() as number);
-  const est = pickEstimator(db, runIds, runTurns, options.estimator, notes);
+  const est = pickEstimator(db, runIds, runTurns, options.estimator, notes, options.split);
   let sHatSource: SHatSource = 'none';
   let scoreRows: [number, number, number][];
   if (est) {

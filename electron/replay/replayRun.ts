@@ -250,6 +250,8 @@ export function frontierOf(policies: readonly PolicyReplay[]): FrontierPoint[] {
 
 export interface ReplayRequest {
   runIds?: readonly number[];
+  /** Only episodes of this split selection (shared/splits.ts). */
+  split?: string;
   policies: readonly string[];
   estimator?: number;
   bootstrap?: number;
@@ -262,6 +264,7 @@ export function replayPolicies(db: Db, request: ReplayRequest): ReplayResult {
   const specs = request.policies.map((s) => parsePolicySpec(s));
   const data = loadReplayData(db, {
     runIds: request.runIds,
+    split: request.split,
     estimator: request.estimator,
     models: specs.flatMap(modelsNamed),
     onProgress: request.onProgress,

@@ -58,6 +58,10 @@ export function episodeDetail(db: Db, episodeId: number): EpisodeDetail {
       latency_ms: t.latency_ms,
       propensity: t.propensity,
       candidates: Object.fromEntries(candidates.filter((c) => c.turn_id === t.id).map((c) => [c.model, c.score])),
+      router:
+        t.greedy_model === null && t.was_greedy === null && t.beta === null
+          ? null
+          : { greedy_model: t.greedy_model, was_greedy: t.was_greedy === null ? null : t.was_greedy === 1, beta: t.beta },
       errors: errors
         .filter((e) => e.turn_id === t.id)
         .map((e) => ({ type: e.type, severity: severityFromLevel(e.severity) ?? 'low', source: e.source })),
@@ -71,6 +75,7 @@ export function episodeDetail(db: Db, episodeId: number): EpisodeDetail {
       ...row,
       task_id: meta.task_id,
       task_type: meta.task_type,
+      split: meta.split,
       task_text: meta.task_text,
       expected_steps: meta.expected_steps ?? 0,
       budget_usd: meta.budget_usd,

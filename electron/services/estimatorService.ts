@@ -58,7 +58,7 @@ export function estimatorServices(db: Db, dbPath: string): EstimatorApi {
           const name = input.name ?? `estimator-${stamp}`;
           return jobs.start({
             kind: 'train',
-            request: { dbPath, out: join(folder, `${name}.onnx`), runs: input.runs, seed: input.seed, maxEpochs: input.maxEpochs, patience: input.patience, name },
+            request: { dbPath, out: join(folder, `${name}.onnx`), runs: input.runs, seed: input.seed, maxEpochs: input.maxEpochs, patience: input.patience, profile: input.profile, name },
           });
         }
         let modelPath = DEFAULT_ESTIMATOR_PATH;

@@ -1,0 +1,99 @@
+/**
+ * What an MTRouter trajectory says about its task and outcome, read as the reference's parser reads it
+ * (research/trajectory/parser.py), for files that name a benchmark:
+ *
+ * - benchmark: `info.benchmark`, else HLE when `info.benchmark_data` holds a `judge_result`, else ScienceWorld
+ *   when `info` has `task_name` and `variation_idx`. A file with none of these is not treated as MTRouter's
+ *   (the reference would default to ScienceWorld; a plain mini-swe-agent SWE-bench file has none of them).
+ * - score: `info.final_score`, else HLE's `judge_result.correct` as 1 / 0, else (other benchmarks) `info.correct`
+ *   as 100 / 0; when none is there, the run's results.json, and failing that 0, as the reference scores it.
+ *   Ranges: ScienceWorld [-100, 100], HLE [0, 1]; any other benchmark name gets ScienceWorld's, as in the
+ *   reference. Success: the score reaches the top of its range (ScienceWorld 100, the task completed; HLE a
+ *   correct answer), which is the reference's `success_rate` threshold 1.0 on the normalised score.
+ * - task id: `info.task_id` without the collector's `_run<k>` suffix (ScienceWorld keeps it there, HLE keeps
+ *   the run in `info.run_id`), so the runs of one task group as one task; the episode id keeps the run.
+ * - category: HLE's subject category (`benchmark_data.category`), ScienceWorld's task name.
+ * - split: mtrouterSplits.ts.
+ */
+import type { Info } from './miniSweAgentFormat.ts';
+import { runIdSplit, runResults, type RunResult } from './mtrouterRunFiles.ts';
+import { hleSplit, scienceWorldSplit } from './mtrouterSplits.ts';
+
+export const SCIENCEWORLD = 'scienceworld';
+export const HLE = 'hle';
+
+/** Score ranges of the reference's BENCHMARK_CONFIGS; other benchmarks fall back to ScienceWorld's. */
+const SCIENCEWORLD_RANGE: [number, number] = [-100, 100];
+const SCORE_RANGE = new Map<string, [number, number]>([[SCIENCEWORLD, SCIENCEWORLD_RANGE], [HLE, [0, 1]]]);
+
+const RUN_SUFFIX = /_run\d+$/;
+
+export function benchmarkOf(info: Info | null | undefined): string | null {
+  if (!info) return null;
+  if (info.benchmark != null) return info.benchmark;
+  if (info.benchmark_data?.judge_result !== undefined) return HLE;
+  if (info.task_name !== undefined && info.variation_idx !== undefined) return SCIENCEWORLD;
+  return null;
+}
+
+export interface MtrouterFacts {
+  benchmark: string;
+  task: { id: string; type: string; category: string | null; split: string | null };
+  outcome: { score: number; score_range: [number, number]; success: boolean };
+}
+
+/**
+ * The instance a file records: the collector's `<task_id>_run<k>` (also the trajectory's folder name), or
+ * `fallback` (the file's stem) when `info.task_id` is absent.
+ */
+export function mtrouterInstance(info: Info, fallback: string): string {
+  const id = info.task_id;
+  if (!id) return fallback;
+  return info.run_id != null && !RUN_SUFFIX.test(id) ? `${id}_run${info.run_id}` : id;
+}
+
+function scoreOf(benchmark: string, info: Info, result: RunResult | undefined): number | null {
+  if (info.final_score != null) return info.final_score;
+  if (benchmark === HLE) {
+    const correct = info.benchmark_data?.judge_result?.correct ?? result?.correct;
+    if (correct != null) return correct ? 1 : 0;
+    return result?.score ?? null;
+  }
+  if (result?.score != null) return result.score;
+  return info.correct == null ? null : info.correct ? 100 : 0;
+}
+
+/**
+ * The MTRouter reading of a trajectory's `info`; null when it names no benchmark. `instance` is the episode
+ * (mtrouterInstance), `runDir` the folder of the run's results.json.
+ */
+export function mtrouterFacts(info: Info | null | undefined, instance: string, runDir: string, warn: (m: string) => void): MtrouterFacts | null {
+  const benchmark = benchmarkOf(info);
+  if (!info || benchmark === null) return null;
+  const result = runResults(runDir, warn)?.get(instance);
+
+  let score = scoreOf(benchmark, info, result);
+  if (score === null) {
+    warn(`no outcome (${benchmark === HLE ? 'no judge_result' : 'no info.final_score'}, none in results.json): scored 0, as MTRouter's parser does`);
+    score = 0;
+  }
+  const range = SCORE_RANGE.get(benchmark) ?? SCIENCEWORLD_RANGE;
+  if (!SCORE_RANGE.has(benchmark)) warn(`benchmark "${benchmark}" is not ScienceWorld or HLE: scored on ScienceWorld's range [-100, 100], as MTRouter's parser does`);
+
+  const rawTaskId = info.task_id || (info.task_name != null ? `${info.task_name}_var${info.variation_idx ?? 0}` : instance);
+  let category: string | null;
+  let split: string | null;
+  if (benchmark === HLE) {
+    category = info.benchmark_data?.category ?? result?.category ?? null;
+    split = hleSplit(category);
+    if (split === 'id') split = runIdSplit(runDir) ?? 'id';
+  } else {
+    category = benchmark === SCIENCEWORLD ? (info.task_name ?? null) : (info.benchmark_data?.category ?? info.task_name ?? null);
+    split = benchmark === SCIENCEWORLD && info.task_name != null ? scienceWorldSplit(info.task_name, info.variation_idx ?? null) : null;
+  }
+  return {
+    benchmark,
+    task: { id: rawTaskId.replace(RUN_SUFFIX, ''), type: benchmark, category, split },
+    outcome: { score, score_range: range, success: score >= range[1] },
+  };
+}
