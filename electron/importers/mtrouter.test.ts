@@ -18,30 +18,19 @@ import {
   writeTrajectory,
 } from './mtrouterFiles.testSupport.ts';
 import { clearRunResultsCache } from './mtrouterRunFiles.ts';
-import { ImportError } from './types.ts';
+import { readEpisodes, rejectionOf } from './testing.ts';
+import type { ImportError } from './types.ts';
 
 const tempDir = useTempDir();
 beforeEach(() => clearRunResultsCache());
 
 async function read(file: string): Promise<{ episode: CanonicalEpisode; warnings: string[] }> {
-  const warnings: string[] = [];
-  const episodes: CanonicalEpisode[] = [];
-  for await (const ep of miniSweAgentImporter.read(file, { root: file, warn: (m) => warnings.push(m) })) episodes.push(ep);
+  const { episodes, warnings } = await readEpisodes(miniSweAgentImporter, file);
   expect(episodes).toHaveLength(1);
   return { episode: episodes[0] as CanonicalEpisode, warnings };
 }
 
-async function rejection(file: string): Promise<ImportError> {
-  const yielded: CanonicalEpisode[] = [];
-  try {
-    for await (const ep of miniSweAgentImporter.read(file, { root: file, warn: () => {} })) yielded.push(ep);
-  } catch (err) {
-    expect(yielded).toEqual([]);
-    if (err instanceof ImportError) return err;
-    throw err;
-  }
-  throw new Error(`${file} was not rejected`);
-}
+const rejection = (file: string): Promise<ImportError> => rejectionOf(miniSweAgentImporter, file);
 
 const lineOf = (text: string, needle: string): number => text.slice(0, text.indexOf(needle)).split('\n').length;
 const text = (command: string): string => `THOUGHT: next.\n\n\`\`\`text\n${command}\n\`\`\``;
