@@ -20,6 +20,7 @@ const INPUTS = [
   'fixtures/canonical/example.jsonl',
   'fixtures/samples/mini-swe-agent',
   'e2e/fixtures/hostile.jsonl',
+  'fixtures/mtrouter/scienceworld',
 ];
 
 /**

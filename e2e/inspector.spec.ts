@@ -165,3 +165,20 @@ test.describe('a missing episode', () => {
     await expect(page.getByTestId('episode-not-found')).toContainText('Episode 987654 is not in this database');
   });
 });
+
+test('an MTRouter turn shows the router\'s greedy model, that it explored, β and the hand-worked S̃', async ({ app, inspector }) => {
+  // fixtures/mtrouter: the β-mixed router's turn 2 explored and drew its greedy model (propensity 7/12).
+  await app.open('#/runs');
+  const id = await app.episodeId('melt_var1_run0');
+  await app.open(`#/episode/${id}/turn/2`);
+  await inspector.waitReady();
+  await inspector.expectTurn(2);
+  const router = inspector.page.getByTestId('turn-router');
+  await expect(router.getByTestId('model-chip')).toHaveAttribute('data-model', 'gpt-5');
+  await expect(router).toContainText('explored');
+  await expect(router).toContainText('β 0.5');
+  const detail = inspector.page.getByTestId('turn-detail');
+  await expect(detail).toContainText('0.58');
+  await expect(detail).toContainText('0.740');
+  await expect(detail).toContainText('no_known_action');
+});

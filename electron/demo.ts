@@ -19,6 +19,9 @@ export const DEMO_SOURCES: readonly { path: string; run?: string }[] = [
   { path: 'canonical/example.jsonl' },
   { path: 'samples/mini-swe-agent', run: 'swe-gemini-3-pro (mini-swe-agent)' },
   { path: 'samples/mtrouter/local.traj.json', run: 'mtrouter-legacy-fixture' },
+  // MTRouter's own saved format (hand-checked targets, fixtures/mtrouter/README.md): routers, splits, HLE subjects.
+  { path: 'mtrouter/scienceworld', run: 'mtrouter-format (ScienceWorld)' },
+  { path: 'mtrouter/hle', run: 'mtrouter-format (HLE)' },
   { path: 'samples/swe-agent' },
   { path: 'samples/inspect' },
   { path: 'samples/otel/genai-attribute-dialects' },

@@ -60,6 +60,18 @@ function Errors({ turn }: { turn: TurnDetail }) {
   );
 }
 
+/** A β-mixed router's own record: the model it would pick greedily, and whether this turn took it or explored. */
+function RouterDecision({ router }: { router: NonNullable<TurnDetail['router']> }) {
+  const decision = router.was_greedy === null ? null : router.was_greedy ? 'greedy' : 'explored';
+  return (
+    <Figure label="Router" title="The logging router's greedy model, whether it took it (greedy) or drew at random (explored), and its β" testId="turn-router">
+      {router.greedy_model ? <ModelChip name={router.greedy_model} compact /> : <span className="faint">—</span>}
+      {decision && <span> {decision}</span>}
+      {router.beta !== null && <span className="faint"> · β {router.beta}</span>}
+    </Figure>
+  );
+}
+
 export function TurnDetailPanel({ turn, previousModel, count }: { turn: TurnDetail; previousModel: string | null; count: number }) {
   const costTitle =
     turn.cost_source === 'priced'
@@ -96,6 +108,7 @@ export function TurnDetailPanel({ turn, previousModel, count }: { turn: TurnDeta
         <Figure label="Propensity" title="Probability the logging router gave the chosen model">
           {formatUnit(turn.propensity)}
         </Figure>
+        {turn.router && <RouterDecision router={turn.router} />}
         <Figure label="S̃ target" title="AEC target S̃_t = S_norm − Σ_{k≥t} penalty_k (DESIGN §5)">
           {formatUnit(turn.s_tilde, 3)}
         </Figure>
