@@ -31,13 +31,14 @@ export const exportCommands: Record<string, Command> = {
   export: {
     summary: `write an analysis figure as SVG, PNG, PDF or its data as CSV: ${ANALYSIS_IDS.join(', ')}`,
     usage:
-      `routelens export ${ANALYSIS_IDS.join('|')} --db FILE --out FIG.svg|.png|.pdf|.csv [--run NAME...] [--episode ID] ` +
+      `routelens export ${ANALYSIS_IDS.join('|')} --db FILE --out FIG.svg|.png|.pdf|.csv [--run NAME...] [--split NAME[,NAME]] [--episode ID] ` +
       '[--theme light|dark] [--width PX] [--scale N] [--dpi N] [--min-n N] [--reference RUN] [--rho MODEL=R,...]\n\n' +
       `  The format is --out's extension. PNG is 2× the figure's size unless --scale or --dpi is given\n` +
       `  (--dpi 300 on the default ${DEFAULT_FIGURE_WIDTH} px width gives a ${(DEFAULT_FIGURE_WIDTH / 96).toFixed(1)} in wide image of ${Math.round((DEFAULT_FIGURE_WIDTH / 96) * 300)} px).\n` +
-      '  targets needs --episode; plan-dag with --episode draws that episode\'s DAGs.',
+      '  targets needs --episode; plan-dag with --episode draws that episode\'s DAGs.\n' +
+      '  --split: only episodes of these splits (train, val, test_id, ood_test, …; the groups id and ood).',
     options: {
-      db: { type: 'string' }, out: { type: 'string' }, run: { type: 'string', multiple: true }, episode: { type: 'string' },
+      db: { type: 'string' }, out: { type: 'string' }, run: { type: 'string', multiple: true }, split: { type: 'string' }, episode: { type: 'string' },
       theme: { type: 'string' }, width: { type: 'string' }, scale: { type: 'string' }, dpi: { type: 'string' },
       'min-n': { type: 'string' }, reference: { type: 'string' }, rho: { type: 'string' },
     },
@@ -62,6 +63,7 @@ export const exportCommands: Record<string, Command> = {
       const request: AnalysisRequest = {
         id: id.data,
         runs: (values.run as string[] | undefined) ?? [],
+        split: values.split as string | undefined,
         episode: values.episode as string | undefined,
         minN,
         reference: values.reference as string | undefined,

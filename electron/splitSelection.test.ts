@@ -1,6 +1,7 @@
 // `--split` restricts training, replay and the analyses to one side of MTRouter's in-domain / held-out
 // comparison: a run folder of MTRouter trajectories is imported, and each consumer sees only its split.
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +12,7 @@ import { buildTrainingSet } from './estimator/dataset.ts';
 import { importPaths } from './importers/pipeline.ts';
 import { hle, learnedReply, mixedReply, observation, scienceWorld, writeTrajectory } from './importers/mtrouterFiles.testSupport.ts';
 import { replayPolicies } from './replay/replayRun.ts';
+import { AnalysisInputError, runAnalysis } from './analysis/runAnalysis.ts';
 import { createApi } from './services/api.ts';
 import { useSuiteTempDir } from './testing/tmp.ts';
 
@@ -90,6 +92,33 @@ describe('--split', () => {
     expect(() => liftAnalysis(db, { split: 'test' })).toThrow(/no episode is in split "test" \(splits here: test_id, train, val, ood_test, id\)/);
     expect(() => liftAnalysis(db, { split: "x'; DROP TABLE runs" })).toThrow(RangeError);
   });
+
+  it('the shared analysis request (API, window, export) takes a split too', async () => {
+    const pareto = async (split?: string) => {
+      const r = await runAnalysis(db, { id: 'pareto', split });
+      return r.request.id === 'pareto' ? r.result.points.map((p) => [p.run, p.n]).sort() : [];
+    };
+    expect(await pareto()).toEqual([['hle_learned', 3], ['sw_mixed', 6]]);
+    expect(await pareto('ood')).toEqual([['hle_learned', 1], ['sw_mixed', 2]]);
+    expect(await pareto('test_id')).toEqual([['sw_mixed', 1]]);
+    // Side-by-side panels per run are restricted the same way as the pooled result.
+    const lift = await runAnalysis(db, { id: 'lift', runs: ['sw_mixed', 'hle_learned'], split: 'train', minN: 1 });
+    expect(lift.request.id === 'lift' && lift.result.cells.reduce((a, c) => a + c.n, 0)).toBe(2 * 3);
+    await expect(runAnalysis(db, { id: 'pareto', split: 'a b' })).rejects.toThrow(AnalysisInputError);
+    await expect(runAnalysis(db, { id: 'targets', episode: 'q1_run0', split: 'id' })).rejects.toThrow(/a split does not apply/);
+  });
+
+  it('export draws the figure of the selected split only', () => {
+    const all = join(tempDir(), 'pareto-all.csv');
+    const ood = join(tempDir(), 'pareto-ood.csv');
+    expect(routelens('export', 'pareto', '--db', dbPath, '--out', all).code).toBe(0);
+    const r = routelens('export', 'pareto', '--db', dbPath, '--split', 'ood', '--out', ood);
+    expect(r.code, r.stderr).toBe(0);
+    const rows = (file: string) => readFileSync(file, 'utf8').trim().split('\n').length;
+    expect(rows(all)).toBeGreaterThan(1);
+    expect(readFileSync(ood, 'utf8')).not.toEqual(readFileSync(all, 'utf8'));
+    expect(rows(ood)).toBe(rows(all));
+  }, 60_000);
 
   it('replay reads only the selected split', () => {
     const episodes = (split?: string): number => replayPolicies(db, { split, policies: ['logged'], bootstrap: 0 }).episodes;

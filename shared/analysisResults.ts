@@ -350,6 +350,8 @@ export const AnalysisRequest = z.object({
   id: AnalysisId,
   /** Run names; empty or absent = every run. */
   runs: z.array(name).max(1000).optional(),
+  /** Only episodes of these data splits (shared/splits.ts: names or the groups `id` / `ood`, comma-separated). */
+  split: z.string().min(1).max(200).optional(),
   /** lift: cells with fewer turns are left out (default 30). */
   minN: z.number().int().min(1).optional(),
   /** pareto: the run savings are measured against. */

@@ -30,11 +30,11 @@ export class AnalysisNotFoundError extends Error {}
  * The runs a request names that have episodes, by name, in name order. A request that names no run pools
  * every run and draws no side-by-side panels (26 mostly empty heatmaps helped nobody).
  */
-function namedRuns(db: Db, runs: string[] | undefined): string[] {
+function namedRuns(db: Db, runs: string[] | undefined, split: string | undefined): string[] {
   if (!runs) return [];
   const data = columnar(db);
   const names = new Set<string>();
-  for (const e of selectEpisodes(data, runs)) names.add(data.runs.get(data.episodeRun[e] as number) ?? '');
+  for (const e of selectEpisodes(data, runs, split)) names.add(data.runs.get(data.episodeRun[e] as number) ?? '');
   return [...names].sort((a, b) => a.localeCompare(b));
 }
 
@@ -92,10 +92,12 @@ function roundTurns(db: Db, episodeId: number, result: PlanDagEpisodeResult): Pl
 
 function compute(db: Db, request: AnalysisRequest): AnalysisResponse | Promise<AnalysisResponse> {
   const runs = request.runs && request.runs.length > 0 ? request.runs : undefined;
-  const named = (): string[] => namedRuns(db, runs);
+  const split = request.split;
+  const named = (): string[] => namedRuns(db, runs, split);
   switch (request.id) {
     case 'targets': {
       if (!request.episode) throw new AnalysisInputError('targets needs an episode');
+      if (split !== undefined) throw new AnalysisInputError('targets is one episode: a split does not apply');
       const ep = episodeOf(db, request.episode, runs);
       return { request: { ...request, id: 'targets' }, result: { episode: request.episode, ...episodeTargets(db, ep.id), run: ep.run } };
     }
@@ -104,52 +106,53 @@ function compute(db: Db, request: AnalysisRequest): AnalysisResponse | Promise<A
         const ep = episodeOf(db, request.episode, runs);
         return { request: { ...request, id: 'plan-dag' }, result: { ...roundTurns(db, ep.id, planDagEpisode(db, ep.id, request.episode)), run: ep.run } };
       }
-      return { request: { ...request, id: 'plan-dag' }, result: planDagSummary(db, { runs }) };
+      return { request: { ...request, id: 'plan-dag' }, result: planDagSummary(db, { runs, split }) };
     }
     case 'lift': {
       const minCount = request.minN;
-      const result = liftAnalysis(db, { runs, minCount });
+      const result = liftAnalysis(db, { runs, split, minCount });
       const names = named();
       if (names.length < 2) return { request: { ...request, id: 'lift' }, result };
       // A run on one model has lift 1 for every tool: it gets a line in the figure, not a panel (nor a bootstrap).
       const single = names.map((run) => ({ run, model: onlyModel(db, run) }));
       const several = single.filter((r) => r.model === null).map((r) => r.run);
       const one = single.filter((r): r is { run: string; model: string } => r.model !== null);
-      const panels = sideBySide(several, (run) => ({ cells: liftAnalysis(db, { runs: [run], minCount }).cells }), 1);
+      const panels = sideBySide(several, (run) => ({ cells: liftAnalysis(db, { runs: [run], split, minCount }).cells }), 1);
       return {
         request: { ...request, id: 'lift' },
         result: { ...result, ...panels, ...(one.length ? { by_run_single_model: one } : {}) },
       };
     }
     case 'error-recovery':
-      return { request: { ...request, id: 'error-recovery' }, result: errorRecoveryAnalysis(db, { runs }) };
+      return { request: { ...request, id: 'error-recovery' }, result: errorRecoveryAnalysis(db, { runs, split }) };
     case 'usage-by-turn':
-      return { request: { ...request, id: 'usage-by-turn' }, result: usageByTurnAnalysis(db, { runs }) };
+      return { request: { ...request, id: 'usage-by-turn' }, result: usageByTurnAnalysis(db, { runs, split }) };
     case 'switch-cost':
-      return { request: { ...request, id: 'switch-cost' }, result: switchCostAnalysis(db, { runs }) };
+      return { request: { ...request, id: 'switch-cost' }, result: switchCostAnalysis(db, { runs, split }) };
     case 'pareto':
-      return { request: { ...request, id: 'pareto' }, result: paretoAnalysis(db, { runs, reference: request.reference }) };
+      return { request: { ...request, id: 'pareto' }, result: paretoAnalysis(db, { runs, split, reference: request.reference }) };
     case 'budget-modes': {
-      const result = budgetModesAnalysis(db, { runs });
+      const result = budgetModesAnalysis(db, { runs, split });
       const each = sideBySide(named(), (run) => {
-        const modes = budgetModesAnalysis(db, { runs: [run] }).modes;
+        const modes = budgetModesAnalysis(db, { runs: [run], split }).modes;
         return modes.length > 0 ? { modes } : null;
       });
       return { request: { ...request, id: 'budget-modes' }, result: { ...result, ...each } };
     }
     case 'usage-ratio':
-      return { request: { ...request, id: 'usage-ratio' }, result: usageRatioAnalysis(db, { runs, rho: request.rho }) };
+      return { request: { ...request, id: 'usage-ratio' }, result: usageRatioAnalysis(db, { runs, split, rho: request.rho }) };
     case 'confusion': {
-      const result = confusionAnalysis(db, { runs });
+      const result = confusionAnalysis(db, { runs, split });
       const each = sideBySide(named(), (run) => {
-        const tables = confusionAnalysis(db, { runs: [run] });
+        const tables = confusionAnalysis(db, { runs: [run], split });
         return tables.routing.length > 0 || Object.values(tables.verification).some((k) => k > 0) ? tables : null;
       });
       return { request: { ...request, id: 'confusion' }, result: { ...result, ...each } };
     }
     case 'calibration':
-      return { request: { ...request, id: 'calibration' }, result: calibrationAnalysis(db, { runs, estimator: request.estimator, bins: request.bins }) };
+      return { request: { ...request, id: 'calibration' }, result: calibrationAnalysis(db, { runs, split, estimator: request.estimator, bins: request.bins }) };
     case 'embeddings': {
+      if (split !== undefined) throw new AnalysisInputError('embeddings maps the models and a sample of all selected runs: a split does not apply');
       const options = { runs, estimator: request.estimator, color: request.color, sample: request.sample, seed: request.seed };
       return embeddingsAnalysis(db, options).then((result) => ({ request: { ...request, id: 'embeddings' as const }, result }));
     }
