@@ -13,6 +13,7 @@ import { importPaths } from './importers/pipeline.ts';
 import { hle, learnedReply, mixedReply, observation, scienceWorld, writeTrajectory } from './importers/mtrouterFiles.testSupport.ts';
 import { replayPolicies } from './replay/replayRun.ts';
 import { AnalysisInputError, runAnalysis } from './analysis/runAnalysis.ts';
+import type { LiftResult, ParetoResult } from '../shared/analysisResults.ts';
 import { createApi } from './services/api.ts';
 import { useSuiteTempDir } from './testing/tmp.ts';
 
@@ -96,14 +97,14 @@ describe('--split', () => {
   it('the shared analysis request (API, window, export) takes a split too', async () => {
     const pareto = async (split?: string) => {
       const r = await runAnalysis(db, { id: 'pareto', split });
-      return r.request.id === 'pareto' ? r.result.points.map((p) => [p.run, p.n]).sort() : [];
+      return (r.result as ParetoResult).points.map((p) => [p.run, p.n]).sort();
     };
     expect(await pareto()).toEqual([['hle_learned', 3], ['sw_mixed', 6]]);
     expect(await pareto('ood')).toEqual([['hle_learned', 1], ['sw_mixed', 2]]);
     expect(await pareto('test_id')).toEqual([['sw_mixed', 1]]);
     // Side-by-side panels per run are restricted the same way as the pooled result.
     const lift = await runAnalysis(db, { id: 'lift', runs: ['sw_mixed', 'hle_learned'], split: 'train', minN: 1 });
-    expect(lift.request.id === 'lift' && lift.result.cells.reduce((a, c) => a + c.n, 0)).toBe(2 * 3);
+    expect((lift.result as LiftResult).cells.reduce((a, c) => a + c.n, 0)).toBe(2 * 3);
     await expect(runAnalysis(db, { id: 'pareto', split: 'a b' })).rejects.toThrow(AnalysisInputError);
     await expect(runAnalysis(db, { id: 'targets', episode: 'q1_run0', split: 'id' })).rejects.toThrow(/a split does not apply/);
   });

@@ -13,7 +13,7 @@
  * one turn's model moves an episode's outcome by a few hundredths (of a score that varies by ±0.35 across
  * episodes), so the per-category effects are only estimable from many turns. At 20,000 episodes the estimator
  * still beat every single model but rated GPT-5 best in the two categories where MiniMax and GPT-OSS are
- * planted best; at 60,000 it recovers all six. Training takes ~25 minutes on 2 cores.
+ * planted best; at 60,000 it recovers all six. The whole script takes ~8 minutes on 2 cores (training ~7).
  *
  * Options: --episodes N (default 60000), --epochs N (default 8, also the cosine schedule's length), --out FILE.onnx.
  */
