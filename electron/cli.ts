@@ -15,8 +15,10 @@ import { episodeTargets } from './analysis/targets.ts';
 import { expectedStepsTableNames, loadExpectedSteps } from './analysis/expectedSteps.ts';
 import { bar, Progress } from './cliProgress.ts';
 import { err, money, out, print, requireDb, UsageError, withRuns, type Command } from './cliCommon.ts';
+import { visibleText as v } from '../shared/displayText.ts';
 import { estimatorCommands } from './cliEstimator.ts';
-import { openDatabase, SchemaError } from './db/database.ts';
+import { databaseErrorOf, describeWait, openDatabase, SchemaError } from './db/database.ts';
+import { doctorCommands } from './cliDoctor.ts';
 import { buildDemo } from './demo.ts';
 import { importPaths, type ImportReport } from './importers/pipeline.ts';
 import { IMPORTERS } from './importers/registry.ts';
@@ -50,11 +52,12 @@ function parseRho(text: string | undefined): Record<string, number> | undefined 
 
 function printImportReport(report: ImportReport): void {
   for (const f of report.files) {
-    if (f.status === 'imported') err(`imported  ${f.path} (${f.format}: ${f.episodes} episodes, ${f.turns} turns)`);
-    else if (f.status === 'skipped') err(`skipped   ${f.path}: ${f.reason}`);
-    else err(`rejected  ${f.reason}`);
+    // Paths, reasons and warnings quote file names and log text: one line each, whatever they hold.
+    if (f.status === 'imported') err(`imported  ${v(f.path)} (${f.format}: ${f.episodes} episodes, ${f.turns} turns)`);
+    else if (f.status === 'skipped') err(`skipped   ${v(f.path)}: ${v(f.reason ?? '')}`);
+    else err(`rejected  ${v(f.reason ?? '')}`);
   }
-  for (const w of report.warnings) err(`warning: ${w}`);
+  for (const w of report.warnings) err(`warning: ${v(w)}`);
 }
 
 const baseCommands: Record<string, Command> = {
@@ -110,12 +113,23 @@ const baseCommands: Record<string, Command> = {
       }
       const db = openDatabase(requireDb(values, false));
       const progress = new Progress(process.stderr, values.json === true && !process.stderr.isTTY);
+      let waitedForWriter = false;
       try {
         const report = await importPaths(db, paths, {
           format: values.format as string | undefined,
           runName: values.run as string | undefined,
           expectedSteps,
+          // Another process is importing into this database: say so, once a second, until it finishes.
+          onWait: (w) => {
+            if (!waitedForWriter) err(describeWait(w)); // always once, also with --json
+            else progress.update(describeWait(w));
+            waitedForWriter = true;
+          },
           onProgress: (p) => {
+            if (waitedForWriter) {
+              waitedForWriter = false;
+              progress.done();
+            }
             const within = p.fileBytes > 0 ? p.fileBytesRead / p.fileBytes : 0;
             const frac = p.filesTotal > 0 ? (p.filesDone + within) / p.filesTotal : 1;
             progress.update(`importing ${bar(frac)} ${p.filesDone}/${p.filesTotal} files, ${p.episodes} episodes, ${p.turns} turns`);
@@ -142,7 +156,7 @@ const baseCommands: Record<string, Command> = {
     usage: 'routelens info --db FILE [--json]',
     options: { db: { type: 'string' }, json: { type: 'boolean' } },
     async run(values) {
-      const db = openDatabase(requireDb(values));
+      const db = openDatabase(requireDb(values), { readonly: true });
       try {
         const runs = await createApi(db).listRuns({});
         // Episodes per data split and run (`--split` of train, replay and analyze selects by these names).
@@ -164,10 +178,10 @@ const baseCommands: Record<string, Command> = {
         } else {
           for (const r of runs) {
             const rate = r.success_rate === null ? 'n/a' : `${(r.success_rate * 100).toFixed(1)}%`;
-            out(`${r.name}  [${r.format}]  ${r.episodes} episodes, ${r.turns} turns, ${money(r.total_cost)}, success ${rate}`);
-            out(`  models: ${r.models.join(', ')}`);
+            out(`${v(r.name)}  [${r.format}]  ${r.episodes} episodes, ${r.turns} turns, ${money(r.total_cost)}, success ${rate}`);
+            out(`  models: ${r.models.map(v).join(', ')}`);
             const bySplit = Object.entries(splits.get(r.name) ?? {});
-            if (bySplit.length) out(`  splits: ${bySplit.map(([s, n]) => `${s} ${n}`).join(', ')}`);
+            if (bySplit.length) out(`  splits: ${bySplit.map(([s, n]) => `${v(s)} ${n}`).join(', ')}`);
           }
         }
         return 0;
@@ -192,7 +206,7 @@ const baseCommands: Record<string, Command> = {
       const analysis = positionals[0];
       const runs = (values.run as string[] | undefined) ?? [];
       const split = values.split as string | undefined;
-      const db = openDatabase(requireDb(values));
+      const db = openDatabase(requireDb(values), { readonly: true });
       try {
         if (analysis === 'targets') {
           if (typeof values.episode !== 'string') throw new UsageError('--episode ID is required for targets');
@@ -204,7 +218,7 @@ const baseCommands: Record<string, Command> = {
           out('   t   s_tilde   penalty  errors');
           for (const t of result.turns) {
             const st = t.s_tilde === null ? '      n/a' : t.s_tilde.toFixed(4).padStart(9);
-            out(`${String(t.t).padStart(4)} ${st} ${t.penalty.toFixed(4).padStart(9)}  ${t.errors.join(', ')}`);
+            out(`${String(t.t).padStart(4)} ${st} ${t.penalty.toFixed(4).padStart(9)}  ${t.errors.map(v).join(', ')}`);
           }
           return 0;
         }
@@ -215,7 +229,7 @@ const baseCommands: Record<string, Command> = {
           if (values.json) return print(result);
           out('model                      category              lift   95% CI             n');
           for (const c of result.cells) {
-            out(`${c.model.padEnd(26)} ${c.category.padEnd(20)} ${c.lift.toFixed(2).padStart(5)}   [${c.ci[0].toFixed(2)}, ${c.ci[1].toFixed(2)}]`.padEnd(70) + String(c.n).padStart(6));
+            out(`${v(c.model).padEnd(26)} ${v(c.category).padEnd(20)} ${c.lift.toFixed(2).padStart(5)}   [${c.ci[0].toFixed(2)}, ${c.ci[1].toFixed(2)}]`.padEnd(70) + String(c.n).padStart(6));
           }
           return 0;
         }
@@ -225,7 +239,7 @@ const baseCommands: Record<string, Command> = {
           const pct = (x: number | null): string => (x === null ? '   n/a' : `${(x * 100).toFixed(1)}%`.padStart(6));
           out('run                              pairs  P(switch)  P(recover)  stay    switch');
           for (const g of result.groups) {
-            out(`${g.run.padEnd(32)} ${String(g.n).padStart(5)}  ${pct(g.p_switch)}     ${pct(g.p_recover)}      ${pct(g.p_recover_stay)}  ${pct(g.p_recover_switch)}`);
+            out(`${v(g.run).padEnd(32)} ${String(g.n).padStart(5)}  ${pct(g.p_switch)}     ${pct(g.p_recover)}      ${pct(g.p_recover_stay)}  ${pct(g.p_recover_switch)}`);
           }
           return 0;
         }
@@ -233,9 +247,9 @@ const baseCommands: Record<string, Command> = {
           const result = withRuns(() => usageByTurnAnalysis(db, { runs, split }));
           if (values.json) return print(result);
           for (const r of result.runs) {
-            out(r.run);
+            out(v(r.run));
             for (const t of r.turns) {
-              const shares = Object.entries(t.shares).map(([m, x]) => `${m} ${(x * 100).toFixed(0)}%`).join(', ');
+              const shares = Object.entries(t.shares).map(([m, x]) => `${v(m)} ${(x * 100).toFixed(0)}%`).join(', ');
               out(`  t=${String(t.t).padEnd(4)} n=${String(t.n).padEnd(6)} ${shares}`);
             }
           }
@@ -247,7 +261,7 @@ const baseCommands: Record<string, Command> = {
           for (const r of result.runs) {
             const n = r.episodes.length;
             const mean = (f: (e: (typeof r.episodes)[number]) => number): number => r.episodes.reduce((a, e) => a + f(e), 0) / Math.max(1, n);
-            out(`${r.run}: ${n} successful episodes, ${mean((e) => e.switches).toFixed(2)} switches and ${money(mean((e) => e.cost))} per episode`);
+            out(`${v(r.run)}: ${n} successful episodes, ${mean((e) => e.switches).toFixed(2)} switches and ${money(mean((e) => e.cost))} per episode`);
           }
           return 0;
         }
@@ -258,7 +272,7 @@ const baseCommands: Record<string, Command> = {
           out('run                              episodes  mean score  mean cost  frontier  savings vs reference');
           for (const p of result.points) {
             const saving = p.savings_vs_reference === null ? '' : `${(p.savings_vs_reference * 100).toFixed(1)}%`;
-            out(`${p.run.padEnd(32)} ${String(p.n).padStart(8)}  ${p.mean_score.toFixed(3).padStart(10)}  ${money(p.mean_cost).padStart(9)}  ${p.frontier ? '   yes  ' : '        '}  ${saving}`);
+            out(`${v(p.run).padEnd(32)} ${String(p.n).padStart(8)}  ${p.mean_score.toFixed(3).padStart(10)}  ${money(p.mean_cost).padStart(9)}  ${p.frontier ? '   yes  ' : '        '}  ${saving}`);
           }
           return 0;
         }
@@ -336,6 +350,7 @@ const commands: Record<string, Command> = {
   ...estimatorCommands,
   ...replayCommands,
   ...exportCommands,
+  ...doctorCommands,
 };
 
 function help(): string {
@@ -365,6 +380,7 @@ export async function main(argv: string[]): Promise<number> {
     out(`${command.summary}\n\nusage: ${command.usage}`);
     return 0;
   }
+  let dbPath: string | undefined;
   try {
     const { values, positionals } = parseArgs({
       args: rest,
@@ -372,8 +388,11 @@ export async function main(argv: string[]): Promise<number> {
       allowPositionals: command.allowPositionals ?? false,
       strict: true,
     });
+    if (typeof values.db === 'string') dbPath = values.db;
     return await command.run(values as Record<string, unknown>, positionals);
-  } catch (e) {
+  } catch (caught) {
+    // SQLite's damage and lock errors, met on any query, are the file's state, not our bug (issue 16).
+    const e = dbPath === undefined ? caught : databaseErrorOf(caught, dbPath);
     if (e instanceof UsageError || e instanceof ImportError || e instanceof NotFoundError || e instanceof SchemaError) {
       err(`routelens ${name}: ${e.message}`);
       return 1;

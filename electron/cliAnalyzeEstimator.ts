@@ -5,6 +5,7 @@
 import { calibrationAnalysis } from './analysis/calibration.ts';
 import { embeddingsAnalysis } from './analysis/embeddings.ts';
 import { intFlag, out, print, UsageError } from './cliCommon.ts';
+import { visibleText as v } from '../shared/displayText.ts';
 import type { Db } from './db/database.ts';
 import { ScorerError } from './estimator/ortScoring.ts';
 
@@ -40,11 +41,11 @@ export async function analyzeEstimator(db: Db, analysis: (typeof ESTIMATOR_ANALY
       out(r.note ?? 'nothing to calibrate');
       return 0;
     }
-    out(`estimator ${r.estimator.name} (id ${r.estimator.id}): ŝ of the logged model against realised S̃`);
+    out(`estimator ${v(r.estimator.name)} (id ${r.estimator.id}): ŝ of the logged model against realised S̃`);
     out('run                              turns      MAE   Spearman ρ');
     out(`${'(all selected)'.padEnd(32)} ${String(r.overall.n).padStart(6)}  ${fixed(r.overall.mae).padStart(7)}  ${fixed(r.overall.spearman, 3).padStart(10)}`);
     for (const g of r.runs) {
-      out(`${(g.run + (g.in_training ? ' (trained on)' : '')).padEnd(32)} ${String(g.n).padStart(6)}  ${fixed(g.mae).padStart(7)}  ${fixed(g.spearman, 3).padStart(10)}`);
+      out(`${(v(g.run) + (g.in_training ? ' (trained on)' : '')).padEnd(32)} ${String(g.n).padStart(6)}  ${fixed(g.mae).padStart(7)}  ${fixed(g.spearman, 3).padStart(10)}`);
     }
     out('\nŝ bin          turns   mean ŝ   mean S̃   95% CI');
     for (const b of r.overall.bins) {
@@ -61,8 +62,8 @@ export async function analyzeEstimator(db: Db, analysis: (typeof ESTIMATOR_ANALY
   const r = await userErrors(() => embeddingsAnalysis(db, { runs, estimator, color, sample, seed }));
   if (values.json) return print(r);
   if (r.note) out(r.note);
-  if (r.estimator) out(`model embeddings z_a of ${r.estimator.name} (t-SNE, perplexity ${fixed(r.models.perplexity, 2)}, seed ${r.seed}):`);
-  for (const p of r.models.points) out(`  ${p.model.padEnd(28)} ${(p.tier ?? 'unknown tier').padEnd(14)} (${p.x.toFixed(3)}, ${p.y.toFixed(3)})`);
+  if (r.estimator) out(`model embeddings z_a of ${v(r.estimator.name)} (t-SNE, perplexity ${fixed(r.models.perplexity, 2)}, seed ${r.seed}):`);
+  for (const p of r.models.points) out(`  ${v(p.model).padEnd(28)} ${v(p.tier ?? 'unknown tier').padEnd(14)} (${p.x.toFixed(3)}, ${p.y.toFixed(3)})`);
   out(`turn histories: ${r.histories.points.length} of ${r.histories.sketched} sketched turns mapped`);
   return 0;
 }

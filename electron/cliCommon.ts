@@ -5,6 +5,7 @@
  */
 import type { ParseArgsConfig } from 'node:util';
 import { existsSync } from 'node:fs';
+import { visibleLines } from '../shared/displayText.ts';
 
 /** The user's input is wrong: printed as one line on stderr, exit code 1. */
 export class UsageError extends Error {}
@@ -17,8 +18,15 @@ export interface Command {
   run(values: Record<string, unknown>, positionals: string[]): Promise<number>;
 }
 
-export const out = (s: string): void => void process.stdout.write(`${s}\n`);
-export const err = (s: string): void => void process.stderr.write(`${s}\n`);
+/**
+ * Every line the CLI prints goes through `visibleLines` (shared/displayText.ts): names and messages quoted
+ * from logs can hold ESC, C1 CSI, BEL or bidi controls, and those are printed as escapes (`\u001b`), never
+ * as commands to the terminal. Line feeds stay, so tables and help print as they are; JSON output stays
+ * the same JSON (the escapes are JSON's). Where a name sits in a line, callers use `visibleText` so a line
+ * feed inside it is escaped too.
+ */
+export const out = (s: string): void => void process.stdout.write(`${visibleLines(s)}\n`);
+export const err = (s: string): void => void process.stderr.write(`${visibleLines(s)}\n`);
 
 export function requireDb(values: Record<string, unknown>, mustExist = true): string {
   const db = values.db;

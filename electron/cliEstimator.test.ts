@@ -1,6 +1,6 @@
 // `routelens train | score | whatif` as a user runs them: child processes, real files, exit codes, JSON on stdout.
 import { spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +24,17 @@ describe('routelens train, score, whatif', () => {
     const sim = routelens('simulate', '--preset', 'hle', '--episodes', '40', '--seed', '2', '--out', join(dir, 'hle.jsonl'));
     expect(sim.code, sim.stderr).toBe(0);
     expect(routelens('import', join(dir, 'hle.jsonl'), '--db', db).code).toBe(0);
+  }, 240_000);
+
+  it('whatif on a database no estimator has scored registers the shipped default through a writer, then reads', () => {
+    const fresh = join(dir, 'fresh.db');
+    expect(routelens('import', join(dir, 'hle.jsonl'), '--db', fresh).code).toBe(0);
+    const episode = readFileSync(join(dir, 'hle.jsonl'), 'utf8').match(/"episode_id":"([^"]+)"/)?.[1] ?? '';
+    const w = routelens('whatif', '--db', fresh, '--episode', episode, '--turn', '0', '--json');
+    expect(w.code, w.stderr).toBe(0);
+    const r = JSON.parse(w.stdout);
+    expect(r).toMatchObject({ source: 'computed', estimator: { name: 'default-estimator' } });
+    expect(r.candidates.length).toBeGreaterThan(1);
   }, 240_000);
 
   it('train prints the loss per epoch on stderr and the model card as JSON', () => {

@@ -8,13 +8,15 @@ import { dirname } from 'node:path';
 import { bar, Progress } from './cliProgress.ts';
 import { splitValues } from '../shared/splits.ts';
 import { err, intFlag, out, print, requireDb, UsageError, withRuns, type Command } from './cliCommon.ts';
-import { openDatabase } from './db/database.ts';
+import { visibleText as v } from '../shared/displayText.ts';
+import { describeWait, openDatabase, waitForWriteTurn } from './db/database.ts';
 import { EstimatorInputError, runEstimatorTask, type JobResult } from './estimator/estimatorJobs.ts';
 import { DEFAULT_INPUT_PROFILE, INPUT_PROFILES, isProfileName } from './estimator/inputProfile.ts';
 import type { ProviderChoice } from './estimator/ortScoring.ts';
 import { TRAIN_DEFAULTS } from './estimator/train.ts';
 import { DEFAULT_ESTIMATOR_PATH, whatIf, WhatIfError } from './estimator/whatIf.ts';
 import { resolveEpisodeId } from './services/api.ts';
+import { registerEstimator } from './estimator/scoreDatabase.ts';
 
 const PROVIDERS = ['auto', 'cpu', 'cuda', 'webgpu'] as const;
 
@@ -126,6 +128,9 @@ export const estimatorCommands: Record<string, Command> = {
         }
       }
       const progress = new Progress(process.stderr, values.json === true && !process.stderr.isTTY);
+      // Scoring writes: wait for a running import (or score) to finish first, saying so, instead of
+      // failing on SQLite's lock timeout in the middle of the job.
+      await waitForWriteTurn(dbPath, { what: 'score', onWait: (w) => err(describeWait(w)) });
       const task = runEstimatorTask({ kind: 'score', dbPath, modelPath: model, ep: ep as ProviderChoice, runIds }, (p) => {
         if (p.kind === 'score') {
           progress.update(`scoring on ${p.provider} ${bar(p.total ? p.rows / p.total : 1)} ${p.rows}/${p.total} turns, ${Math.round(p.rowsPerSec)} turns/s`);
@@ -152,7 +157,7 @@ export const estimatorCommands: Record<string, Command> = {
       estimator: { type: 'string' }, k: { type: 'string' }, json: { type: 'boolean' },
     },
     async run(values) {
-      const db = openDatabase(requireDb(values));
+      const db = openDatabase(requireDb(values), { readonly: true }); // what-if computes ŝ, it stores nothing
       try {
         if (typeof values.episode !== 'string') throw new UsageError('--episode ID is required');
         if (values.turn === undefined) throw new UsageError('--turn T is required');
@@ -161,7 +166,18 @@ export const estimatorCommands: Record<string, Command> = {
         const estimatorId = values.estimator === undefined ? undefined : intFlag(values, 'estimator', 0, 1);
         let r;
         try {
-          r = await whatIf(db, id, t, { estimatorId, k: intFlag(values, 'k', 5, 1, 100) });
+          // The first what-if on a database registers the shipped default estimator: that one write goes through
+          // a writer connection of its own, in turn, so the read-only connection stays read-only.
+          const register = async (modelPath: string, bytes: Uint8Array): Promise<number> => {
+            await waitForWriteTurn(requireDb(values), { onWait: (w) => err(describeWait(w)) });
+            const writer = openDatabase(requireDb(values));
+            try {
+              return registerEstimator(writer, modelPath, bytes);
+            } finally {
+              writer.close();
+            }
+          };
+          r = await whatIf(db, id, t, { estimatorId, k: intFlag(values, 'k', 5, 1, 100), register });
         } catch (e) {
           if (e instanceof WhatIfError) throw new UsageError(e.message);
           throw e;
@@ -180,13 +196,13 @@ export const estimatorCommands: Record<string, Command> = {
             })),
           });
         }
-        out(`${r.episode} turn ${r.turn}: logged ${r.logged_model} ($${r.logged_cost_usd.toFixed(5)}); estimator ${r.estimator.name} (${r.source === 'estimates' ? 'stored ŝ' : `computed on ${r.provider}`})`);
+        out(`${v(r.episode)} turn ${r.turn}: logged ${v(r.logged_model)} ($${r.logged_cost_usd.toFixed(5)}); estimator ${v(r.estimator.name)} (${r.source === 'estimates' ? 'stored ŝ' : `computed on ${r.provider}`})`);
         out('model                          ŝ        Δŝ      cost      nearest logged outcomes');
         for (const c of r.candidates) {
           const ns = c.neighbours.map((n) => (n.outcome === null ? '?' : n.outcome.toFixed(2))).join(' ');
           const delta = c.delta === null ? '     n/a' : `${c.delta >= 0 ? '+' : ''}${c.delta.toFixed(4)}`;
           const cost = c.cost_usd === null ? '     n/a' : `$${c.cost_usd.toFixed(5)}`;
-          out(`${(c.model + (c.model === r.logged_model ? ' *' : '')).padEnd(28)} ${c.s_hat.toFixed(4)}  ${delta.padStart(8)}  ${cost}  ${ns || (r.sketched_turns ? '' : '(run `routelens score` for neighbours)')}`);
+          out(`${(v(c.model) + (c.model === r.logged_model ? ' *' : '')).padEnd(28)} ${c.s_hat.toFixed(4)}  ${delta.padStart(8)}  ${cost}  ${ns || (r.sketched_turns ? '' : '(run `routelens score` for neighbours)')}`);
         }
         out('(ŝ is the estimated normalised final score minus future error penalties, S̃; * = the logged model)');
         return 0;

@@ -69,7 +69,7 @@ export const exportCommands: Record<string, Command> = {
         reference: values.reference as string | undefined,
         rho: parseRho(values.rho as string | undefined),
       };
-      const db = openDatabase(requireDb(values));
+      const db = openDatabase(requireDb(values), { readonly: true });
       try {
         let response;
         try {

@@ -7,6 +7,7 @@ import { parsePolicySpec, PolicySpecError, POLICY_KINDS } from '../shared/policy
 import type { ReplayResult } from '../shared/apiReplay.ts';
 import { splitValues } from '../shared/splits.ts';
 import { err, intFlag, money, out, print, requireDb, UsageError, withRuns, type Command } from './cliCommon.ts';
+import { visibleText as v } from '../shared/displayText.ts';
 import { Progress } from './cliProgress.ts';
 import { openDatabase, type Db } from './db/database.ts';
 import { ScorerError } from './estimator/ortScoring.ts';
@@ -27,7 +28,7 @@ const num = (x: number | null | undefined, digits = 3): string => (x === null ||
 const ci = (x: [number, number] | null | undefined): string => (x ? `[${x[0].toFixed(3)}, ${x[1].toFixed(3)}]` : '');
 
 function printTable(r: ReplayResult): void {
-  out(`${r.episodes} episodes, ${r.turns} turns in ${r.runs.map((x) => x.name).join(', ')}; ŝ from ${r.estimator ? `estimator ${r.estimator.id} (${r.estimator.name})` : r.s_hat_source === 'logged_candidates' ? 'the logged candidate scores' : 'nowhere (no DM / DR)'}`);
+  out(`${r.episodes} episodes, ${r.turns} turns in ${r.runs.map((x) => v(x.name)).join(', ')}; ŝ from ${r.estimator ? `estimator ${r.estimator.id} (${v(r.estimator.name)})` : r.s_hat_source === 'logged_candidates' ? 'the logged candidate scores' : 'nowhere (no DM / DR)'}`);
   out(`logged: score ${num(r.logged.score)}, cost ${money(r.logged.cost)} per episode`);
   out('');
   out('policy                          agree  est score (DM)          est cost    switches  IPS     WIS                    DR                     ESS');
@@ -35,7 +36,7 @@ function printTable(r: ReplayResult): void {
     const o = p.ope;
     out(
       [
-        p.policy.padEnd(30).slice(0, 30),
+        v(p.policy).padEnd(30).slice(0, 30),
         `${(p.agreement * 100).toFixed(1)}%`.padStart(6),
         ` ${num(p.est_score)} ${ci(p.est_score_ci)}`.padEnd(24),
         money(p.est_cost).padStart(9),
@@ -50,7 +51,7 @@ function printTable(r: ReplayResult): void {
   const notes = [...r.notes, ...r.policies.flatMap((p) => p.notes.map((n) => `${p.policy}: ${n}`))];
   if (notes.length) {
     out('');
-    for (const n of notes) out(`note: ${n}`);
+    for (const n of notes) out(`note: ${v(n)}`);
   }
 }
 
@@ -97,7 +98,7 @@ export const replayCommands: Record<string, Command> = {
       let estimator = values.estimator === undefined ? undefined : intFlag(values, 'estimator', 0, 0);
       if (estimator !== undefined && values.model !== undefined) throw new UsageError('give --estimator or --model, not both');
       const progress = new Progress();
-      let db = openDatabase(path);
+      let db = openDatabase(path, { readonly: true }); // replay reads; only --model scoring writes (its own connection)
       try {
         const runIds = runIdsOf(db, (values.run as string[] | undefined) ?? []);
         if (typeof values.model === 'string') {
@@ -109,7 +110,7 @@ export const replayCommands: Record<string, Command> = {
           progress.done();
           err(`scored ${scored.rows} turns with ${scored.estimator} (estimator ${scored.estimatorId}, ${scored.provider})`);
           estimator = scored.estimatorId;
-          db = openDatabase(path);
+          db = openDatabase(path, { readonly: true });
         }
         const result = replayPolicies(db, { runIds, split, policies: specs, estimator, bootstrap, seed, onProgress: (m) => progress.update(m) });
         progress.done();

@@ -9,6 +9,7 @@ import { ErrorNotice } from './components/EmptyState.tsx';
 import { Rail } from './components/Rail.tsx';
 import { TopBar } from './components/TopBar.tsx';
 import { useAppStore } from './store/index.ts';
+import { DATA_POLL_MS } from './store/sessionSlice.ts';
 import { ImportHost } from './views/import/ImportHost.tsx';
 
 const RunsView = lazy(() => import('./views/runs/RunsView.tsx'));
@@ -65,6 +66,15 @@ export function App() {
       window.removeEventListener('popstate', onHash);
       window.removeEventListener('hashchange', onHash);
     };
+  }, []);
+
+  useEffect(() => {
+    // Writes commit elsewhere too (a CLI import, a score job): refresh when the database's data version moves.
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'hidden') return;
+      useAppStore.getState().checkForChanges().catch(() => undefined); // the next tick asks again
+    }, DATA_POLL_MS);
+    return () => clearInterval(timer);
   }, []);
 
   useEffect(() => {

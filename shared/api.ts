@@ -142,6 +142,8 @@ export const DbInfo = z.object({
   episodes: z.number().int(),
   turns: z.number().int(),
   schema_version: z.number().int(),
+  /** Moves whenever a write commits (any connection, any process): the window polls it and refreshes its views. */
+  data_version: z.number().int().optional(),
 });
 export type DbInfo = z.infer<typeof DbInfo>;
 
@@ -182,6 +184,8 @@ export const ImportJob = z.object({
   report: ImportReport.nullable(),
   /** Set when the import stopped on an internal error (a bad file is a rejection in the report, not this). */
   error: z.string().nullable(),
+  /** While the job waits its turn to write (another import or a score job holds the database): why. */
+  waiting: z.string().nullable().optional(),
 });
 export type ImportJob = z.infer<typeof ImportJob>;
 
@@ -217,5 +221,5 @@ export type RouteLensApi = { [N in ApiName]: (input: ApiInput<N>) => Promise<Api
 export const API_NAMES = Object.keys(apiContract) as ApiName[];
 
 /** Error carried across a transport: `kind` tells a user error (bad input, not found) from an internal one. */
-export const ApiError = z.object({ kind: z.enum(['input', 'not_found', 'internal']), message: z.string() });
+export const ApiError = z.object({ kind: z.enum(['input', 'not_found', 'busy', 'internal']), message: z.string() });
 export type ApiError = z.infer<typeof ApiError>;

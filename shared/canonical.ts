@@ -11,20 +11,51 @@ export const SEVERITIES = ['low', 'medium', 'high'] as const;
 export const Severity = z.enum(SEVERITIES);
 export type Severity = z.infer<typeof Severity>;
 
-const finite = z.number().refine(Number.isFinite, 'must be a finite number');
+/**
+ * Bounds on numbers from logs (issue 16): any number a log gives is finite and small enough that the sums
+ * and averages taken over a whole database stay finite; a value outside them is refused at its line.
+ * - Magnitude of any score, q-value or difficulty: 1e15 (a sum of 1e293 of them stays finite).
+ * - Cost of one turn, grader call or episode, and a budget: $1,000,000 (a real call costs cents).
+ * - Tokens of one model call: 1e9 (a thousand times the largest context window), so priced costs stay bounded.
+ * - Latency of one turn: 1e10 ms (about 115 days).
+ * - Candidates (router scores) per turn: 256 (a router pool has tens of models).
+ */
+export const MAX_ABS_NUMBER = 1e15;
+export const MAX_COST_USD = 1e6;
+export const MAX_TOKENS = 1e9;
+export const MAX_LATENCY_MS = 1e10;
+export const MAX_CANDIDATES = 256;
+
+/** zod 4's z.number() refuses Infinity and NaN; JSON's 1e999 parses to Infinity and is refused here. */
+const finite = z.number().min(-MAX_ABS_NUMBER).max(MAX_ABS_NUMBER);
+/** zod 4's int() is a safe integer: beyond 2^53 two different counts read back as the same number. */
 const count = z.number().int().nonnegative();
+const cost = z
+  .number()
+  .nonnegative()
+  .max(MAX_COST_USD, `over the limit of $${MAX_COST_USD.toLocaleString('en-US')} (not a plausible cost)`);
+const tokenCount = count.max(MAX_TOKENS, `over the limit of ${MAX_TOKENS.toLocaleString('en-US')} tokens for one call`);
+const tokens = z.object({ in: tokenCount.nullish(), out: tokenCount.nullish(), cached: tokenCount.nullish() });
+
+/** Nothing but spaces and invisible characters (zero-width, controls): a name no one can see or type. */
+const BLANK = /^[\p{White_Space}\p{Cc}\p{Cf}\p{Z}]*$/u;
+/** A name with at least one visible character: a model named "" or " " is refused, not created. */
+const name = (max: number) =>
+  z.string().min(1).max(max).refine((s) => !BLANK.test(s), 'must not be empty or only whitespace');
+const modelName = name(300);
 
 /** One detected or logged error at a turn. `severity` drives the AEC penalty (§5). */
 export const TurnError = z.object({
-  type: z.string().min(1).max(200),
+  type: name(200),
   severity: Severity,
 });
 export type TurnError = z.infer<typeof TurnError>;
 
 export const PlanSubtask = z.object({
-  id: z.string().min(1).max(200),
+  id: name(200),
   depends_on: z.array(z.string().max(200)).default([]),
-  model: z.string().max(200).nullish(),
+  /** Empty means "no model"; spaces or invisible characters alone are refused. */
+  model: z.union([z.literal(''), name(200)]).nullish(),
   primitive: z.string().max(100).nullish(),
   status: z.string().max(100).nullish(),
 });
@@ -41,7 +72,7 @@ export const TurnVerify = z.object({
 
 export const TurnAction = z.object({
   /** What kind of step this was: `tool`, `message`, `plan`, `verify`, `submit`… */
-  type: z.string().min(1).max(100),
+  type: name(100),
   /** Tool or command family (`bash`, `python`, `web_search`); the turn's category for lift. */
   tool: z.string().max(200).nullish(),
   text: z.string().nullish(),
@@ -49,18 +80,27 @@ export const TurnAction = z.object({
 
 export const CanonicalTurn = z.object({
   t: count,
-  model: z.string().min(1).max(300),
+  model: modelName,
   action: TurnAction,
   observation: z.string().nullish(),
-  tokens: z
-    .object({ in: count.nullish(), out: count.nullish(), cached: count.nullish() })
-    .nullish(),
-  cost_usd: finite.nonnegative().nullish(),
-  latency_ms: finite.nonnegative().nullish(),
+  tokens: tokens.nullish(),
+  cost_usd: cost.nullish(),
+  latency_ms: z.number().nonnegative().max(MAX_LATENCY_MS, `over the limit of ${MAX_LATENCY_MS} ms`).nullish(),
   /** Probability the logging router gave to the model it chose (for off-policy evaluation). */
   propensity: z.number().min(0).max(1).nullish(),
   /** Router scores / q-values per candidate model, when the log has them. */
-  candidates: z.record(z.string().max(300), finite).nullish(),
+  candidates: z
+    .record(z.string().max(300), finite)
+    .superRefine((c, ctx) => {
+      const names = Object.keys(c);
+      if (names.length > MAX_CANDIDATES) {
+        ctx.addIssue({ code: 'custom', message: `${names.length} candidates, over the limit of ${MAX_CANDIDATES}` });
+        return;
+      }
+      const blank = names.find((k) => BLANK.test(k));
+      if (blank !== undefined) ctx.addIssue({ code: 'custom', path: [blank], message: 'model name must not be empty or only whitespace' });
+    })
+    .nullish(),
   /**
    * The logging router's own account of a mixed decision (MTRouter's β-mixed collection router): the model its
    * learned policy ranked first, whether that greedy choice was taken, and β, the probability of taking it.
@@ -68,7 +108,7 @@ export const CanonicalTurn = z.object({
    */
   router: z
     .object({
-      greedy_model: z.string().min(1).max(300).nullish(),
+      greedy_model: modelName.nullish(),
       was_greedy: z.boolean().nullish(),
       beta: z.number().min(0).max(1).nullish(),
     })
@@ -81,11 +121,9 @@ export const CanonicalTurn = z.object({
 export type CanonicalTurn = z.infer<typeof CanonicalTurn>;
 
 export const GraderCall = z.object({
-  model: z.string().min(1).max(300),
-  tokens: z
-    .object({ in: count.nullish(), out: count.nullish(), cached: count.nullish() })
-    .nullish(),
-  cost_usd: finite.nonnegative().nullish(),
+  model: modelName,
+  tokens: tokens.nullish(),
+  cost_usd: cost.nullish(),
   /** What the grader answered (its verdict or explanation). */
   text: z.string().nullish(),
 });
@@ -93,8 +131,8 @@ export const GraderCall = z.object({
 export const CanonicalEpisode = z
   .object({
     schema: z.literal(CANONICAL_SCHEMA),
-    run: z.string().min(1).max(300),
-    episode_id: z.string().min(1).max(300),
+    run: name(300),
+    episode_id: name(300),
     task: z
       .object({
         id: z.string().max(300).nullish(),
@@ -123,7 +161,7 @@ export const CanonicalEpisode = z
     budget: z
       .object({
         mode: z.string().max(100).nullish(),
-        usd: finite.nonnegative().nullish(),
+        usd: cost.nullish(),
         max_turns: count.nullish(),
       })
       .nullish(),
@@ -138,7 +176,7 @@ export const CanonicalEpisode = z
      * The log's own total for the episode, for formats that record only totals (SWE-agent, Uno). Used as the
      * episode's cost when no turn carries a cost or priceable tokens; otherwise the turns' sum wins.
      */
-    cost_usd: finite.nonnegative().nullish(),
+    cost_usd: cost.nullish(),
     /**
      * Model calls made to grade the episode (model-graded scorers), kept apart from the agent's turns:
      * they are not routing decisions and their cost is evaluation cost, not agent cost.

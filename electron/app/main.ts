@@ -20,9 +20,9 @@ import {
   type OpenDialogOptions,
 } from 'electron';
 import type { RouteLensApi } from '../../shared/api.ts';
-import { openDatabase, type Db } from '../db/database.ts';
+import type { Db } from '../db/database.ts';
 import { buildDemo } from '../demo.ts';
-import { createApi } from '../services/api.ts';
+import { createApi, openApiDatabase } from '../services/api.ts';
 import { chooseDatabase, dbArg, type DbChoice } from './dbPath.ts';
 import { createSenderCheck, registerApiHandlers } from './ipc.ts';
 import {
@@ -51,8 +51,9 @@ function demoPath(): string {
   return app.isPackaged ? join(app.getPath('userData'), 'routelens-demo.db') : join(appRoot, 'demo', 'routelens-demo.db');
 }
 
+/** The window reads through a read-only connection; imports and estimator jobs write on their own (api.ts). */
 function openDb(path: string): void {
-  const db = openDatabase(path);
+  const db = openApiDatabase(path);
   const previous = current;
   current = { db, path, api: createApi(db, path) };
   previous?.db.close();

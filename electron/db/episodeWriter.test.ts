@@ -4,7 +4,7 @@ import type { CanonicalEpisode } from '../../shared/canonical.ts';
 import { defaultErrorRules } from '../analysis/errorRules.ts';
 import { useTempDir } from '../testing/tmp.ts';
 import { openDatabase, type Db } from './database.ts';
-import { EpisodeWriter } from './episodeWriter.ts';
+import { EpisodeWriter, wellFormed } from './episodeWriter.ts';
 
 const tempDir = useTempDir();
 
@@ -70,5 +70,18 @@ describe('EpisodeWriter', () => {
       ['kimi-k2', 0.3],
     ]);
     db.close();
+  });
+});
+
+describe('wellFormed', () => {
+  it('replaces lone surrogates in values and keys with U+FFFD, keeps pairs, and returns a clean value itself', () => {
+    const clean = { a: ['x', '😀', 1, null], b: { c: 'd' } };
+    expect(wellFormed(clean)).toEqual({ value: clean, repaired: 0 });
+    expect(wellFormed(clean).value).toBe(clean);
+    const dirty = { 'k\ud800': 'v', list: ['ok', 'a\udc00b', '\ud83d'], nested: { s: '\ud83d\ude00 \ud83d' } };
+    const { value, repaired } = wellFormed(dirty);
+    expect(repaired).toBe(4);
+    expect(value).toEqual({ 'k\uFFFD': 'v', list: ['ok', 'a\uFFFDb', '\uFFFD'], nested: { s: '😀 \uFFFD' } });
+    expect(dirty['k\ud800']).toBe('v'); // the input is not changed
   });
 });

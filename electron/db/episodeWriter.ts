@@ -25,6 +25,52 @@ function costOf(
 export interface WriteResult {
   episodeId: number;
   replaced: boolean;
+  /** Strings of the episode that held lone UTF-16 surrogates, stored with U+FFFD in their place. */
+  repairedStrings: number;
+}
+
+/**
+ * A JSON escape such as `"\ud800"` parses to a string with a lone surrogate, which SQLite would store as
+ * invalid UTF-8 (CESU bytes). Such strings are repaired (each lone surrogate becomes U+FFFD, as a UTF-8
+ * decoder would make it) rather than refused: a log truncated inside an emoji is still a log. The caller
+ * warns once per file. Returns the value itself when nothing needed repair.
+ */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+export function wellFormed<T>(value: T): { value: T; repaired: number } {
+  let repaired = 0;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') {
+      LONE_SURROGATE.lastIndex = 0;
+      if (!LONE_SURROGATE.test(v)) return v;
+      repaired++;
+      return v.replace(LONE_SURROGATE, '\uFFFD');
+    }
+    if (Array.isArray(v)) {
+      let out: unknown[] | null = null;
+      v.forEach((x, i) => {
+        const y = walk(x);
+        if (y !== x) (out ??= v.slice())[i] = y;
+      });
+      return out ?? v;
+    }
+    if (typeof v === 'object' && v !== null) {
+      let out: Record<string, unknown> | null = null;
+      for (const [k, x] of Object.entries(v)) {
+        const key = walk(k) as string;
+        const y = walk(x);
+        if (y !== x || key !== k) {
+          out ??= { ...(v as Record<string, unknown>) };
+          if (key !== k) delete out[k];
+          out[key] = y;
+        }
+      }
+      return out ?? v;
+    }
+    return v;
+  };
+  const out = walk(value) as T;
+  return { value: out, repaired };
 }
 
 export class EpisodeWriter {
@@ -126,7 +172,8 @@ export class EpisodeWriter {
   }
 
   /** Inserts one episode; an episode with the same run and id is replaced (re-import of a changed file). */
-  write(ep: CanonicalEpisode, format: string, sourcePath: string, sourceId: number | null): WriteResult {
+  write(logged: CanonicalEpisode, format: string, sourcePath: string, sourceId: number | null): WriteResult {
+    const { value: ep, repaired: repairedStrings } = wellFormed(logged);
     const runId = this.runId(ep, format, sourcePath);
     const existing = this.s.findEpisode.get(runId, ep.episode_id) as number | undefined;
     if (existing !== undefined) {
@@ -262,6 +309,6 @@ export class EpisodeWriter {
         }
       }
     });
-    return { episodeId, replaced: existing !== undefined };
+    return { episodeId, replaced: existing !== undefined, repairedStrings };
   }
 }

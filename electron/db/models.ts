@@ -35,6 +35,28 @@ export function aliasKey(name: string): string {
   return name.trim().toLowerCase();
 }
 
+/**
+ * True when the model table already holds models/pool.json exactly (every model's fields and aliases): a
+ * read, so opening an up-to-date database writes nothing (issue 16: seeding happens on writes only).
+ */
+export function modelPoolIsCurrent(db: Db): boolean {
+  const exists = db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('models', 'model_aliases')").pluck().get();
+  if (exists !== 2) return false;
+  const row = db.prepare(`SELECT id, provider, price_in_per_m, price_out_per_m, price_cached_per_m, max_input_tokens,
+      max_output_tokens, knowledge_cutoff, tier, in_pool FROM models WHERE name = ?`);
+  const aliasOf = db.prepare('SELECT model_id FROM model_aliases WHERE alias = ?').pluck();
+  for (const m of loadPool()) {
+    const r = row.get(m.name) as Record<string, unknown> | undefined;
+    if (!r) return false;
+    const want: Record<string, unknown> = { ...m, in_pool: m.pool ? 1 : 0 };
+    for (const k of ['provider', 'price_in_per_m', 'price_out_per_m', 'price_cached_per_m', 'max_input_tokens', 'max_output_tokens', 'knowledge_cutoff', 'tier', 'in_pool']) {
+      if (r[k] !== want[k]) return false;
+    }
+    for (const a of [m.name, ...m.aliases]) if (aliasOf.get(aliasKey(a)) !== r.id) return false;
+  }
+  return true;
+}
+
 export function seedModelPool(db: Db): void {
   const upsert = db.prepare(`INSERT INTO models (name, provider, price_in_per_m, price_out_per_m, price_cached_per_m,
       max_input_tokens, max_output_tokens, knowledge_cutoff, tier, in_pool)

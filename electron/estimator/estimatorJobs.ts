@@ -93,10 +93,20 @@ function describe(p: JobProgress): string {
   return p.phase === 'exporting' ? 'exporting ONNX' : 'evaluating on held-out episodes';
 }
 
-/** Background estimator jobs of one database, for the API (one at a time: they share two cores). */
+/** Orders the writers of one database (electron/services/writeQueue.ts): a job waits there for its turn. */
+export interface WriteTurns {
+  run<T>(label: string, task: () => Promise<T>, onWait: (why: string | null) => void, signal: { cancelled: boolean }): Promise<T | undefined>;
+}
+
+/**
+ * Background estimator jobs of one database, for the API (one at a time: they share two cores). With
+ * `turns`, a job first waits behind the database's other writers (an import) in phase `waiting`, saying why.
+ */
 export class EstimatorJobs {
   private next = 1;
-  private readonly jobs = new Map<number, { state: EstimatorJobState; running: RunningTask }>();
+  private readonly jobs = new Map<number, { state: EstimatorJobState; cancel(): void }>();
+
+  constructor(private readonly turns?: WriteTurns) {}
 
   start(task: EstimatorTask, onDone?: () => void): EstimatorJobState {
     for (const j of this.jobs.values()) {
@@ -115,7 +125,7 @@ export class EstimatorJobs {
       estimatorId: null,
       error: null,
     };
-    const running = runEstimatorTask(task, (p) => {
+    const onProgress = (p: JobProgress): void => {
       state.fraction = p.kind === 'score' ? (p.total > 0 ? p.rows / p.total : 1) : p.fraction;
       state.phase = p.kind === 'score' ? 'scoring' : p.phase;
       state.message = describe(p);
@@ -126,8 +136,24 @@ export class EstimatorJobs {
         const { epoch, trainLoss, valMae, bestEpoch } = p.last;
         state.epochs.push({ epoch, trainLoss, valMae, bestEpoch });
       }
-    });
-    running.promise.then(
+    };
+    let running: RunningTask | null = null;
+    const signal = { cancelled: false };
+    const launch = (): Promise<JobResult> => {
+      running = runEstimatorTask(task, onProgress);
+      return running.promise;
+    };
+    const onWait = (why: string | null): void => {
+      state.phase = why ? 'waiting' : 'starting';
+      state.message = why ?? 'starting';
+    };
+    const promise = this.turns
+      ? this.turns.run(`${task.kind} job`, launch, onWait, signal).then((r) => {
+          if (r === undefined) throw new EstimatorInputError('cancelled');
+          return r;
+        })
+      : launch();
+    promise.then(
       (r) => {
         state.state = 'done';
         state.fraction = 1;
@@ -150,7 +176,11 @@ export class EstimatorJobs {
         state.message = cancelled ? 'cancelled' : `failed: ${state.error}`;
       },
     );
-    this.jobs.set(state.job, { state, running });
+    const cancel = (): void => {
+      signal.cancelled = true;
+      (running as RunningTask | null)?.cancel();
+    };
+    this.jobs.set(state.job, { state, cancel });
     return { ...state, epochs: [...state.epochs] };
   }
 
@@ -161,7 +191,7 @@ export class EstimatorJobs {
 
   cancel(job: number): EstimatorJobState | undefined {
     const j = this.jobs.get(job);
-    if (j && j.state.state === 'running') j.running.cancel();
+    if (j && j.state.state === 'running') j.cancel();
     return this.status(job);
   }
 }

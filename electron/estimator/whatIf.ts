@@ -143,7 +143,7 @@ interface EstimatorChoice {
   provider: string | null;
 }
 
-function chooseEstimator(db: Db, turnId: number, wanted: number | undefined): EstimatorChoice {
+async function chooseEstimator(db: Db, turnId: number, wanted: number | undefined, register: RegisterEstimator): Promise<EstimatorChoice> {
   if (wanted !== undefined) {
     const row = db.prepare('SELECT id, name, onnx_path AS path, provider FROM estimators WHERE id = ?').get(wanted) as EstimatorChoice | undefined;
     if (!row) throw new WhatIfError(`no estimator with id ${wanted}`);
@@ -162,14 +162,19 @@ function chooseEstimator(db: Db, turnId: number, wanted: number | undefined): Es
   if (!existsSync(DEFAULT_ESTIMATOR_PATH)) {
     throw new WhatIfError('no estimator: train one (routelens train --db F --out model.onnx) or restore models/default-estimator.onnx');
   }
-  const id = registerEstimator(db, DEFAULT_ESTIMATOR_PATH, readFileSync(DEFAULT_ESTIMATOR_PATH));
+  const id = await register(DEFAULT_ESTIMATOR_PATH, readFileSync(DEFAULT_ESTIMATOR_PATH));
   return db.prepare('SELECT id, name, onnx_path AS path, provider FROM estimators WHERE id = ?').get(id) as EstimatorChoice;
 }
+
+/** Registers an estimator file and gives its id (a write: the API does it on a writer connection, in turn). */
+export type RegisterEstimator = (modelPath: string, bytes: Uint8Array) => number | Promise<number>;
 
 export interface WhatIfOptions {
   estimatorId?: number;
   /** Neighbours per candidate (default 5). */
   k?: number;
+  /** How the default estimator gets registered when none is: on `db` itself unless given (`db` may be read-only). */
+  register?: RegisterEstimator;
 }
 
 export async function whatIf(db: Db, episodeId: number, t: number, options: WhatIfOptions = {}): Promise<WhatIfResult> {
@@ -180,7 +185,7 @@ export async function whatIf(db: Db, episodeId: number, t: number, options: What
   if (!turn) throw new WhatIfError(`episode ${episodeId} has no turn ${t} (it has ${turns.length})`);
   const extId = db.prepare('SELECT ext_id FROM episodes WHERE id = ?').pluck().get(episodeId) as string;
   const k = options.k ?? 5;
-  const est = chooseEstimator(db, turn.id, options.estimatorId);
+  const est = await chooseEstimator(db, turn.id, options.estimatorId, options.register ?? ((path, bytes) => registerEstimator(db, path, bytes)));
 
   // ŝ: stored, or computed now through ORT; the history vector also gives the neighbour-search sketch.
   const stored = db

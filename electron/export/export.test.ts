@@ -109,7 +109,7 @@ describe('CSV', () => {
     ]);
     expect(csv).toBe(
       'model,n,note\r\n' +
-        '"gpt-5, ""mini""",3,"line\nbreak"\r\n' +
+        '"gpt-5, ""mini""",3,line\\nbreak\r\n' + // a line feed in a cell shows as \n (shared/displayText.ts)
         '"\'=HYPERLINK(""http://x"")",-2,\'+1\r\n' +
         "'@SUM(A1),0.5,'-cmd\r\n" +
         ',,true\r\n',

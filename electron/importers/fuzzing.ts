@@ -1,5 +1,5 @@
 /**
- * Mutations of real log files for the importer fuzz tests (fuzz.test.ts), as fast-check arbitraries, so a
+ * Mutations of real log files for the importer fuzz tests (fuzz.attack.test.ts), as fast-check arbitraries, so a
  * failing case shrinks and replays from its seed. Three families:
  *
  * - bytes: truncation, random bytes spliced in, invalid UTF-8, a huge line, deep nesting, a range deleted or

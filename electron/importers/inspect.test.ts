@@ -289,11 +289,30 @@ describe('Inspect importer: broken and hostile files', () => {
     const zeros = '0'.repeat(8 * 1024 * 1024); // 8 MiB inflating from ~8 KiB
     const bomb = writeEval(header, { '1_epoch_1.json': zeros });
     expect(readFileSync(bomb).length).toBeLessThan(64 * 1024);
-    expect((await rejection(bomb, small)).reason).toMatch(/declares 8388608 bytes.*per member/);
+    expect((await rejection(bomb, small)).reason).toMatch(/declares 8388608 bytes.*per member — a zip bomb or not a log$/);
 
     const many: Record<string, string> = {};
     for (let i = 1; i <= 4; i++) many[`${i}_epoch_1.json`] = ' '.repeat(1024 * 1024);
-    expect((await rejection(writeEval(header, many), small)).reason).toMatch(/members declare over 3145728 bytes uncompressed in all/);
+    expect((await rejection(writeEval(header, many), small)).reason).toMatch(
+      /^members declare over \d+ bytes uncompressed in all, past the budget of 3145728 bytes \(the cap for any archive\) — a zip bomb/,
+    );
+  });
+
+  it('budgets inflated bytes by the archive size: honest sizes over the ratio are refused before inflating', async () => {
+    const ratio = inspectImporterWith({ ...DEFAULT_ARCHIVE_LIMITS, maxInflateRatio: 50, minInflateBudget: 0 });
+    const { header, samples } = streamingMembers();
+    // Real samples (about 4× compression) import under a 50× budget…
+    expect((await read(writeEval(header, samples), ratio)).episodes).toHaveLength(4);
+    // …a sample padded with 2 MiB of one repeated string (about 1000×) does not, though its sizes are honest.
+    const padded = { ...(samples['1_epoch_1.json'] as Json), metadata: { pad: 'x'.repeat(2 * 1024 * 1024) } };
+    const bomb = writeEval(header, { '1_epoch_1.json': padded });
+    const size = readFileSync(bomb).length;
+    const err = await rejection(bomb, ratio);
+    expect(err.line).toBe(1);
+    expect(err.reason).toBe(
+      `members declare over ${err.reason.match(/over (\d+)/)?.[1]} bytes uncompressed in all, past the budget of ${50 * size} bytes ` +
+        `(50× the archive's ${size} bytes) — a zip bomb or not a log`,
+    );
   });
 
   it('stops inflating a member as soon as it passes its declared size (memory and time stay bounded)', async () => {

@@ -104,6 +104,7 @@ async function* readEvalArchive(file: string, ctx: ImportContext, limits: Archiv
   const archive = EvalArchive.open(file, limits);
   const memberFail = (name: string): Fail => (line, reason) => new ImportError(file, 1, `${name}:${line}: ${reason}`);
   const memberJson = (name: string, bytes: Uint8Array): { text: string; value: unknown } => {
+    archive.checkValues(name, bytes);
     const text = decodeUtf8(bytes, memberFail(name));
     return { text, value: parseJson(text, memberFail(name)) };
   };
@@ -119,7 +120,7 @@ async function* readEvalArchive(file: string, ctx: ImportContext, limits: Archiv
   archive.checkSizes([headerName, ...sampleNames]);
 
   let header: LogHeader | null = null;
-  for (const { name, bytes } of archive.read([headerName])) {
+  for await (const { name, bytes } of archive.read([headerName])) {
     const { text, value } = memberJson(name, bytes);
     header = decodeJson(LogHeader, value, text, [], memberFail(name));
   }
@@ -127,7 +128,7 @@ async function* readEvalArchive(file: string, ctx: ImportContext, limits: Archiv
   const multiEpoch = sampleNames.some((n) => Number(SAMPLE_ENTRY.exec(n)?.[2] ?? 1) > 1);
   const builder = new EpisodeBuilder(evalContext(header, multiEpoch, ctx));
   let compressed = 0;
-  for (const member of archive.read(sampleNames)) {
+  for await (const member of archive.read(sampleNames)) {
     const { text, value } = memberJson(member.name, member.bytes);
     yield builder.build(value, { text, at: [], fail: memberFail(member.name) });
     compressed += member.compressed;

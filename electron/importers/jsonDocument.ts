@@ -34,7 +34,10 @@ export function decodeUtf8(bytes: Uint8Array, fail: Fail): string {
 
 /** Reads a whole file as text, refusing files over `maxBytes` before reading them. */
 export function readTextFile(file: string, onBytes?: (bytes: number) => void, maxBytes = MAX_JSON_DOCUMENT_BYTES): string {
-  const size = statSync(file).size;
+  const st = statSync(file);
+  // A named pipe or a device (/dev/zero) would be read forever: refused before it is opened.
+  if (!st.isFile()) throw new ImportError(file, 1, 'not a regular file');
+  const size = st.size;
   if (size > maxBytes) {
     throw new ImportError(file, 1, `file is ${size} bytes; one JSON document is read whole and is limited to ${maxBytes} bytes`);
   }

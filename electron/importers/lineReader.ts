@@ -3,7 +3,7 @@
  * error with its line, not a silent U+FFFD), and a line longer than `maxLineBytes` is refused before it
  * is held in memory whole.
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
 import { ImportError } from './types.ts';
 
 export interface Line {
@@ -20,6 +20,8 @@ export interface LineReaderOptions {
 export async function* readLines(file: string, options: LineReaderOptions = {}): AsyncGenerator<Line> {
   const maxLineBytes = options.maxLineBytes ?? 64 * 1024 * 1024;
   const decoder = new TextDecoder('utf-8', { fatal: true });
+  // A named pipe or a device (/dev/zero) would be read forever: refused before it is opened.
+  if (!statSync(file).isFile()) throw new ImportError(file, 1, 'not a regular file');
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let lineNo = 0;

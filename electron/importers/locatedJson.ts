@@ -65,7 +65,7 @@ export function parseLocatedJson(text: string, options: { maxDepth?: number; fir
     let end = text.indexOf('"', start);
     if (end === -1) fail('unterminated string');
     // Look for a backslash inside this string only: searching the rest of the text made a file of many
-    // short strings quadratic (2.4 MB of `"` took 18 s; fuzz.test.ts).
+    // short strings quadratic (2.4 MB of `"` took 18 s; fuzz.attack.test.ts).
     const s = text.slice(start, end);
     if (!s.includes('\\')) {
       if (CONTROL.test(s)) fail('control character or line break inside a string');

@@ -6,8 +6,8 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, openSync, readSync, closeSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import type { Db } from '../db/database.ts';
-import { EpisodeWriter } from '../db/episodeWriter.ts';
+import { beginWrite, commitWrite, rollbackWrite, type Db, type WriteWait } from '../db/database.ts';
+import { EpisodeWriter, wellFormed } from '../db/episodeWriter.ts';
 import { defaultErrorRules, type ErrorRules } from '../analysis/errorRules.ts';
 import type { ExpectedStepsTable } from '../analysis/expectedSteps.ts';
 import { IMPORTERS, importerByFormat } from './registry.ts';
@@ -53,6 +53,8 @@ export interface ImportOptions {
   /** N per task for the AEC targets (`--expected-steps`); the built-in table when absent. */
   expectedSteps?: ExpectedStepsTable;
   onProgress?: (p: ImportProgress) => void;
+  /** Called about every second while another process holds the database's write lock (issue 16). */
+  onWait?: (w: WriteWait) => void;
 }
 
 const HEAD_BYTES = 64 * 1024;
@@ -88,6 +90,27 @@ function expand(paths: string[]): Candidate[] {
   return out;
 }
 
+/**
+ * What a path is when it is not a regular file, or null when it is one. Reading a named pipe or a device
+ * (`/dev/zero`) never ends, so such a path is refused before it is opened (issue 16). Symlinks are followed:
+ * what counts is the file they lead to.
+ */
+export function notRegularFile(path: string): string | null {
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    return 'no such file';
+  }
+  if (st.isFile()) return null;
+  if (st.isDirectory()) return 'a folder';
+  if (st.isFIFO()) return 'a named pipe (FIFO)';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
 function readHead(path: string): string {
   const fd = openSync(path, 'r');
   try {
@@ -103,6 +126,16 @@ async function hashFile(path: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
   return hash.digest('hex');
+}
+
+/** Models added without prices, in one warning line however many there are (a log may name thousands). */
+function modelsAddedWarning(models: string[]): string[] {
+  if (models.length === 0) return [];
+  if (models.length === 1) return [`model "${models[0]}" is not in models/pool.json: added without prices`];
+  const SHOWN = 10;
+  const names = models.slice(0, SHOWN).map((m) => `"${m}"`).join(', ');
+  const more = models.length > SHOWN ? ` and ${models.length - SHOWN} more` : '';
+  return [`${models.length} models are not in models/pool.json, added without prices: ${names}${more}`];
 }
 
 export function detectImporter(head: string, name: string): Importer | null {
@@ -126,8 +159,18 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
   let totalTurns = 0;
 
   for (const [index, c] of candidates.entries()) {
+    // An upload's name comes from a request body, where "\ud800" is a lone surrogate: stored as valid UTF-8.
+    const shown = wellFormed(options.describePath?.(c.path) ?? c.path).value;
+    const kind = notRegularFile(c.path);
+    if (kind !== null) {
+      // Checked before the file is opened, hashed or read, also with --format.
+      report.files.push({
+        path: shown, status: 'rejected', format: null, episodes: 0, turns: 0,
+        reason: `${shown}:1: ${kind === 'no such file' ? kind : `not a regular file: ${kind}`}`,
+      });
+      continue;
+    }
     const size = statSync(c.path).size;
-    const shown = options.describePath?.(c.path) ?? c.path;
     let episodes = 0;
     let turns = 0;
     const progress = (bytes: number): void =>
@@ -160,7 +203,18 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
     }
 
     const fileWarnings: string[] = [];
-    db.exec('BEGIN IMMEDIATE');
+    // One writer at a time: wait (with progress) for another process's import, then look again — it may
+    // have been importing this very file (issue 16: the same file imported twice at once is imported once).
+    await beginWrite(db, { what: 'import', onWait: options.onWait });
+    const alreadyThere = findSource.get(hash) as string | undefined;
+    if (alreadyThere !== undefined) {
+      rollbackWrite(db);
+      report.files.push({
+        path: shown, status: 'skipped', format: importer.format, episodes: 0, turns: 0,
+        reason: alreadyThere === shown ? 'already imported' : `already imported (same content as ${alreadyThere})`,
+      });
+      continue;
+    }
     try {
       const sourceId = Number(insertSource.run(hash, shown, importer.format, new Date().toISOString()).lastInsertRowid);
       const ctx = {
@@ -169,23 +223,33 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
         warn: (m: string) => fileWarnings.push(`${shown}: ${m}`),
         onBytes: progress,
       };
+      let repairedStrings = 0;
       for await (const ep of importer.read(c.path, ctx)) {
-        writer.write(ep, importer.format, shown, sourceId);
+        repairedStrings += writer.write(ep, importer.format, shown, sourceId).repairedStrings;
         episodes++;
         turns += ep.turns.length;
       }
       if (episodes === 0) throw new ImportError(c.path, 1, 'no episodes in this file');
+      if (repairedStrings > 0) {
+        ctx.warn(`${repairedStrings} string(s) held lone UTF-16 surrogates (such as "\\ud800"): stored with U+FFFD in their place`);
+      }
       setSourceCount.run(episodes, sourceId);
       writer.flushText();
-      db.exec('COMMIT');
+      commitWrite(db);
       writer.commit();
       totalEpisodes += episodes;
       totalTurns += turns;
       report.warnings.push(...fileWarnings);
       report.files.push({ path: shown, status: 'imported', format: importer.format, episodes, turns });
     } catch (err) {
-      db.exec('ROLLBACK');
+      // Only when a transaction is still open: a failed COMMIT or a damaged file may already have ended it,
+      // and "cannot rollback - no transaction is active" must not hide the real error.
+      rollbackWrite(db);
       writer.rollback();
+      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && String((err as Error).message).includes('sources.content_hash')) {
+        report.files.push({ path: shown, status: 'skipped', format: importer.format, episodes: 0, turns: 0, reason: 'already imported' });
+        continue;
+      }
       // Only the file's own faults are rejections; anything else is a bug and stops the import.
       if (!(err instanceof ImportError)) throw err;
       // Importers name the file they read; the user knows it by its shown name.
@@ -194,7 +258,7 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
     }
   }
   report.modelsAdded = [...new Set(writer.models.added)];
-  for (const m of report.modelsAdded) report.warnings.push(`model "${m}" is not in models/pool.json: added without prices`);
+  report.warnings.push(...modelsAddedWarning(report.modelsAdded));
   options.onProgress?.({
     file: '', filesDone: candidates.length, filesTotal: candidates.length, episodes: totalEpisodes, turns: totalTurns,
     fileBytesRead: 0, fileBytes: 0,

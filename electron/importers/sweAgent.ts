@@ -9,7 +9,8 @@
  * Outcome: only `info.exit_status`, plus resolved/unresolved when a sibling `results.json` or `report.json`
  * (SWE-bench evaluation) names the instance.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { isRegularFile } from './regularFile.ts';
 import { basename, dirname, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
@@ -95,7 +96,7 @@ function runConfig(file: string, replay: unknown, ctx: ImportContext): RunConfig
     }
   }
   const argsPath = join(dirname(file), 'args.yaml');
-  if (existsSync(argsPath)) {
+  if (isRegularFile(argsPath)) {
     try {
       const parsed = ArgsYaml.safeParse(parseYaml(readFileSync(argsPath, 'utf8')));
       if (parsed.success) {
@@ -126,7 +127,7 @@ const InstanceReport = z.object({ resolved: z.boolean() });
 function resolvedFromSidecar(dir: string, instanceIds: string[], ctx: ImportContext): boolean | null {
   for (const name of ['results.json', 'report.json']) {
     const path = join(dir, name);
-    if (!existsSync(path)) continue;
+    if (!isRegularFile(path)) continue;
     let value: unknown;
     try {
       value = JSON.parse(readFileSync(path, 'utf8'));

@@ -11,6 +11,7 @@
  * them 30k times: they are parsed once and kept while their size and mtime stay the same.
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { isRegularFile } from './regularFile.ts';
 import { dirname, join, relative, isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { describeIssue } from '../../shared/canonical.ts';
@@ -113,6 +114,7 @@ function parseSbCliReport(text: string): Labels {
 function instanceReport(dir: string, instanceId: string, warn: (m: string) => void): Label | null {
   const path = join(dir, 'logs', instanceId, 'report.json');
   let text: string;
+  if (!isRegularFile(path)) return null;
   try {
     text = readFileSync(path, 'utf8');
   } catch {

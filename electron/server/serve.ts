@@ -11,8 +11,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openDatabase } from '../db/database.ts';
-import { createApi } from '../services/api.ts';
+import { createApi, openApiDatabase } from '../services/api.ts';
 import { dispatch } from '../services/dispatch.ts';
 
 export interface ServeOptions {
@@ -59,6 +58,8 @@ const MIME: Record<string, string> = {
   '.ico': 'image/x-icon',
 };
 
+const ERROR_STATUS = { input: 400, not_found: 404, busy: 503, internal: 500 } as const;
+
 export const defaultStaticDir = process.env.ROUTELENS_RENDERER_OUT || fileURLToPath(new URL('../../dist/renderer/', import.meta.url));
 
 function sameToken(a: string | undefined, b: string): boolean {
@@ -104,7 +105,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? randomBytes(24).toString('hex');
   const staticDir = resolve(options.staticDir ?? defaultStaticDir);
-  const db = openDatabase(options.dbPath);
+  // Read-only: serve starts and answers while another process imports; its own writes open their own connection.
+  const db = openApiDatabase(options.dbPath);
   const api = createApi(db, options.dbPath);
   let allowedHosts: Set<string> = new Set();
   let allowedOrigins: Set<string> = new Set();
@@ -158,7 +160,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         return send(res, 400, JSON.stringify({ ok: false, error: { kind: 'input', message } }), 'application/json');
       }
       const result = await dispatch(api, url.pathname.slice(5), payload);
-      const status = result.ok ? 200 : result.error.kind === 'input' ? 400 : result.error.kind === 'not_found' ? 404 : 500;
+      const status = result.ok ? 200 : ERROR_STATUS[result.error.kind];
       return send(res, status, JSON.stringify(result), 'application/json');
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed');

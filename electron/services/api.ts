@@ -11,7 +11,8 @@ import {
 } from '../../shared/api.ts';
 import { severityFromLevel } from '../../shared/formulas.ts';
 import { episodeTargets } from '../analysis/targets.ts';
-import { schemaVersion, type Db } from '../db/database.ts';
+import { existsSync } from 'node:fs';
+import { openDatabase, SchemaError, schemaVersion, type Db } from '../db/database.ts';
 import { episodeRowById, findEpisodeIds, listRuns, queryEpisodes } from '../db/episodeQueries.ts';
 import { candidatesOfEpisode, episodeMeta, errorsOfEpisode, turnsOfEpisode } from '../db/turnQueries.ts';
 import { InputError, NotFoundError } from './dispatch.ts';
@@ -19,6 +20,7 @@ import { estimatorServices } from './estimatorService.ts';
 import { ImportJobs, UploadPathError } from './importJobs.ts';
 import { replayServices } from './replayService.ts';
 import { analysisServices, analysisThreadFor } from './analysisService.ts';
+import { WriteQueue } from './writeQueue.ts';
 
 export function resolveEpisodeId(db: Db, ref: { id: number } | { ext_id: string; run?: string }): number {
   if ('id' in ref) return ref.id;
@@ -95,18 +97,66 @@ export function listModels(db: Db): ModelInfo[] {
   return rows.map((r, i) => ({ ...r, color_index: i }));
 }
 
+/**
+ * The connection `serve` and the window read through (issue 16): read-only, so it never writes, never
+ * waits for a writer (WAL: each statement reads the last committed state) and never sees another
+ * connection's uncommitted rows. A path that does not exist yet becomes a new RouteLens database, and an
+ * older RouteLens database is migrated once, on a writer connection closed right after; anything else the
+ * read-only open refuses is refused here too.
+ */
+export function openApiDatabase(path: string): Db {
+  if (!existsSync(path)) openDatabase(path).close();
+  try {
+    return openDatabase(path, { readonly: true });
+  } catch (err) {
+    if (!(err instanceof SchemaError && /migrate/.test(err.message))) throw err;
+  }
+  openDatabase(path).close();
+  return openDatabase(path, { readonly: true });
+}
+
+/**
+ * A number that moves whenever a write commits, whoever made it: `PRAGMA data_version` moves on commits by
+ * other connections (imports and estimator jobs write on their own), `total_changes()` on this one's.
+ */
+export function dataVersionOf(db: Db): () => number {
+  let stamp = '';
+  let version = 0;
+  return () => {
+    const now = `${db.pragma('data_version', { simple: true }) as number}:${db.prepare('SELECT total_changes()').pluck().get() as number}`;
+    if (now !== stamp) {
+      stamp = now;
+      version++;
+    }
+    return version;
+  };
+}
+
+/**
+ * The API over `db`, the connection it reads from (read-only in serve and the window: openApiDatabase).
+ * Writes never use it: import jobs open their own connection, estimator jobs write from a worker, and all
+ * of them take turns in one WriteQueue for `path`.
+ */
 export function createApi(db: Db, path = db.name): RouteLensApi {
-  const jobs = new ImportJobs(db);
+  const memory = db.memory || path === '' || path === ':memory:';
+  const writes = new WriteQueue(memory ? null : path);
+  const jobs = new ImportJobs(db, path, writes);
   const thread = analysisThreadFor(db, path);
   const count = (table: string): number => db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
+  const dataVersion = dataVersionOf(db);
   return {
-    dbInfo: async () => ({
-      path,
-      runs: count('runs'),
-      episodes: count('episodes'),
-      turns: count('turns'),
-      schema_version: schemaVersion(db),
-    }),
+    dbInfo: async () => {
+      // One read transaction, so the counts and the version describe the same committed state.
+      const read = db.transaction(() => ({
+        path,
+        runs: count('runs'),
+        episodes: count('episodes'),
+        turns: count('turns'),
+        schema_version: schemaVersion(db),
+        data_version: dataVersion(),
+      }));
+      return read();
+    },
     listRuns: async () => listRuns(db),
     listModels: async () => listModels(db),
     queryEpisodes: async (input) => queryEpisodes(db, EpisodeQuery.parse(input)),
@@ -122,6 +172,6 @@ export function createApi(db: Db, path = db.name): RouteLensApi {
     importStatus: async (input) => jobs.status(input.job),
     ...replayServices(db, thread),
     ...analysisServices(db, thread),
-    ...estimatorServices(db, path),
+    ...estimatorServices(db, path, writes),
   };
 }

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { apiContract, type ApiError, type ApiName, type RouteLensApi } from '../../shared/api.ts';
 import { describeIssue } from '../../shared/canonical.ts';
+import { isBusyError } from './writeQueue.ts';
 
 export type DispatchResult = { ok: true; value: unknown } | { ok: false; error: ApiError };
 
@@ -30,6 +31,11 @@ export async function dispatch(api: RouteLensApi, name: unknown, payload: unknow
     if (err instanceof NotFoundError) return { ok: false, error: { kind: 'not_found', message: err.message } };
     if (err instanceof InputError) return { ok: false, error: { kind: 'input', message: `${name}: ${err.message}` } };
     if (err instanceof z.ZodError) return { ok: false, error: { kind: 'input', message: `${name}: ${describeIssue(err)}` } };
+    // Writes take turns (writeQueue.ts) and reads never wait, so this should not happen; if it does, it is a
+    // "try again", never an internal error.
+    if (isBusyError(err)) {
+      return { ok: false, error: { kind: 'busy', message: `${name}: the database is busy with another write (an import?); try again when it has finished` } };
+    }
     return { ok: false, error: { kind: 'internal', message: err instanceof Error ? err.message : String(err) } };
   }
 }

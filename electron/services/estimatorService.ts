@@ -6,8 +6,9 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { EstimatorList, EstimatorSummary } from '../../shared/apiEstimator.ts';
-import type { Db } from '../db/database.ts';
-import { EstimatorInputError, EstimatorJobs } from '../estimator/estimatorJobs.ts';
+import { openDatabase, type Db } from '../db/database.ts';
+import { registerEstimator } from '../estimator/scoreDatabase.ts';
+import { EstimatorInputError, EstimatorJobs, type WriteTurns } from '../estimator/estimatorJobs.ts';
 import { modelCardPath, readModelCard, type ModelCard } from '../estimator/modelCard.ts';
 import { DEFAULT_ESTIMATOR_PATH, whatIf, WhatIfError } from '../estimator/whatIf.ts';
 import { InputError, NotFoundError } from './dispatch.ts';
@@ -40,8 +41,26 @@ export function listEstimators(db: Db): EstimatorList {
   };
 }
 
-export function estimatorServices(db: Db, dbPath: string): EstimatorApi {
-  const jobs = new EstimatorJobs();
+/** `writes` orders score and train jobs with the database's other writers (imports): see writeQueue.ts. */
+export function estimatorServices(db: Db, dbPath: string, writes?: WriteTurns): EstimatorApi {
+  const jobs = new EstimatorJobs(writes);
+  const memory = db.memory || dbPath === '' || dbPath === ':memory:';
+  // What-if registers the default estimator the first time: a write, so on a writer connection in its turn.
+  const register = async (modelPath: string, bytes: Uint8Array): Promise<number> => {
+    const write = (): number => {
+      if (memory) return registerEstimator(db, modelPath, bytes);
+      const writer = openDatabase(dbPath);
+      try {
+        return registerEstimator(writer, modelPath, bytes);
+      } finally {
+        writer.close();
+      }
+    };
+    if (!writes) return write();
+    const id = await writes.run('estimator registration', async () => write(), () => {}, { cancelled: false });
+    if (id === undefined) throw new Error('estimator registration was skipped');
+    return id;
+  };
   const job = (n: number) => {
     const s = jobs.status(n);
     if (!s) throw new NotFoundError(`no estimator job ${n}`);
@@ -81,7 +100,7 @@ export function estimatorServices(db: Db, dbPath: string): EstimatorApi {
     },
     whatIf: async (input) => {
       try {
-        return await whatIf(db, input.episodeId, input.turn, { estimatorId: input.estimatorId, k: input.k });
+        return await whatIf(db, input.episodeId, input.turn, { estimatorId: input.estimatorId, k: input.k, register });
       } catch (e) {
         if (e instanceof WhatIfError) throw new InputError(e.message);
         throw e;

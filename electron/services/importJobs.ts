@@ -3,14 +3,20 @@
  * over paths), are written under a private temporary folder with their relative layout kept — so sidecars
  * such as `logs/<id>/report.json` still sit beside their trajectories — and go through the same pipeline
  * as `routelens import`. The call returns at once; the UI polls the job for progress and the report.
+ *
+ * The import writes on a connection of its own, opened for the job and closed after it (issue 16): the
+ * API's reads go through another connection and see only committed data, so a file rejected halfway (its
+ * transaction rolled back) never shows in a count, even while it is being read. Jobs take their turn in
+ * the database's WriteQueue (one writer: imports, score and train jobs), and say what they wait for.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import type { ImportJob } from '../../shared/api.ts';
-import type { Db } from '../db/database.ts';
+import { openDatabase, type Db } from '../db/database.ts';
 import { importPaths } from '../importers/pipeline.ts';
 import { NotFoundError } from './dispatch.ts';
+import { WriteQueue } from './writeQueue.ts';
 
 export class UploadPathError extends Error {}
 
@@ -29,10 +35,25 @@ const KEEP_FINISHED = 20;
 export class ImportJobs {
   private readonly jobs = new Map<number, ImportJob>();
   private nextId = 1;
-  /** One import at a time: SQLite has one writer, and a queue keeps progress meaningful. */
-  private chain: Promise<void> = Promise.resolve();
+  private readonly queue: WriteQueue;
 
-  constructor(private readonly db: Db) {}
+  /**
+   * `db` is the API's (reading) connection; each job opens `path` for writing. A database in memory cannot
+   * be opened twice: its jobs write on `db` itself (tests only).
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly path: string = db.name,
+    queue?: WriteQueue,
+  ) {
+    this.queue = queue ?? new WriteQueue(inMemory(db, path) ? null : path);
+  }
+
+  private openWriter(): { writer: Db; close(): void } {
+    if (inMemory(this.db, this.path)) return { writer: this.db, close: () => {} };
+    const writer = openDatabase(this.path);
+    return { writer, close: () => writer.close() };
+  }
 
   start(files: { path: string; data_base64: string }[], run?: string): ImportJob {
     const root = mkdtempSync(join(tmpdir(), 'routelens-upload-'));
@@ -53,12 +74,14 @@ export class ImportJobs {
       progress: { filesDone: 0, filesTotal: files.length, episodes: 0, turns: 0, file: '' },
       report: null,
       error: null,
+      waiting: null,
     };
     this.jobs.set(job.job, job);
     const shown = (p: string): string => (p.startsWith(uploads + sep) ? p.slice(uploads.length + 1).split(sep).join('/') : p);
-    this.chain = this.chain.then(async () => {
+    const work = async (): Promise<void> => {
+      const { writer, close } = this.openWriter();
       try {
-        job.report = await importPaths(this.db, [uploads], {
+        job.report = await importPaths(writer, [uploads], {
           runName: run,
           describePath: shown,
           onProgress: (p) => {
@@ -66,14 +89,23 @@ export class ImportJobs {
           },
         });
         job.state = 'done';
-      } catch (err) {
+      } finally {
+        close();
+      }
+    };
+    void this.queue
+      .run('import', work, (why) => {
+        job.waiting = why;
+      })
+      .catch((err: unknown) => {
         job.state = 'failed';
         job.error = err instanceof Error ? err.message : String(err);
-      } finally {
+      })
+      .finally(() => {
+        job.waiting = null;
         rmSync(root, { recursive: true, force: true });
         this.forgetOld();
-      }
-    });
+      });
     return { ...job };
   }
 
@@ -85,11 +117,15 @@ export class ImportJobs {
 
   /** Resolves when every queued import has finished (tests, shutdown). */
   idle(): Promise<void> {
-    return this.chain;
+    return this.queue.idle();
   }
 
   private forgetOld(): void {
     const finished = [...this.jobs.values()].filter((j) => j.state !== 'running');
     for (const j of finished.slice(0, Math.max(0, finished.length - KEEP_FINISHED))) this.jobs.delete(j.job);
   }
+}
+
+function inMemory(db: Db, path: string): boolean {
+  return db.memory || path === '' || path === ':memory:';
 }

@@ -6,7 +6,7 @@ import { apiContract, type RouteLensApi } from '../../shared/api.ts';
 import { openDatabase } from '../db/database.ts';
 import { importPaths } from '../importers/pipeline.ts';
 import { useSuiteTempDir } from '../testing/tmp.ts';
-import { createApi } from './api.ts';
+import { createApi, openApiDatabase } from './api.ts';
 import { dispatch } from './dispatch.ts';
 
 const example = fileURLToPath(new URL('../../fixtures/canonical/example.jsonl', import.meta.url));
@@ -14,9 +14,12 @@ const tempDir = useSuiteTempDir();
 let api: RouteLensApi;
 
 beforeAll(async () => {
-  const db = openDatabase(join(tempDir(), 'replay-api.db'));
+  // As serve and the window run it: the import closed, the API reading through a read-only connection.
+  const path = join(tempDir(), 'replay-api.db');
+  const db = openDatabase(path);
   await importPaths(db, [example]);
-  api = createApi(db);
+  db.close();
+  api = createApi(openApiDatabase(path), path);
 });
 
 async function ok(name: 'replay' | 'policyDiff' | 'episodePolicyChoices', payload: unknown) {

@@ -1,12 +1,13 @@
 import { useModelColor } from '../store/index.ts';
+import { VisibleName, visibleTitle } from './VisibleName.tsx';
 
 /** A model's name with its palette colour; the same chip everywhere a model is named. */
 export function ModelChip({ name, detail, compact }: { name: string; detail?: string; compact?: boolean }) {
   const color = useModelColor(name);
   return (
-    <span className={compact ? 'chip chip-compact' : 'chip'} data-testid="model-chip" data-model={name} title={name}>
+    <span className={compact ? 'chip chip-compact' : 'chip'} data-testid="model-chip" data-model={name} title={visibleTitle(name)}>
       <span className="chip-dot" style={{ background: color }} />
-      <span className="chip-name">{name}</span>
+      <VisibleName name={name} className="chip-name" />
       {detail !== undefined && <span className="chip-detail">{detail}</span>}
     </span>
   );
@@ -15,5 +16,5 @@ export function ModelChip({ name, detail, compact }: { name: string; detail?: st
 /** Just the colour, for dense places (table cells); the name is in the tooltip. */
 export function ModelDot({ name }: { name: string }) {
   const color = useModelColor(name);
-  return <span className="chip-dot" style={{ background: color }} title={name} data-model={name} />;
+  return <span className="chip-dot" style={{ background: color }} title={visibleTitle(name)} data-model={name} />;
 }

@@ -3,6 +3,8 @@ import { useAppStore } from '../store/index.ts';
 import { plural } from '../format/numbers.ts';
 import { CheckList } from './CheckList.tsx';
 import { Popover } from './Popover.tsx';
+import { VisibleName, visibleTitle } from './VisibleName.tsx';
+import { visibleText } from '../../shared/displayText.ts';
 
 export function RunSelector({ testId = 'run-selector' }: { testId?: string }) {
   const runs = useAppStore((s) => s.runs);
@@ -10,12 +12,12 @@ export function RunSelector({ testId = 'run-selector' }: { testId?: string }) {
   const setRunIds = useAppStore((s) => s.setRunIds);
   const selected = runs.filter((r) => runIds.includes(r.id));
   const label =
-    selected.length === 0 ? `All runs (${runs.length})` : selected.length === 1 ? (selected[0]?.name ?? '') : `${selected.length} of ${runs.length} runs`;
+    selected.length === 0 ? `All runs (${runs.length})` : selected.length === 1 ? <VisibleName name={selected[0]?.name ?? ''} /> : `${selected.length} of ${runs.length} runs`;
   return (
     <Popover
       testId={testId}
       button={<span className="run-selector-label">{label}</span>}
-      buttonTitle={selected.map((r) => r.name).join('\n') || 'Every run in the database'}
+      buttonTitle={selected.map((r) => visibleTitle(r.name)).join('\n') || 'Every run in the database'}
       active={selected.length > 0}
     >
       {() => (
@@ -23,7 +25,7 @@ export function RunSelector({ testId = 'run-selector' }: { testId?: string }) {
           noun="run"
           items={runs.map((r) => ({
             key: String(r.id),
-            label: r.name,
+            label: visibleText(r.name), // escapes any hidden character, so look-alike names differ
             adornment: <span className="format-tag">{r.format}</span>,
             detail: plural(r.episodes, 'episode'),
           }))}

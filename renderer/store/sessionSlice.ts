@@ -19,7 +19,15 @@ export interface SessionSlice {
   loadSession(): Promise<void>;
   /** Re-reads info, runs and models without leaving the current view (after an import). */
   refreshSession(): Promise<void>;
+  /**
+   * Asks the core whether a write committed since the session was read (`dbInfo.data_version`: an import from
+   * the CLI, a score job) and refreshes if so. Cheap; App polls it (DATA_POLL_MS). Resolves whether it refreshed.
+   */
+  checkForChanges(): Promise<boolean>;
 }
+
+/** How often the window asks whether the database changed under it. */
+export const DATA_POLL_MS = 3000;
 
 async function fetchSession(): Promise<Pick<SessionSlice, 'dbInfo' | 'runs' | 'models'>> {
   const [dbInfo, runs, models] = await Promise.all([api.dbInfo({}), api.listRuns({}), api.listModels({})]);
@@ -54,6 +62,14 @@ export const createSessionSlice: StateCreator<AppStore, [], [], SessionSlice> = 
       // Throws on failure and leaves what is on screen; the caller says so.
       adopt(await fetchSession());
       set({ dataVersion: get().dataVersion + 1 });
+    },
+    checkForChanges: async () => {
+      const known = get().dbInfo;
+      if (get().status !== 'ready' || !known) return false;
+      const now = await api.dbInfo({});
+      if (now.data_version === undefined || now.data_version === known.data_version) return false;
+      await get().refreshSession();
+      return true;
     },
   };
 };

@@ -4,6 +4,7 @@ import type { EpisodeDetail } from '../../../shared/api.ts';
 import { OutcomeBadge } from '../../components/figures.tsx';
 import { ChevronLeftIcon } from '../../components/icons.tsx';
 import { ModelChip } from '../../components/ModelChip.tsx';
+import { VisibleName } from '../../components/VisibleName.tsx';
 import { formatCost, formatCount, formatUnit, plural } from '../../format/numbers.ts';
 import { formatHash } from '../../routing/route.ts';
 import { useAppStore } from '../../store/index.ts';
@@ -59,11 +60,11 @@ export function EpisodeHeader({ detail }: { detail: EpisodeDetail }) {
           <ChevronLeftIcon /> Episodes
         </a>
         <span className="faint">/</span>
-        <span className="muted">{ep.run}</span>
+        <VisibleName name={ep.run} className="muted" />
       </div>
       <div className="episode-title-row">
         <h1 className="mono" data-testid="episode-title">
-          {ep.ext_id}
+          <VisibleName name={ep.ext_id} />
         </h1>
         <OutcomeBadge success={ep.success} score={ep.final_score} />
         {ep.exit_reason && <span className="tag">{ep.exit_reason}</span>}

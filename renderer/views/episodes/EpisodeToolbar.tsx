@@ -8,6 +8,7 @@ import { RunSelector } from '../../components/RunSelector.tsx';
 import { formatCount } from '../../format/numbers.ts';
 import type { OutcomeFilter } from '../../store/episodeFiltersSlice.ts';
 import { useAppStore } from '../../store/index.ts';
+import { visibleText } from '../../../shared/displayText.ts';
 
 /** Typing pauses shorter than this do not query (FTS over 500k turns is ~10–50 ms a query). */
 const SEARCH_DEBOUNCE_MS = 250;
@@ -63,7 +64,7 @@ function ModelFilter() {
       {() => (
         <CheckList
           noun="model"
-          items={names.map((name) => ({ key: name, label: name, adornment: <ModelDot name={name} /> }))}
+          items={names.map((name) => ({ key: name, label: visibleText(name), adornment: <ModelDot name={name} /> }))}
           selected={new Set(models)}
           onChange={(next) => setEpisodeFilters({ models: [...next].sort() })}
         />

@@ -7,6 +7,7 @@ import {
 import { EPISODE_SORT_COLUMNS, type EpisodeRow, type EpisodeSortColumn } from '../../../shared/api.ts';
 import { OutcomeBadge } from '../../components/figures.tsx';
 import { ModelDot } from '../../components/ModelChip.tsx';
+import { VisibleName, visibleTitle } from '../../components/VisibleName.tsx';
 import { formatCost, formatCount, formatScore, formatUnit } from '../../format/numbers.ts';
 
 /** A loaded row with its absolute position in the sorted result. */
@@ -45,12 +46,12 @@ export const episodeColumns = helper.columns([
   helper.accessor((r) => r.row.ext_id, {
     id: 'ext_id',
     header: 'Episode',
-    cell: (info) => <span className="cell-ellipsis mono" title={info.getValue()}>{info.getValue()}</span>,
+    cell: (info) => <span className="cell-ellipsis mono" title={visibleTitle(info.getValue())}><VisibleName name={info.getValue()} /></span>,
   }),
   helper.accessor((r) => r.row.run, {
     id: 'run',
     header: 'Run',
-    cell: (info) => <span className="cell-ellipsis" title={info.getValue()}>{info.getValue()}</span>,
+    cell: (info) => <span className="cell-ellipsis" title={visibleTitle(info.getValue())}><VisibleName name={info.getValue()} /></span>,
   }),
   helper.accessor((r) => r.row.task_category, {
     id: 'task_category',
@@ -91,7 +92,7 @@ export const episodeColumns = helper.columns([
     header: 'Models',
     enableSorting: false,
     cell: (info) => (
-      <span className="model-dots" title={info.getValue().join(', ')}>
+      <span className="model-dots" title={info.getValue().map(visibleTitle).join(', ')}>
         {info.getValue().map((m) => (
           <ModelDot key={m} name={m} />
         ))}

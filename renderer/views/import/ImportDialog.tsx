@@ -174,7 +174,8 @@ function Progress({ phase }: { phase: Extract<ImportPhase, { kind: 'reading' | '
   const p = phase.job.progress;
   return (
     <div className="import-progress" data-testid="import-progress" data-phase="running">
-      <div className="import-progress-title">Importing…</div>
+      <div className="import-progress-title">{phase.job.waiting ? 'Waiting to import…' : 'Importing…'}</div>
+      {phase.job.waiting && <div className="muted" data-testid="import-waiting">{phase.job.waiting}</div>}
       <ProgressBar value={p.filesDone} max={p.filesTotal} label="Files imported" />
       <div className="muted num-inline" data-testid="import-progress-counts">
         {formatCount(p.filesDone)} of {plural(p.filesTotal, 'file')} · {plural(p.episodes, 'episode')} · {plural(p.turns, 'turn')} so far

@@ -2,6 +2,7 @@ import type { KeyboardEvent } from 'react';
 import type { RunSummary } from '../../../shared/api.ts';
 import { Cost } from '../../components/figures.tsx';
 import { ModelChip } from '../../components/ModelChip.tsx';
+import { VisibleName } from '../../components/VisibleName.tsx';
 import { formatCount, formatPercent, formatUnit } from '../../format/numbers.ts';
 import { useAppStore } from '../../store/index.ts';
 
@@ -32,7 +33,7 @@ function RunRow({ run }: { run: RunSummary }) {
     <tr className="run-row" tabIndex={0} onClick={open} onKeyDown={onKey} data-testid="run-row" data-run-name={run.name}>
       <td className="run-name-cell">
         <div className="run-name" data-testid="run-name">
-          {run.name}
+          <VisibleName name={run.name} />
         </div>
         <div className="run-meta faint">
           <span className="format-tag">{run.format}</span>

@@ -152,7 +152,7 @@ afterAll(() => {
   }
   const by = [...perFormat].map(([f, t]) => `${f} ${t.cases} (${t.rejected} rejected, ${t.imported} imported)`).join('; ');
   console.log(
-    `fuzz: ${counts.cases} cases, ${counts.rejected} rejected with path:line, ${counts.imported} imported` +
+    `attack: fuzz ${counts.cases} cases, ${counts.rejected} rejected with path:line, ${counts.imported} imported` +
       `${counts.skipped ? `, ${counts.skipped} skipped as already imported` : ''}; ${counts.detect} detection heads — ${by}`,
   );
 });
