@@ -221,5 +221,5 @@ export type RouteLensApi = { [N in ApiName]: (input: ApiInput<N>) => Promise<Api
 export const API_NAMES = Object.keys(apiContract) as ApiName[];
 
 /** Error carried across a transport: `kind` tells a user error (bad input, not found) from an internal one. */
-export const ApiError = z.object({ kind: z.enum(['input', 'not_found', 'busy', 'internal']), message: z.string() });
+export const ApiError = z.object({ kind: z.enum(['input', 'not_found', 'busy', 'damaged', 'internal']), message: z.string() });
 export type ApiError = z.infer<typeof ApiError>;

@@ -58,7 +58,7 @@ const MIME: Record<string, string> = {
   '.ico': 'image/x-icon',
 };
 
-const ERROR_STATUS = { input: 400, not_found: 404, busy: 503, internal: 500 } as const;
+const ERROR_STATUS = { input: 400, not_found: 404, busy: 503, damaged: 503, internal: 500 } as const;
 
 export const defaultStaticDir = process.env.ROUTELENS_RENDERER_OUT || fileURLToPath(new URL('../../dist/renderer/', import.meta.url));
 

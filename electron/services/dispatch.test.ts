@@ -24,4 +24,14 @@ describe('dispatch', () => {
       holder.close();
     }
   });
+
+  it('answers damage met by a query as "damaged", pointing at doctor, not as an internal error', async () => {
+    const api = {
+      dbInfo: async () => {
+        throw Object.assign(new Error('database disk image is malformed'), { code: 'SQLITE_CORRUPT' });
+      },
+    } as unknown as RouteLensApi;
+    const r = await dispatch(api, 'dbInfo', {});
+    expect(r).toMatchObject({ ok: false, error: { kind: 'damaged', message: expect.stringMatching(/^dbInfo: .*damaged database: .*routelens doctor/) } });
+  });
 });

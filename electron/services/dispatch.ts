@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { apiContract, type ApiError, type ApiName, type RouteLensApi } from '../../shared/api.ts';
 import { describeIssue } from '../../shared/canonical.ts';
+import { DamagedDatabaseError, databaseErrorOf } from '../db/database.ts';
 import { isBusyError } from './writeQueue.ts';
 
 export type DispatchResult = { ok: true; value: unknown } | { ok: false; error: ApiError };
@@ -36,6 +37,9 @@ export async function dispatch(api: RouteLensApi, name: unknown, payload: unknow
     if (isBusyError(err)) {
       return { ok: false, error: { kind: 'busy', message: `${name}: the database is busy with another write (an import?); try again when it has finished` } };
     }
+    // Damage a query meets after the open's checks (a bad page in the middle of a big file) is the file's fault.
+    const known = databaseErrorOf(err, 'the database');
+    if (known instanceof DamagedDatabaseError) return { ok: false, error: { kind: 'damaged', message: `${name}: ${known.message}` } };
     return { ok: false, error: { kind: 'internal', message: err instanceof Error ? err.message : String(err) } };
   }
 }
