@@ -35,16 +35,14 @@ export interface WriteResult {
  * decoder would make it) rather than refused: a log truncated inside an emoji is still a log. The caller
  * warns once per file. Returns the value itself when nothing needed repair.
  */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 export function wellFormed<T>(value: T): { value: T; repaired: number } {
   let repaired = 0;
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') {
-      LONE_SURROGATE.lastIndex = 0;
-      if (!LONE_SURROGATE.test(v)) return v;
+      if (v.isWellFormed()) return v;
       repaired++;
-      return v.replace(LONE_SURROGATE, '\uFFFD');
+      return v.toWellFormed();
     }
     if (Array.isArray(v)) {
       let out: unknown[] | null = null;
