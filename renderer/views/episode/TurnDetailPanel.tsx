@@ -7,9 +7,9 @@ import { formatCost, formatCount, formatLatency, formatUnit } from '../../format
 import { useModelColors } from '../../store/index.ts';
 import { TextBlock } from './TextBlock.tsx';
 
-function Figure({ label, children, title, testId }: { label: string; children: ReactNode; title?: string; testId?: string }) {
+function Figure({ label, children, title, testId, wide }: { label: string; children: ReactNode; title?: string; testId?: string; wide?: boolean }) {
   return (
-    <div className="figure" title={title} data-testid={testId}>
+    <div className={wide ? 'figure figure-wide' : 'figure'} title={title} data-testid={testId}>
       <dt>{label}</dt>
       <dd className="num">{children}</dd>
     </div>
@@ -64,7 +64,7 @@ function Errors({ turn }: { turn: TurnDetail }) {
 function RouterDecision({ router }: { router: NonNullable<TurnDetail['router']> }) {
   const decision = router.was_greedy === null ? null : router.was_greedy ? 'greedy' : 'explored';
   return (
-    <Figure label="Router" title="The logging router's greedy model, whether it took it (greedy) or drew at random (explored), and its β" testId="turn-router">
+    <Figure label="Router" title="The logging router's greedy model, whether it took it (greedy) or drew at random (explored), and its β" testId="turn-router" wide>
       {router.greedy_model ? <ModelChip name={router.greedy_model} compact /> : <span className="faint">—</span>}
       {decision && <span> {decision}</span>}
       {router.beta !== null && <span className="faint"> · β {router.beta}</span>}
