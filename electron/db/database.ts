@@ -153,7 +153,8 @@ function isDamage(e: unknown): e is Error & { code: string } {
   return typeof code === 'string' && (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_IOERR_SHORT_READ'));
 }
 
-function isBusy(e: unknown): boolean {
+/** SQLite's "database is busy / locked" errors (every extended code): someone else holds the lock. */
+export function isBusyError(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
   return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
 }
@@ -165,7 +166,7 @@ function isBusy(e: unknown): boolean {
 export function databaseErrorOf(e: unknown, path: string): unknown {
   if (e instanceof SchemaError) return e;
   if (isDamage(e)) return new DamagedDatabaseError(damagedMessage(path, e.message));
-  if (isBusy(e)) return new DatabaseBusyError(`${path}: another RouteLens process is writing to this database${holderText(path)}; try again when it has finished`);
+  if (isBusyError(e)) return new DatabaseBusyError(`${path}: another RouteLens process is writing to this database${holderText(path)}; try again when it has finished`);
   return e;
 }
 
@@ -450,7 +451,7 @@ export async function beginWrite(db: Db, options: BeginWriteOptions = {}): Promi
         db.exec('BEGIN IMMEDIATE');
         break;
       } catch (e) {
-        if (!isBusy(e)) throw e;
+        if (!isBusyError(e)) throw e;
       }
       const waited = Date.now() - started;
       if (options.timeoutMs !== undefined && waited >= options.timeoutMs) {

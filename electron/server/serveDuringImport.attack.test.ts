@@ -15,7 +15,7 @@ import type { DbInfo, ImportJob } from '../../shared/api.ts';
 import { openDatabase } from '../db/database.ts';
 import { importPaths } from '../importers/pipeline.ts';
 import { useTempDir } from '../testing/tmp.ts';
-import { isBusyError } from '../services/writeQueue.ts';
+import { isBusyError } from '../db/database.ts';
 import { startServer } from './serve.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

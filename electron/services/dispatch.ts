@@ -6,8 +6,7 @@
 import { z } from 'zod';
 import { apiContract, type ApiError, type ApiName, type RouteLensApi } from '../../shared/api.ts';
 import { describeIssue } from '../../shared/canonical.ts';
-import { DamagedDatabaseError, databaseErrorOf } from '../db/database.ts';
-import { isBusyError } from './writeQueue.ts';
+import { DamagedDatabaseError, databaseErrorOf, isBusyError } from '../db/database.ts';
 
 export type DispatchResult = { ok: true; value: unknown } | { ok: false; error: ApiError };
 

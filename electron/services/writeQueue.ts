@@ -9,15 +9,11 @@
  * timeout (and the pipeline's waiting) covers that.
  */
 import Database from 'better-sqlite3';
+import { isBusyError } from '../db/database.ts';
 
 export type WaitReporter = (why: string | null) => void;
 
 const PROBE_MS = 200;
-
-export function isBusyError(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || (typeof code === 'string' && code.startsWith('SQLITE_BUSY_'));
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
