@@ -23,7 +23,7 @@ export interface Dataset {
   turns: number;
 }
 
-function sourcesHash(): string {
+export function sourcesHash(): string {
   const hash = createHash('sha256');
   const add = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {

@@ -10,12 +10,15 @@
  *   paint      first paint of the Runs and Episodes views in Chromium (bench/paint.ts)
  *   ui         the Playwright scale spec: no interaction blocks for 100 ms or more (e2e/scale.spec.ts)
  *   formats    a ~/.claude/projects tree vs the same turns as canonical JSONL, and peak RSS (bench/formatsBench.ts)
+ *   compare    Compare on two runs of N episodes each vs DuckDB computing the same paired table (bench/compareBench.ts)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchAnalyses } from './analysesBench.ts';
+import { benchCompare, COMPARE_GOAL_MS } from './compareBench.ts';
+import { compareDataset } from './compareDataset.ts';
 import { controllerDataset, referenceDataset, root, type Dataset } from './dataset.ts';
 import { benchFormats, PEAK_RSS_GOAL } from './formatsBench.ts';
 import { benchImport } from './importBench.ts';
@@ -25,7 +28,7 @@ import { readResults, writeResults, type Results } from './report.ts';
 import { benchScoring } from './scoring.ts';
 import { benchTrain } from './trainBench.ts';
 
-const BENCHMARKS = ['import', 'analyses', 'scoring', 'train', 'paint', 'ui', 'formats'] as const;
+const BENCHMARKS = ['import', 'analyses', 'scoring', 'train', 'paint', 'ui', 'formats', 'compare'] as const;
 type Benchmark = (typeof BENCHMARKS)[number];
 const REFERENCE_EPISODES = 29_693;
 
@@ -33,7 +36,7 @@ const HELP = `usage: npm run bench -- [options]
   --episodes N       trajectories to simulate (default ${REFERENCE_EPISODES}, the MTRouter training set)
   --seed S           simulator seed (default 1)
   --only LIST        comma-separated subset of ${BENCHMARKS.join(', ')} (default: all)
-  --repeat N         timed repeats of each analysis pair (default 5) and of the import pair (default 1)
+  --repeat N         timed repeats of each analysis pair and of the compare pair (default 5) and of the import pair (default 1)
   --import-repeat N  override the import pair's repeats
   --scoring-rows N   histories to score (default: every turn of the dataset)
   --train-rows N     training rows for the train benchmark (default 30000, from the sw-random run)
@@ -95,8 +98,8 @@ mkdirSync(cache, { recursive: true });
 const m = machine();
 log(`RouteLens bench — ${m.date}, ${m.cpuModel}, nproc ${m.nproc}, ${m.memoryGiB} GiB, Node ${m.node}, load ${m.loadAverage.start}`);
 log(`dataset: scienceworld, ${fmt(episodes)} episodes, seed ${seed} (cache ${cache})`);
-// The formats benchmark brings its own data: the simulated dataset is built only for the others.
-const reference: Dataset = only.every((b) => b === 'formats') ? { jsonl: [], db: '', episodes: 0, turns: 0 } : referenceDataset(cache, episodes, seed, log);
+// The formats and compare benchmarks bring their own data: the simulated dataset is built only for the others.
+const reference: Dataset = only.every((b) => b === 'formats' || b === 'compare') ? { jsonl: [], db: '', episodes: 0, turns: 0 } : referenceDataset(cache, episodes, seed, log);
 log(`  ${fmt(reference.episodes)} episodes, ${fmt(reference.turns)} turns`);
 const datasetInfo = { episodes: reference.episodes, turns: reference.turns, seed };
 const results: Results = {};
@@ -183,6 +186,18 @@ if (only.includes('formats')) {
   if (f.ratio < 0.5 || f.claudeCode.peakRss >= PEAK_RSS_GOAL) log('some goals were missed (see above)');
 }
 
+if (only.includes('compare')) {
+  log(`\ncompare (two runs of ${fmt(episodes)} episodes each, paired by task, vs DuckDB computing the same paired table)`);
+  const dataset = await compareDataset(cache, episodes, seed, log);
+  const started = measured(null);
+  const c = await benchCompare(dataset, repeat, log);
+  results.compare = close({ ...started, dataset: { episodes: c.episodesA + c.episodesB, turns: c.turns, seed }, result: c });
+  log(
+    `compare: ${fmt(c.pairedTasks)} paired tasks, bootstrap ${fmt(c.bootstrap)}: ours ${fmt(c.warmMs)} ms warm, ${fmt(c.coldMs)} ms cold (goal < ${fmt(COMPARE_GOAL_MS)}); ` +
+      `DuckDB ${fmt(c.duckdbMs)} ms, ${c.ratio === null ? `ANSWERS DIFFER (${c.mismatch})` : `ratio ${c.ratio.toFixed(2)}`}`,
+  );
+}
+
 const runFile = join(cache, `results-${episodes}-s${seed}.json`);
 if (Object.keys(results).length > 0) {
   writeFileSync(runFile, `${JSON.stringify(results, null, 1)}\n`);
@@ -199,5 +214,6 @@ const missed =
   (results.import && results.import.result.ratio < 0.5) ||
   results.analyses?.result.analyses.some((a) => a.ratio === null || a.ratio > 1) ||
   (results.scoring && results.scoring.result.ratio < 0.7) ||
-  (results.ui && !results.ui.result.passed);
+  (results.ui && !results.ui.result.passed) ||
+  (results.compare && (results.compare.result.ratio === null || Math.max(results.compare.result.warmMs, results.compare.result.coldMs) >= COMPARE_GOAL_MS));
 if (missed) log('some goals were missed (see above)');

@@ -4,6 +4,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AnalysesBenchResult } from './analysesBench.ts';
+import { COMPARE_GOAL_MS, type CompareBenchResult } from './compareBench.ts';
 import type { FormatsBenchResult } from './formatsBench.ts';
 import type { ImportBenchResult } from './importBench.ts';
 import type { Machine } from './machine.ts';
@@ -26,6 +27,8 @@ export interface Results {
   ui?: Measured<ScaleSpecResult>;
   /** Issue 15: a ~/.claude/projects tree through the Claude Code importer; `dataset` names its size in MiB as episodes = files. */
   formats?: Measured<FormatsBenchResult & { megabytes: number }>;
+  /** Issue 18: Compare on two runs; `dataset` counts both runs' episodes and turns. */
+  compare?: Measured<CompareBenchResult>;
 }
 
 export function readResults(path: string): Results {
@@ -89,6 +92,13 @@ export function renderMarkdown(r: Results): string {
         `| ${a.id}${a.dataset === 'controllers' ? ' (corl + critique)' : ''} | ${ms(a.oursMs)} ms | DuckDB ${ms(a.duckdbMs)} ms | ${a.ratio === null ? `answers differ: ${a.mismatch}` : `${a.ratio.toFixed(2)}×`} | ≤ 1× | ${verdict(ok)} |`,
       );
     }
+  }
+  if (r.compare) {
+    const c = r.compare.result;
+    const ratio = c.ratio === null ? `answers differ: ${c.mismatch}` : `${c.ratio.toFixed(2)}×`;
+    lines.push(
+      `| compare, two runs of ${int(c.episodesA)} episodes (warm; cold ${ms(c.coldMs)} ms) | ${ms(c.warmMs)} ms | DuckDB paired table ${ms(c.duckdbMs)} ms | ${ratio} | < ${int(COMPARE_GOAL_MS)} ms | ${verdict(c.ratio !== null && Math.max(c.warmMs, c.coldMs) < COMPARE_GOAL_MS)} |`,
+    );
   }
   if (r.scoring) {
     const s = r.scoring.result;
@@ -277,6 +287,33 @@ export function renderMarkdown(r: Results): string {
       '|---|---|---|---|---|---|---|---|---|',
       row('Claude Code tree', x.claudeCode),
       row('canonical JSONL twin', x.canonical),
+    );
+  }
+  if (r.compare) {
+    const c = r.compare.result;
+    lines.push(
+      '',
+      '## Compare (issue 18)',
+      '',
+      `Measured ${machineLine(r.compare.machine)}.`,
+      '',
+      '`npm run bench -- --only compare` (bench/compareBench.ts) on a database of two runs built once in the bench cache',
+      `(bench/compareDataset.ts): the scienceworld simulator's first ${int(c.episodesA)} episodes routed by the simulated MTRouter (A)`,
+      `and by gpt-5 alone (B), the same tasks on both sides, each episode its own task: ${int(c.pairedTasks)} paired tasks,`,
+      `${int(c.turns)} turns. **Ours**: \`compare\` (electron/compare/compare.ts) with ${int(c.bootstrap)} bootstrap replicates, which also`,
+      'draws the score and cost intervals, the exact McNemar p-value, Newcombe\'s interval and the cost attribution by model;',
+      'cold is the first call on a newly opened connection, warm the median of later calls. **DuckDB**: the paired per-task',
+      'table in SQL (bench/duckCompare.ts) — per-task averages on each side joined by task id, the B − A deltas, each',
+      'task\'s winner, wins and ties, the McNemar counts, the mean deltas, and the first rows by task id — on the two',
+      'runs\' episodes appended to an in-memory table beforehand. Before timing, the two answers are checked equal on',
+      `every paired task (${int(c.values)} values; numbers within 1e-9 relative). Alternating repeats (${c.repeats}), medians.`,
+      '',
+      '| | ms |',
+      '|---|---|',
+      `| ours, cold | ${ms(c.coldMs)} |`,
+      `| ours, warm | ${ms(c.warmMs)} |`,
+      `| DuckDB paired table | ${ms(c.duckdbMs)} |`,
+      `| DuckDB load (not in the ratio; ${c.duckdbThreads} threads) | ${ms(c.duckdbLoadMs)} |`,
     );
   }
   lines.push('');

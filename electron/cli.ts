@@ -27,6 +27,7 @@ import { startServer } from './server/serve.ts';
 import { PRESET_NAMES, PRESETS, simulateToFile, type PresetName } from '../fixtures/simulator/index.ts';
 import { createApi, resolveEpisodeId } from './services/api.ts';
 import { NotFoundError } from './services/dispatch.ts';
+import { compareCommands } from './cliCompare.ts';
 import { replayCommands } from './cliReplay.ts';
 import { exportCommands } from './cliExport.ts';
 import { analyzeEstimator, ESTIMATOR_ANALYSES, ESTIMATOR_ANALYSIS_OPTIONS, ESTIMATOR_ANALYSIS_USAGE } from './cliAnalyzeEstimator.ts';
@@ -377,6 +378,7 @@ const commands: Record<string, Command> = {
   ...baseCommands,
   ...estimatorCommands,
   ...replayCommands,
+  ...compareCommands,
   ...exportCommands,
   ...doctorCommands,
 };

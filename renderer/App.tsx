@@ -18,6 +18,8 @@ const InspectorView = lazy(() => import('./views/episode/InspectorView.tsx'));
 const AnalysesView = lazy(() => import('./views/analyses/AnalysesView.tsx'));
 const EstimatorView = lazy(() => import('./views/estimator/EstimatorView.tsx'));
 const PolicyLabView = lazy(() => import('./views/policy/PolicyLabView.tsx'));
+const CompareView = lazy(() => import('./views/compare/CompareView.tsx'));
+const PairView = lazy(() => import('./views/pair/PairView.tsx'));
 
 function CurrentView() {
   const route = useAppStore((s) => s.route);
@@ -48,6 +50,10 @@ function CurrentView() {
       return <EstimatorView />;
     case 'policy':
       return <PolicyLabView />;
+    case 'compare':
+      return <CompareView />;
+    case 'pair':
+      return <PairView key={`${route.a}/${route.b}`} a={route.a} b={route.b} turn={route.turn} />;
   }
 }
 

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { estimatorContract } from './apiEstimator.ts';
 import { Severity } from './canonical.ts';
+import { compareContract } from './apiCompare.ts';
 import { replayContract } from './apiReplay.ts';
 import { analysisContract } from './apiAnalysis.ts';
 
@@ -262,6 +263,7 @@ export const apiContract = {
     output: ImportJob,
   },
   importStatus: { input: z.object({ job: z.number().int().nonnegative() }), output: ImportJob },
+  ...compareContract,
   ...replayContract,
   ...analysisContract,
   ...estimatorContract,

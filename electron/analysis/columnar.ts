@@ -77,7 +77,7 @@ function dataKey(db: Db): string {
  * connection's own writes. It also moves on writes the cache does not read (estimates), so a moved stamp
  * only means "check the data key".
  */
-function commitStamp(db: Db): string {
+export function commitStamp(db: Db): string {
   return `${db.pragma('data_version', { simple: true }) as number}:${db.prepare('SELECT total_changes()').pluck().get() as number}`;
 }
 

@@ -33,6 +33,9 @@ const api: RouteLensApi = {
   policyDiff: vi.fn(async () => {
     throw new NotFoundError('not under test');
   }),
+  compare: vi.fn(async () => {
+    throw new NotFoundError('not under test');
+  }),
   episodePolicyChoices: vi.fn(async () => {
     throw new NotFoundError('not under test');
   }),

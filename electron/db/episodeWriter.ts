@@ -116,7 +116,8 @@ export class EpisodeWriter {
         @expected_steps, @exit_reason, @budget_usd, @budget_mode, @max_turns, @train_step, @source_id,
         @unpriced_turns, @parent_ext_id, @parent_t, @kind, @agent, @started_at)`),
       insertEpisodeModel: db.prepare(
-        'INSERT INTO episode_models (episode_id, model_id, n_turns, priced_turns, cost) VALUES (?, ?, ?, ?, ?)',
+        `INSERT INTO episode_models (episode_id, model_id, n_turns, priced_turns, cost, tokens_in, tokens_out, tokens_cached,
+          tokens_cache_write, unknown_turns, first_t) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insertGraderCall: db.prepare(`INSERT INTO grader_calls (episode_id, model_id, tokens_in, tokens_out, cost, cost_source, text)
         VALUES (?, ?, ?, ?, ?, ?, ?)`),
@@ -288,20 +289,30 @@ export class EpisodeWriter {
     });
     const episodeId = Number(info.lastInsertRowid);
     this.s.insertEpisodeText.run(episodeId, ep.task.text ?? null, ep.policy?.name ?? null, ep.system_prompt ?? null);
-    const perModel = new Map<number, { n: number; priced: number; cost: number }>();
+    // Per model: calls, cost and token sums (SQL SUM semantics: null when no call logged that count), so listings
+    // and Compare never scan turns.
+    type PerModel = { n: number; priced: number; unknown: number; cost: number; first: number | null; tok: (number | null)[] };
+    const perModel = new Map<number, PerModel>();
+    const add = (a: number | null, b: number | null | undefined): number | null => (b == null ? a : (a ?? 0) + b);
+    const entry = (id: number): PerModel => {
+      let m = perModel.get(id);
+      if (!m) perModel.set(id, (m = { n: 0, priced: 0, unknown: 0, cost: 0, first: null, tok: [null, null, null, null] }));
+      return m;
+    };
     for (const r of turns) {
-      const m = perModel.get(r.model.id) ?? { n: 0, priced: 0, cost: 0 };
+      const m = entry(r.model.id);
       m.n++;
       if (r.costSource === 'priced') m.priced++;
+      if (r.costSource === 'none') m.unknown++;
       m.cost += r.cost;
-      perModel.set(r.model.id, m);
+      m.first ??= r.turn.t;
+      const k = r.turn.tokens;
+      m.tok = [add(m.tok[0] ?? null, k?.in), add(m.tok[1] ?? null, k?.out), add(m.tok[2] ?? null, k?.cached), add(m.tok[3] ?? null, k?.cache_write)];
     }
-    for (const x of totals) {
-      const m = perModel.get(x.model.id) ?? { n: 0, priced: 0, cost: 0 };
-      m.cost += x.cost ?? 0;
-      perModel.set(x.model.id, m);
+    for (const x of totals) entry(x.model.id).cost += x.cost ?? 0;
+    for (const [modelId, m] of perModel) {
+      this.s.insertEpisodeModel.run(episodeId, modelId, m.n, m.priced, m.cost, ...m.tok, m.unknown, m.first);
     }
-    for (const [modelId, m] of perModel) this.s.insertEpisodeModel.run(episodeId, modelId, m.n, m.priced, m.cost);
     for (const x of graders) {
       this.s.insertGraderCall.run(
         episodeId, x.model.id, x.g.tokens?.in ?? null, x.g.tokens?.out ?? null, x.cost, x.costSource, x.g.text ?? null,

@@ -245,6 +245,25 @@ UPDATE episodes SET unpriced_turns = (SELECT COUNT(*) FROM turns t WHERE t.episo
   WHERE logged_cost IS NULL;
 `,
   },
+  {
+    version: 5,
+    name: 'per episode × model token sums and unknown-cost calls, so Compare attributes cost without scanning turns',
+    sql: `
+ALTER TABLE episode_models ADD COLUMN tokens_in INTEGER;
+ALTER TABLE episode_models ADD COLUMN tokens_out INTEGER;
+ALTER TABLE episode_models ADD COLUMN tokens_cached INTEGER;
+ALTER TABLE episode_models ADD COLUMN tokens_cache_write INTEGER;
+ALTER TABLE episode_models ADD COLUMN unknown_turns INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE episode_models ADD COLUMN first_t INTEGER;
+UPDATE episode_models SET
+  tokens_in = (SELECT SUM(t.tokens_in) FROM turns t WHERE t.episode_id = episode_models.episode_id AND t.model_id = episode_models.model_id),
+  tokens_out = (SELECT SUM(t.tokens_out) FROM turns t WHERE t.episode_id = episode_models.episode_id AND t.model_id = episode_models.model_id),
+  tokens_cached = (SELECT SUM(t.tokens_cached) FROM turns t WHERE t.episode_id = episode_models.episode_id AND t.model_id = episode_models.model_id),
+  tokens_cache_write = (SELECT SUM(t.tokens_cache_write) FROM turns t WHERE t.episode_id = episode_models.episode_id AND t.model_id = episode_models.model_id),
+  unknown_turns = (SELECT COUNT(*) FROM turns t WHERE t.episode_id = episode_models.episode_id AND t.model_id = episode_models.model_id AND t.cost_source = 'none'),
+  first_t = (SELECT MIN(t.t) FROM turns t WHERE t.episode_id = episode_models.episode_id AND t.model_id = episode_models.model_id);
+`,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;

@@ -362,7 +362,7 @@ function load(db: Db, options: LoadOptions): ReplayData {
  * The root (a loaded episode that names no loaded parent) of each child episode's parent chain, -1 for the roots
  * themselves; members of a cycle (hostile ids) stand alone.
  */
-function rootsOf(nEp: number, episodeIndex: Map<number, number>, parentIds: [number, number][]): Int32Array {
+export function rootsOf(nEp: number, episodeIndex: Map<number, number>, parentIds: [number, number][]): Int32Array {
   const parent = new Int32Array(nEp).fill(-1);
   const direct = new Map<number, number>();
   for (const [e, id] of parentIds) {

@@ -41,6 +41,7 @@ describe('API contract through dispatch', () => {
       runAnalysis: { id: 'lift', minN: 1 }, exportFigure: { request: { id: 'pareto' }, format: 'svg' },
       listEstimators: {}, startEstimatorJob: { kind: 'score', ep: 'cpu' }, estimatorJobStatus: { job: 1 }, cancelEstimatorJob: { job: 1 },
       whatIf: { episodeId: 1, turn: 0 },
+      compare: { a: { runIds: [1] }, b: { runIds: [2] }, bootstrap: 20, counterfactual_model: 'gpt-5' },
     };
     for (const name of API_NAMES) {
       const r = await call(name, inputs[name]);

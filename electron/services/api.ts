@@ -20,6 +20,7 @@ import { candidatesOfEpisode, childrenOfEpisode, episodeMeta, errorsOfEpisode, t
 import { InputError, NotFoundError } from './dispatch.ts';
 import { estimatorServices } from './estimatorService.ts';
 import { ImportJobs, UploadPathError } from './importJobs.ts';
+import { compareServices } from './compareService.ts';
 import { replayServices } from './replayService.ts';
 import { analysisServices, analysisThreadFor } from './analysisService.ts';
 import { WriteQueue } from './writeQueue.ts';
@@ -223,6 +224,7 @@ export function createApi(db: Db, path = db.name): RouteLensApi {
       }
     },
     importStatus: async (input) => jobs.status(input.job),
+    ...compareServices(db),
     ...replayServices(db, thread),
     ...analysisServices(db, thread),
     ...estimatorServices(db, path, writes),

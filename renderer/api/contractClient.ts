@@ -52,5 +52,6 @@ export function contractClient(transport: Transport): RouteLensApi {
     estimatorJobStatus: checked('estimatorJobStatus', apiContract.estimatorJobStatus.output),
     cancelEstimatorJob: checked('cancelEstimatorJob', apiContract.cancelEstimatorJob.output),
     whatIf: checked('whatIf', apiContract.whatIf.output),
+    compare: checked('compare', apiContract.compare.output),
   };
 }

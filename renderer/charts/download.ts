@@ -9,7 +9,7 @@ export function base64Bytes(data: string): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
-function downloadBlob(filename: string, blob: Blob): void {
+export function downloadBlob(filename: string, blob: Blob): void {
   const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;

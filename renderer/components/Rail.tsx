@@ -2,7 +2,7 @@
 import type { MouseEvent, ReactNode } from 'react';
 import { formatHash, type Route, type ViewName } from '../routing/route.ts';
 import { useAppStore } from '../store/index.ts';
-import { AnalysesIcon, EpisodesIcon, EstimatorIcon, InspectorIcon, PolicyIcon, RunsIcon } from './icons.tsx';
+import { AnalysesIcon, CompareIcon, EpisodesIcon, EstimatorIcon, InspectorIcon, PolicyIcon, RunsIcon } from './icons.tsx';
 
 function RailLink({ route, view, label, icon, disabled }: { route: Route | null; view: ViewName; label: string; icon: ReactNode; disabled?: boolean }) {
   const current = useAppStore((s) => s.route.view);
@@ -58,6 +58,7 @@ export function Rail() {
       <RailLink route={{ view: 'analyses', analysis: null }} view="analyses" label="Analyses" icon={<AnalysesIcon />} />
       <RailLink route={{ view: 'estimator' }} view="estimator" label="Estimator" icon={<EstimatorIcon />} />
       <RailLink route={{ view: 'policy' }} view="policy" label="Policy lab" icon={<PolicyIcon />} />
+      <RailLink route={{ view: 'compare' }} view="compare" label="Compare" icon={<CompareIcon />} />
     </nav>
   );
 }

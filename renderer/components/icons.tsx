@@ -61,6 +61,12 @@ export const PolicyIcon = () => (
   </Icon>
 );
 
+export const CompareIcon = () => (
+  <Icon size={20}>
+    <path d="M4 5h6v14H4zM14 5h6v14h-6M10 9h4M10 15h4" />
+  </Icon>
+);
+
 export const SunIcon = () => (
   <Icon>
     <circle cx="12" cy="12" r="4" />

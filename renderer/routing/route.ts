@@ -2,6 +2,7 @@
  * Deep links live in the URL fragment, so they work the same on the desktop app:// origin and in `serve`:
  *   #/runs   #/episodes   #/episode/<id>   #/episode/<id>/turn/<t>
  *   #/analyses   #/analyses/<analysis id>   #/estimator   #/policy
+ *   #/compare   #/pair/<episode A>/<episode B>   #/pair/<A>/<B>/turn/<t>
  * with the run selection as an optional query: `#/episodes?runs=3,5`.
  */
 export type Route =
@@ -11,7 +12,11 @@ export type Route =
   /** `analysis` is a DESIGN §8 id (lift, pareto, …); null shows the list of analyses. */
   | { view: 'analyses'; analysis: string | null }
   | { view: 'estimator' }
-  | { view: 'policy' };
+  | { view: 'policy' }
+  /** Two runs (or groups, or one run split by a field) side by side (issue 18). */
+  | { view: 'compare' }
+  /** The split inspector: episode A and episode B of one task, turns aligned by index. */
+  | { view: 'pair'; a: number; b: number; turn: number | null };
 
 export type ViewName = Route['view'];
 
@@ -37,6 +42,16 @@ export function parseRoute(path: string): Route {
   if (head === 'analyses' && parts.length === 1) return { view: 'analyses', analysis: null };
   if (head === 'analyses' && parts.length === 2 && idText !== undefined && /^[a-z][a-z-]{0,40}$/.test(idText)) {
     return { view: 'analyses', analysis: idText };
+  }
+  if (head === 'compare' && parts.length === 1) return { view: 'compare' };
+  if (head === 'pair') {
+    const a = nonNegativeInt(parts[1]);
+    const b = nonNegativeInt(parts[2]);
+    if (a === null || b === null) return DEFAULT_ROUTE;
+    if (parts.length === 3) return { view: 'pair', a, b, turn: null };
+    const turn = nonNegativeInt(parts[4]);
+    if (parts.length === 5 && parts[3] === 'turn' && turn !== null) return { view: 'pair', a, b, turn };
+    return DEFAULT_ROUTE;
   }
   if (head === 'episode') {
     const episodeId = nonNegativeInt(idText);
@@ -79,6 +94,10 @@ export function formatRoute(route: Route): string {
       return '#/estimator';
     case 'policy':
       return '#/policy';
+    case 'compare':
+      return '#/compare';
+    case 'pair':
+      return route.turn === null ? `#/pair/${route.a}/${route.b}` : `#/pair/${route.a}/${route.b}/turn/${route.turn}`;
   }
 }
 
