@@ -112,6 +112,19 @@ describe('compare', () => {
     expect(r.stats).toMatchObject({ success: null, score: null, cost: null, wins: { a: 0, tie: 0, b: 0 } });
   });
 
+  it('splits one run by policy, the episode\'s own name', () => {
+    const r = compare(db, {
+      a: { runIds: [run('na')] },
+      b: { runIds: [run('nb')], where: { field: 'policy', value: 'p-two' } },
+      bootstrap: 0,
+    });
+    expect(r.b).toMatchObject({ episodes: 1, tasks: 1 });
+    expect(r.pairing.paired_tasks).toBe(1);
+    expect(() => compare(db, { a: { runIds: [run('na')] }, b: { runIds: [run('nb')], where: { field: 'policy', value: 'p-three' } } })).toThrow(
+      /values there: "p-one", "p-two"/,
+    );
+  });
+
   it('compares runs without outcomes on cost alone, and says so', () => {
     const r = compare(db, { a: { runIds: [run('na')], label: 'before' }, b: { runIds: [run('nb')] }, bootstrap: 100 });
     expect(r.outcomes_known).toBe(false);

@@ -11,7 +11,7 @@
  *   a5  T4 success  G ? (no cost, no tokens)   unknown
  *   a6  no task id, success, G .01
  *   a7  T5 failure  G .10 (only on A)
- * Runs na / nb: no outcomes at all, tasks X1, X2, G calls of known cost.
+ * Runs na / nb: no outcomes at all, tasks X1, X2, G calls of known cost; nb's two episodes name policies p-one, p-two.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -56,8 +56,8 @@ const LINES = [
   episode('rb', 'b6', [[K, 0.01]], { ...win, ...task('T6') }, true),
   episode('na', 'n1', [[G, 0.1]], task('X1')),
   episode('na', 'n2', [[G, 0.3]], task('X2')),
-  episode('nb', 'm1', [[G, 0.2]], task('X1')),
-  episode('nb', 'm2', [[G, 0.2]], task('X2')),
+  episode('nb', 'm1', [[G, 0.2]], { ...task('X1'), policy: { name: 'p-one' } }),
+  episode('nb', 'm2', [[G, 0.2]], { ...task('X2'), policy: { name: 'p-two' } }),
 ];
 
 /** gpt-5's list price of one rb call: (800 × 1.25 + 200 × 0.125 + 100 × 10) / 1e6. */

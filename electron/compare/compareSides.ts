@@ -32,10 +32,12 @@ export interface RunEpisodes {
   root: Int32Array;
   /** The model of most of the session's own calls (ties: the first to appear); -1 without calls. */
   mainModel: Int32Array;
-  /** Values of the fields a side may be split by (policy: the episode's, else the run's). */
+  /** Values of the fields a side may be split by. */
   budgetMode: (string | null)[];
   split: (string | null)[];
-  policy: (string | null)[];
+  /** The episode's policy, else the run's; read only when a side is split by policy (policyOf), since the
+   * episode's sits beside its task text and reading it doubles a cold load. */
+  policy: (string | null)[] | null;
   /** Turns summed per (episode, model), row r: episode index emEpisode[r], models.id emModel[r]. */
   emEpisode: Int32Array;
   emModel: Int32Array;
@@ -72,12 +74,10 @@ function loadRun(db: Db, runId: number): RunEpisodes {
   if (runName === undefined) throw new CompareError(`no run with id ${runId}`);
   const rows = db
     .prepare(`SELECT e.id, e.ext_id, e.task_id, e.success, e.score_norm, e.total_cost, e.unpriced_turns, e.budget_mode, e.split,
-        CASE WHEN e.parent_ext_id IS NULL THEN NULL ELSE (SELECT p.id FROM episodes p WHERE p.run_id = e.run_id AND p.ext_id = e.parent_ext_id) END,
-        COALESCE(x.policy_name, r.policy_name)
-      FROM episodes e JOIN runs r ON r.id = e.run_id LEFT JOIN episode_text x ON x.episode_id = e.id
-      WHERE e.run_id = ? ORDER BY e.id`)
+        CASE WHEN e.parent_ext_id IS NULL THEN NULL ELSE (SELECT p.id FROM episodes p WHERE p.run_id = e.run_id AND p.ext_id = e.parent_ext_id) END
+      FROM episodes e WHERE e.run_id = ? ORDER BY e.id`)
     .raw()
-    .all(runId) as [number, string, string | null, number | null, number | null, number, number, string | null, string | null, number | null, string | null][];
+    .all(runId) as [number, string, string | null, number | null, number | null, number, number, string | null, string | null, number | null][];
   const n = rows.length;
   const index = new Map<number, number>();
   const parentIds: [number, number][] = [];
@@ -95,7 +95,7 @@ function loadRun(db: Db, runId: number): RunEpisodes {
     mainModel: new Int32Array(n).fill(-1),
     budgetMode: new Array<string | null>(n),
     split: new Array<string | null>(n),
-    policy: new Array<string | null>(n),
+    policy: null,
     emEpisode: new Int32Array(0),
     emModel: new Int32Array(0),
     emCalls: new Float64Array(0),
@@ -107,7 +107,7 @@ function loadRun(db: Db, runId: number): RunEpisodes {
     emUnknown: new Float64Array(0),
     modelNames: new Map(db.prepare('SELECT id, name FROM models').raw().all() as [number, string][]),
   };
-  rows.forEach(([id, ext, task, success, score, cost, unpriced, mode, split, parent, policy], i) => {
+  rows.forEach(([id, ext, task, success, score, cost, unpriced, mode, split, parent], i) => {
     index.set(id, i);
     data.id[i] = id;
     data.extId[i] = ext;
@@ -118,7 +118,6 @@ function loadRun(db: Db, runId: number): RunEpisodes {
     data.unpriced[i] = unpriced;
     data.budgetMode[i] = mode;
     data.split[i] = split;
-    data.policy[i] = policy;
     if (parent !== null && parent !== id) parentIds.push([i, parent]);
   });
   data.root = rootsOf(n, index, parentIds);
@@ -162,12 +161,24 @@ function loadRun(db: Db, runId: number): RunEpisodes {
   return data;
 }
 
+/** Each episode's policy (its own, else the run's), read once per run and kept with the run's data. */
+function policyOf(db: Db, data: RunEpisodes): (string | null)[] {
+  if (data.policy) return data.policy;
+  const rows = db
+    .prepare(`SELECT COALESCE(x.policy_name, r.policy_name) FROM episodes e JOIN runs r ON r.id = e.run_id
+      LEFT JOIN episode_text x ON x.episode_id = e.id WHERE e.run_id = ? ORDER BY e.id`)
+    .pluck()
+    .all(data.runId) as (string | null)[];
+  data.policy = rows;
+  return rows;
+}
+
 function valueOf(data: RunEpisodes, field: CompareField, i: number): string | null {
   if (field === 'model') {
     const m = data.mainModel[i] as number;
     return m < 0 ? null : (data.modelNames.get(m) ?? null);
   }
-  if (field === 'policy') return data.policy[i] ?? null;
+  if (field === 'policy') return data.policy?.[i] ?? null;
   return field === 'budget_mode' ? (data.budgetMode[i] ?? null) : (data.split[i] ?? null);
 }
 
@@ -192,6 +203,7 @@ export function selectSide(db: Db, side: CompareSide, name: 'A' | 'B'): SidePart
   const values = new Set<string>();
   const parts = [...new Set(side.runIds)].map((runId) => {
     const data = runEpisodes(db, runId);
+    if (where?.field === 'policy') policyOf(db, data);
     const out: number[] = [];
     for (let i = 0; i < data.id.length; i++) {
       if ((data.root[i] as number) >= 0) continue;

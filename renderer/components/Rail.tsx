@@ -4,8 +4,10 @@ import { formatHash, type Route, type ViewName } from '../routing/route.ts';
 import { useAppStore } from '../store/index.ts';
 import { AnalysesIcon, CompareIcon, EpisodesIcon, EstimatorIcon, InspectorIcon, PolicyIcon, RunsIcon } from './icons.tsx';
 
-function RailLink({ route, view, label, icon, disabled }: { route: Route | null; view: ViewName; label: string; icon: ReactNode; disabled?: boolean }) {
-  const current = useAppStore((s) => s.route.view);
+function RailLink({ route, view, label, icon, disabled, also = [] }: { route: Route | null; view: ViewName; label: string; icon: ReactNode; disabled?: boolean; also?: ViewName[] }) {
+  const shown = useAppStore((s) => s.route.view);
+  // A view reached from another (the split inspector from Compare) keeps its parent's entry lit.
+  const current = also.includes(shown) ? view : shown;
   const runIds = useAppStore((s) => s.runIds);
   const navigate = useAppStore((s) => s.navigate);
   if (!route || disabled) {
@@ -58,7 +60,7 @@ export function Rail() {
       <RailLink route={{ view: 'analyses', analysis: null }} view="analyses" label="Analyses" icon={<AnalysesIcon />} />
       <RailLink route={{ view: 'estimator' }} view="estimator" label="Estimator" icon={<EstimatorIcon />} />
       <RailLink route={{ view: 'policy' }} view="policy" label="Policy lab" icon={<PolicyIcon />} />
-      <RailLink route={{ view: 'compare' }} view="compare" label="Compare" icon={<CompareIcon />} />
+      <RailLink route={{ view: 'compare' }} view="compare" label="Compare" icon={<CompareIcon />} also={['pair']} />
     </nav>
   );
 }

@@ -39,6 +39,31 @@ export function fitText(text: string, fontSize: number, maxWidth: number, bold =
 }
 
 /**
+ * `text` broken at spaces into at most `maxLines` lines of `maxWidth` px; the last line is cut with an
+ * ellipsis when the text does not fit. For figure notes, which must not lose their end to a narrow window.
+ */
+export function wrapText(text: string, fontSize: number, maxWidth: number, maxLines = 2): string[] {
+  const lines: string[] = [];
+  let line = '';
+  const words = text.split(' ');
+  for (let i = 0; i < words.length; i++) {
+    const next = line ? `${line} ${words[i]}` : (words[i] as string);
+    if (!line || textWidth(next, fontSize) <= maxWidth) {
+      line = next;
+      continue;
+    }
+    if (lines.length === maxLines - 1) {
+      lines.push(fitText(words.slice(i).reduce((s, w) => `${s} ${w}`, line), fontSize, maxWidth));
+      return lines;
+    }
+    lines.push(line);
+    line = words[i] as string;
+  }
+  if (line) lines.push(fitText(line, fontSize, maxWidth));
+  return lines;
+}
+
+/**
  * The alphabetic baseline of a text mark whose `y` is placed by `baseline`. Drawers (React, SVG export, PDF)
  * all place text on its alphabetic baseline with this shift, so no renderer's handling of
  * dominant-baseline (resvg, pdfkit and browsers differ) moves labels. Offsets are DejaVu Sans metrics:

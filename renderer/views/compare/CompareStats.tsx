@@ -130,7 +130,7 @@ export function CompareStats({ result }: { result: CompareResult }) {
           {cost && (
             <Stat
               testId="stat-cost"
-              label={`Cost per episode (n = ${formatCount(cost.n)})`}
+              label={`Cost per task (n = ${formatCount(cost.n)})`}
               value={diffCost(cost.mean_diff)}
               detail={`${ciText(cost.ci, diffCost)} · ${boot}${cost.n_unknown > 0 ? ` · ${plural(cost.n_unknown, 'task')} with an unknown cost left out` : ''}`}
             />

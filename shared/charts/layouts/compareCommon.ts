@@ -1,6 +1,9 @@
 /** What the three Compare figures share: the colour of each side, how a side is named, and what "unknown" reads as. */
 import type { CompareResult } from '../../apiCompare.ts';
+import type { FigureContext } from '../context.ts';
 import { fmtUsd } from '../format.ts';
+import type { Mark } from '../scene.ts';
+import { wrapText } from '../text.ts';
 import { runColor } from '../theme.ts';
 
 export type CompareSideKey = 'a' | 'b';
@@ -24,4 +27,13 @@ export function usdOrDash(x: number | null | undefined): string {
 export function signed(x: number, format: (v: number) => string): string {
   const text = format(Math.abs(x));
   return x > 0 ? `+${text}` : x < 0 ? `−${text}` : text;
+}
+
+/** A figure's note in up to two lines ending at `bottom` (the last line's baseline), muted, never cut mid-sentence when two lines hold it. */
+export function noteLines(text: string, x: number, bottom: number, maxWidth: number, ctx: FigureContext): Mark[] {
+  const fs = ctx.theme.fontSize;
+  const lines = wrapText(text, fs, maxWidth, 2);
+  return lines.map((line, i) => ({
+    type: 'text' as const, x, y: bottom - (lines.length - 1 - i) * (fs + 4), text: line, fontSize: fs, fill: ctx.theme.mutedText, role: 'note',
+  }));
 }

@@ -10,9 +10,8 @@ import type { FigureContext } from '../context.ts';
 import { toCsv } from '../csv.ts';
 import { fmtUsd } from '../format.ts';
 import type { Mark, Scene } from '../scene.ts';
-import { fitText } from '../text.ts';
 import { emptyNote, scene } from './common.ts';
-import { sideColor, signed } from './compareCommon.ts';
+import { noteLines, sideColor, signed } from './compareCommon.ts';
 
 /** Bins of the per-task differences, the same in the figure and its CSV. */
 export function costDiffBins(result: CompareResult) {
@@ -45,7 +44,7 @@ export function compareCostDiffLayout(result: CompareResult, ctx: FigureContext)
   );
   marks.push(...leg.marks);
   const top = 8 + leg.height + 12;
-  const bottom = height - bottomAxisHeight({ theme, label: 'x' }) - fs - 10;
+  const bottom = height - bottomAxisHeight({ theme, label: 'x' }) - 2 * (fs + 4) - 8;
   const y = scaleLinear().domain([0, max(bins, (b) => b.n) || 1]).nice().range([bottom, top]);
   const yOpts = { theme, label: 'paired tasks', format: (v: number) => (Number.isInteger(v) ? String(v) : '') };
   const left = 12 + leftAxisWidth(y, yOpts);
@@ -76,7 +75,7 @@ export function compareCostDiffLayout(result: CompareResult, ctx: FigureContext)
   const cheaper = diffs.filter((d) => d < 0).length;
   // The unknown count first: it is the part a narrow figure must not cut.
   const note = `${unknown > 0 ? `${unknown} with an unknown cost not drawn · ` : ''}B cheaper on ${cheaper}, A cheaper on ${diffs.filter((d) => d > 0).length} of n = ${diffs.length} paired tasks with known costs`;
-  marks.push({ type: 'text', x: left, y: height - 6, text: fitText(note, fs, right - left), fontSize: fs, fill: theme.mutedText, role: 'note' });
+  marks.push(...noteLines(note, 12, height - 6, width - 24, ctx));
   return scene(ctx, height, title, marks);
 }
 

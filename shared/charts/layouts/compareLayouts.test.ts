@@ -89,3 +89,20 @@ describe('compare figures', () => {
     for (const id of COMPARE_FIGURE_IDS) expect(COMPARE_FIGURES[id].layout(r, { ...ctx, width: 360 }).width).toBe(360);
   });
 });
+
+describe('notes and axis titles of a narrow figure', () => {
+  it('keep the end of the note on a second line and cut long run names to the plot', () => {
+    const long = result([task('t1', 1, 0, 0.1, 0.2), task('t2', 0, 1, null, 0.3)]);
+    long.a.label = 'a-run-with-a-very-long-name, another-run-with-a-long-name, and-a-third-one';
+    const scene = COMPARE_FIGURES['paired-scatter'].layout(long, { ...ctx, width: 420 });
+    const texts = flat(scene.marks).filter((m): m is Extract<Mark, { type: 'text' }> => m.type === 'text');
+    const notes = texts.filter((m) => m.role === 'note');
+    expect(notes.length).toBe(2);
+    expect(notes.map((m) => m.text).join(' ')).toContain('rings: cost unknown.');
+    const xTitle = texts.find((m) => m.role === 'axis-label' && m.rotate === undefined);
+    expect(xTitle?.text.endsWith('…')).toBe(true);
+    // The notes sit below the x axis title, inside the figure.
+    expect(Math.min(...notes.map((m) => m.y))).toBeGreaterThan(xTitle!.y);
+    expect(Math.max(...notes.map((m) => m.y))).toBeLessThanOrEqual(scene.height);
+  });
+});

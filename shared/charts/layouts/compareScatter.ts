@@ -14,7 +14,7 @@ import { toCsv } from '../csv.ts';
 import type { Mark, Scene } from '../scene.ts';
 import { fitText } from '../text.ts';
 import { emptyNote, scene } from './common.ts';
-import { sideColor, sideName, signed, usdOrDash } from './compareCommon.ts';
+import { noteLines, sideColor, sideName, signed, usdOrDash } from './compareCommon.ts';
 
 const R_MIN = 3;
 const R_MAX = 13;
@@ -49,16 +49,20 @@ export function compareScatterLayout(result: CompareResult, ctx: FigureContext):
 
   const drawn = result.tasks.filter((t) => plottedScore(t, 'a') !== null && plottedScore(t, 'b') !== null);
   const yOpts = { theme, label: `B: ${result.b.label} — score`, format: (v: number) => v.toFixed(1) };
-  const bottom = height - bottomAxisHeight({ theme, label: 'x' }) - fs - 10;
-  const y = scaleLinear().domain([0, 1]).range([bottom, top]);
+  // Two lines of note below the axis: how many tasks, and what size and rings mean.
+  const bottom = height - bottomAxisHeight({ theme, label: 'x' }) - 2 * (fs + 4) - 8;
+  // A little room past 0 and 1: success-only tasks sit on the corners and must not cover the tick labels.
+  const y = scaleLinear().domain([-0.06, 1.06]).range([bottom, top]);
   const left = 12 + leftAxisWidth(y, yOpts);
   // Square plot: the diagonal is at 45°, so "above it" reads at a glance.
   const side = Math.min(width - 16 - left, bottom - top);
-  const x = scaleLinear().domain([0, 1]).range([left, left + side]);
+  const x = scaleLinear().domain([-0.06, 1.06]).range([left, left + side]);
   y.range([top + side, top]);
   const plotBottom = top + side;
-  marks.push(...leftAxis(y, left, { ...yOpts, grid: side }));
-  marks.push(...bottomAxis(x, plotBottom, { theme, label: `A: ${result.a.label} — score`, format: (v) => v.toFixed(1), grid: side }));
+  // Axis titles name runs, which can be long: cut to the plot's side so they never run into the legend or note.
+  const axisTitle = (text: string) => fitText(text, fs + 1, side);
+  marks.push(...leftAxis(y, left, { ...yOpts, label: axisTitle(yOpts.label), grid: side }));
+  marks.push(...bottomAxis(x, plotBottom, { theme, label: axisTitle(`A: ${result.a.label} — score`), format: (v) => v.toFixed(1), grid: side }));
   marks.push({ type: 'line', x1: x(0), y1: y(0), x2: x(1), y2: y(1), stroke: theme.reference, strokeWidth: 1, dash: '4 3', role: 'diagonal' });
 
   if (drawn.length === 0) {
@@ -101,8 +105,8 @@ export function compareScatterLayout(result: CompareResult, ctx: FigureContext):
   }
   const noted = result.tasks.length - drawn.length;
   const shownOf = result.tasks_total > result.tasks.length ? ` (the first ${result.tasks.length} of ${result.tasks_total} paired tasks)` : '';
-  const note = `${drawn.length} paired tasks${shownOf}${noted > 0 ? `; ${noted} without an outcome on a side not drawn` : ''}. Point area ∝ mean cost per episode; rings: cost unknown.`;
-  marks.push({ type: 'text', x: left, y: height - 6, text: fitText(note, fs, width - left - 12), fontSize: fs, fill: theme.mutedText, role: 'note' });
+  const note = `${drawn.length} paired tasks${shownOf}${noted > 0 ? `; ${noted} without an outcome on a side not drawn` : ''}. Point area ∝ the task's mean cost per episode; rings: cost unknown.`;
+  marks.push(...noteLines(note, 12, height - 6, width - 24, ctx));
   return scene(ctx, height, title, marks);
 }
 
