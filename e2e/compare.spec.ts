@@ -71,6 +71,9 @@ test('a run against a group: pairing, paired statistics, cost by model, counterf
   await expect(page).toHaveURL(new RegExp(`#/pair/${a}/${b}$`));
   await page.goBack();
   await expect(cmp.taskRows).toHaveCount(3);
+  // So does a point of the paired scatter.
+  await cmp.figure('paired-scatter').locator('[data-role="point"]').first().dispatchEvent('click');
+  await expect(page).toHaveURL(/#\/pair\/\d+\/\d+$/);
 });
 
 test('two sessions without outcomes: only cost and behaviour, subagents apart, unknown cost as —', async ({ app, page }) => {

@@ -30,6 +30,9 @@ export async function followMarkLink(link: MarkLink, store: LinkActions): Promis
     case 'episode':
       store.navigate({ view: 'episode', episodeId: link.episodeId, turn: null });
       return;
+    case 'pair':
+      store.navigate({ view: 'pair', a: link.a, b: link.b, turn: null });
+      return;
     case 'episode-ref': {
       const episodeId = await store.resolveEpisode({ ext_id: link.ext_id, run: link.run });
       store.navigate({ view: 'episode', episodeId, turn: link.turn ?? null });
@@ -55,5 +58,7 @@ export function linkHint(link: MarkLink): string {
       return link.turn === undefined ? 'Click to open the episode' : `Click to open turn ${link.turn} of ${link.ext_id}`;
     case 'episodes':
       return 'Click to list these episodes';
+    case 'pair':
+      return 'Click to open both episodes side by side';
   }
 }

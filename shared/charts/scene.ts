@@ -18,6 +18,8 @@ export type MarkLink =
   | { kind: 'turn'; episodeId: number; turn: number }
   | { kind: 'episode'; episodeId: number }
   | { kind: 'episode-ref'; ext_id: string; run?: string; turn?: number }
+  /** Two episodes side by side in the split inspector (Compare's per-task points). */
+  | { kind: 'pair'; a: number; b: number }
   | {
       kind: 'episodes';
       runIds?: number[];

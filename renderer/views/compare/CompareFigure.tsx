@@ -5,7 +5,9 @@ import { modelColorFrom } from '../../../shared/charts/context.ts';
 import { COMPARE_FIGURES, type CompareFigureId } from '../../../shared/charts/layouts/compareFigures.ts';
 import { chartTheme } from '../../../shared/charts/theme.ts';
 import { errorMessage } from '../../api/index.ts';
+import { followMarkLink } from '../../charts/markLink.ts';
 import { SceneSvg } from '../../charts/SceneSvg.tsx';
+import type { MarkLink } from '../../../shared/charts/scene.ts';
 import { useElementWidth } from '../../charts/useElementWidth.ts';
 import { Popover } from '../../components/Popover.tsx';
 import { useAppStore } from '../../store/index.ts';
@@ -72,6 +74,17 @@ function ExportMenu({ onExport }: { onExport(kind: ExportKind, dpi: number): Pro
   );
 }
 
+/** A per-task point opens its two episodes in the split inspector (the only link Compare's figures carry). */
+function openLink(link: MarkLink): void {
+  const { navigate, openEpisodesFromFigure, runs } = useAppStore.getState();
+  void followMarkLink(link, {
+    navigate,
+    openEpisodesFromFigure,
+    runs,
+    resolveEpisode: () => Promise.reject(new Error('Compare figures link episodes by database id')),
+  });
+}
+
 export function CompareFigure({ id, result }: { id: CompareFigureId; result: CompareResult }) {
   const theme = useAppStore((s) => s.theme);
   const models = useAppStore((s) => s.models);
@@ -90,7 +103,7 @@ export function CompareFigure({ id, result }: { id: CompareFigureId; result: Com
         <ExportMenu onExport={(kind, dpi) => exportFigure(kind, id, result, holder.current?.querySelector('svg') ?? null, dpi)} />
       </header>
       <div className="figure-body" ref={ref}>
-        <div ref={holder}>{scene && <SceneSvg scene={scene} testId={`compare-scene-${id}`} />}</div>
+        <div ref={holder}>{scene && <SceneSvg scene={scene} testId={`compare-scene-${id}`} onActivate={openLink} />}</div>
       </div>
     </section>
   );

@@ -97,10 +97,11 @@ export function compareScatterLayout(result: CompareResult, ctx: FigureContext):
       `${t.winner === 'tie' ? 'tie' : t.winner === 'a' ? 'A wins' : t.winner === 'b' ? 'B wins' : 'no winner'} · episodes A ${t.a_n}, B ${t.b_n}`,
     ];
     const color = colorOf(t);
+    const link = { kind: 'pair' as const, a: t.a_episode, b: t.b_episode };
     marks.push(
       cost === null
-        ? { type: 'circle', cx, cy, r: R_MIN + 1, fill: theme.background, stroke: color, strokeWidth: 1.5, role: 'point', datum: { lines: [...lines, 'cost unknown on a side: drawn as a ring'] } }
-        : { type: 'circle', cx, cy, r: r(cost), fill: color, opacity: 0.8, stroke: theme.outline, strokeWidth: 1, role: 'point', datum: { lines } },
+        ? { type: 'circle', cx, cy, r: R_MIN + 1, fill: theme.background, stroke: color, strokeWidth: 1.5, role: 'point', datum: { lines: [...lines, 'cost unknown on a side: drawn as a ring'], link } }
+        : { type: 'circle', cx, cy, r: r(cost), fill: color, opacity: 0.8, stroke: theme.outline, strokeWidth: 1, role: 'point', datum: { lines, link } },
     );
   }
   const noted = result.tasks.length - drawn.length;
