@@ -16,6 +16,7 @@ import { AnalysisThread } from './analysisThread.ts';
 import { runAnalysis } from './runAnalysis.ts';
 import { replayPolicies } from '../replay/replayRun.ts';
 import { policyDiff } from '../replay/policyDiff.ts';
+import { compare } from '../compare/compare.ts';
 
 const tempDir = useSuiteTempDir();
 let db: Db;
@@ -48,6 +49,19 @@ describe('analyses in a worker thread', () => {
     const lift = LiftResult.parse(a.r.result);
     expect(lift.by_run?.map((b) => b.run)).toEqual(['sw-mtrouter', 'sw-random']);
     expect(lift.by_run_single_model).toEqual([{ run: 'sw-gpt-5', model: 'gpt-5' }]);
+  }, 60_000);
+
+  it('compares two runs there, with the direct call\'s answer; a side naming no run is an input error', async () => {
+    const ids = new Map((await api.listRuns({})).map((r) => [r.name, r.id]));
+    const input = { a: { runIds: [ids.get('sw-random')!] }, b: { runIds: [ids.get('sw-mtrouter')!] }, bootstrap: 200, seed: 3 };
+    const t0 = performance.now();
+    const compared = api.compare(input).then((r) => ({ r, at: performance.now() - t0 }));
+    const runs = api.listRuns({}).then((r) => ({ r, at: performance.now() - t0 }));
+    const [c, l] = await Promise.all([compared, runs]);
+    expect(l.at).toBeLessThan(c.at);
+    expect(c.r).toEqual(JSON.parse(JSON.stringify(compare(db, input))));
+    expect(c.r.pairing.paired_tasks).toBeGreaterThan(0);
+    await expect(api.compare({ ...input, b: { runIds: [987654] } })).rejects.toBeInstanceOf(InputError);
   }, 60_000);
 
   it('replays policies and diffs them there, with the direct call’s answers, while other calls answer', async () => {

@@ -17,6 +17,7 @@ import type { AnalysisRequest, AnalysisResponse } from '../../shared/analysisRes
 import type { ModelInfo } from '../../shared/api.ts';
 import type { ExportFigureRequest } from '../../shared/apiAnalysis.ts';
 import type { FigureFile } from '../export/figureFile.ts';
+import type { CompareInput, CompareResult } from '../../shared/apiCompare.ts';
 import type { PolicyDiffInput, PolicyDiffResult, ReplayResult } from '../../shared/apiReplay.ts';
 import type { ReplayRequest } from '../replay/replayRun.ts';
 import { AnalysisInputError, AnalysisNotFoundError } from './runAnalysis.ts';
@@ -27,7 +28,8 @@ type JobBody =
   | { kind: 'analysis'; request: AnalysisRequest }
   | { kind: 'export'; input: ExportInput; models: Pick<ModelInfo, 'name' | 'color_index'>[] }
   | { kind: 'replay'; input: ReplayRequest }
-  | { kind: 'policyDiff'; input: PolicyDiffInput };
+  | { kind: 'policyDiff'; input: PolicyDiffInput }
+  | { kind: 'compare'; input: CompareInput };
 export type AnalysisJob = JobBody & { seq: number };
 
 export type AnalysisReply =
@@ -35,6 +37,7 @@ export type AnalysisReply =
   | { seq: number; ok: true; kind: 'export'; file: { filename: string; mime: string; data: Uint8Array } }
   | { seq: number; ok: true; kind: 'replay'; result: ReplayResult }
   | { seq: number; ok: true; kind: 'policyDiff'; result: PolicyDiffResult }
+  | { seq: number; ok: true; kind: 'compare'; result: CompareResult }
   | { seq: number; ok: false; error: 'input' | 'not-found' | 'internal'; message: string; stack?: string };
 
 interface Pending {
@@ -76,6 +79,13 @@ export class AnalysisThread {
   async policyDiff(input: PolicyDiffInput): Promise<PolicyDiffResult> {
     const reply = await this.send({ kind: 'policyDiff', input });
     if (reply.kind !== 'policyDiff') throw new Error(`analysis worker answered a policy diff with ${reply.kind}`);
+    return reply.result;
+  }
+
+  /** A side naming what is not there rejects as AnalysisInputError. */
+  async compare(input: CompareInput): Promise<CompareResult> {
+    const reply = await this.send({ kind: 'compare', input });
+    if (reply.kind !== 'compare') throw new Error(`analysis worker answered a comparison with ${reply.kind}`);
     return reply.result;
   }
 

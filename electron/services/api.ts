@@ -224,7 +224,7 @@ export function createApi(db: Db, path = db.name): RouteLensApi {
       }
     },
     importStatus: async (input) => jobs.status(input.job),
-    ...compareServices(db),
+    ...compareServices(db, thread),
     ...replayServices(db, thread),
     ...analysisServices(db, thread),
     ...estimatorServices(db, path, writes),

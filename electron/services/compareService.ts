@@ -1,21 +1,24 @@
 /**
- * The `compare` call of the API contract (shared/apiCompare.ts): a thin adapter to electron/compare/. It runs
- * on the API's connection: a run's episodes are summed once and kept until the database changes
- * (compare/compareSides.ts), so only the first comparison of a run pays the turn scan. A side that names
- * what is not there (a run, a model, a field value) is the caller's input error.
+ * The `compare` call of the API contract (shared/apiCompare.ts): a thin adapter to electron/compare/. In the
+ * app and `serve` it runs in the analysis worker thread (a cold comparison of two 30k-episode runs takes about
+ * a second, which must not hold up the Episodes list); without one (CLI, tests) on the API's connection. Either
+ * way a run's episodes are read once and kept until the database changes (compare/compareSides.ts). A side that
+ * names what is not there (a run, a model, a field value) is the caller's input error.
  */
 import type { RouteLensApi } from '../../shared/api.ts';
+import type { AnalysisThread } from '../analysis/analysisThread.ts';
+import { AnalysisInputError } from '../analysis/runAnalysis.ts';
 import { compare, CompareError } from '../compare/compare.ts';
 import type { Db } from '../db/database.ts';
 import { InputError } from './dispatch.ts';
 
-export function compareServices(db: Db): Pick<RouteLensApi, 'compare'> {
+export function compareServices(db: Db, thread: AnalysisThread | null = null): Pick<RouteLensApi, 'compare'> {
   return {
     compare: async (input) => {
       try {
-        return compare(db, input);
+        return thread ? await thread.compare(input) : compare(db, input);
       } catch (e) {
-        if (e instanceof CompareError) throw new InputError(e.message);
+        if (e instanceof CompareError || e instanceof AnalysisInputError) throw new InputError(e.message);
         throw e;
       }
     },
