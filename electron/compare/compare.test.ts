@@ -1,18 +1,24 @@
 // Compare's engine against the hand-worked database of compareFixture.testSupport.ts (every figure there).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CompareResult } from '../../shared/apiCompare.ts';
-import type { Db } from '../db/database.ts';
+import { join } from 'node:path';
+import { openDatabase, type Db } from '../db/database.ts';
+import { importPaths } from '../importers/pipeline.ts';
 import { useSuiteTempDir } from '../testing/tmp.ts';
 import { compare, CompareError } from './compare.ts';
+import { selectSide } from './compareSides.ts';
+import { attributeCost } from './costAttribution.ts';
 import { buildCompareDb, RB_CALL_ON_GPT5 } from './compareFixture.testSupport.ts';
 
 const tempDir = useSuiteTempDir();
 
 describe('compare', () => {
   let db: Db;
+  let dir: string;
   let run: (name: string) => number;
   beforeAll(async () => {
-    db = (await buildCompareDb(tempDir())).db;
+    dir = tempDir();
+    db = (await buildCompareDb(dir)).db;
     run = (name) => db.prepare('SELECT id FROM runs WHERE name = ?').pluck().get(name) as number;
   });
   const ab = (extra: Record<string, unknown> = {}) => compare(db, { a: { runIds: [run('ra')] }, b: { runIds: [run('rb')] }, bootstrap: 200, ...extra });
@@ -82,6 +88,30 @@ describe('compare', () => {
     expect(attribution.b).toEqual([
       { model: 'kimi-k2', scope: 'main', calls: 5, tokens_in: 5000, tokens_out: 500, tokens_cached: 1000, tokens_cache_write: 0, cost: expect.closeTo(0.15, 12), unknown_calls: 0 },
     ]);
+  });
+
+  it('sums a whole run\'s cost by model in SQL exactly as from the kept per-episode rows', async () => {
+    const real = openDatabase(join(dir, 'real.db'));
+    await importPaths(real, ['fixtures/samples/claude-code', 'fixtures/samples/uno', 'fixtures/samples/swe-agent', 'fixtures/samples/aider']);
+    const runs = [...(real.prepare('SELECT id FROM runs').pluck().all() as number[]), ...[run('ra'), run('rb')].map((id) => -id)];
+    let multiModelTotals = 0;
+    for (const id of runs) {
+      const on = id < 0 ? db : real;
+      const parts = selectSide(on, { runIds: [Math.abs(id)] }, 'A');
+      expect(parts.every((p) => p.whole && p.data.plainChildren)).toBe(true);
+      const bySql = attributeCost(on, parts);
+      const byRows = attributeCost(on, parts.map((p) => ({ ...p, whole: false })));
+      expect(bySql.rows.map((r) => [r.model, r.scope, r.calls, r.tokens_in, r.tokens_out, r.tokens_cached, r.tokens_cache_write, r.unknown_calls])).toEqual(
+        byRows.rows.map((r) => [r.model, r.scope, r.calls, r.tokens_in, r.tokens_out, r.tokens_cached, r.tokens_cache_write, r.unknown_calls]),
+      );
+      bySql.rows.forEach((r, i) => expect(r.cost).toBeCloseTo(byRows.rows[i]!.cost, 12));
+      expect(bySql.unattributedEpisodes).toBe(byRows.unattributedEpisodes);
+      expect(bySql.unattributedCost).toBeCloseTo(byRows.unattributedCost, 12);
+      multiModelTotals += bySql.unattributedEpisodes;
+    }
+    real.close();
+    // The samples include logs that give only a total for several models (Uno's orchestrator and workers).
+    expect(multiModelTotals).toBeGreaterThan(0);
   });
 
   it('prices every call on a counterfactual model, leaving out sessions it cannot price', () => {

@@ -204,8 +204,8 @@ export function compare(db: Db, request: CompareInput): CompareResult {
   const score = nScore > 0 ? { n: nScore, mean_diff: sumScore / nScore, ci: scoreCi ?? null } : null;
   const cost = nCost > 0 ? { n: nCost, mean_diff: sumCost / nCost, ci: costCi ?? null, n_unknown: costUnknown } : null;
 
-  const attributionA = attributeCost(partsA);
-  const attributionB = attributeCost(partsB);
+  const attributionA = attributeCost(db, partsA);
+  const attributionB = attributeCost(db, partsB);
   for (const [name, x] of [['A', attributionA], ['B', attributionB]] as const) {
     if (x.unattributedEpisodes > 0) {
       notes.push(`${plural(x.unattributedEpisodes, 'episode')} on ${name} log only a total for several models: $${x.unattributedCost.toFixed(4)} not attributed to a model`);

@@ -1,9 +1,9 @@
 /**
- * The episodes Compare reads (issue 18), per run: the episodes, and their turns summed per (episode, model) in
- * SQL. Sessions are what a side counts: a child episode (subagent, compaction) belongs to the root of its parent
- * chain, as in the Runs view and replay (replayData.ts rootsOf); a child whose parent is not in the run stands
- * alone. A run's data is kept until the database changes: summing 400k turns costs ~0.5 s of SQLite, and the
- * Compare view asks again for every change of side, label or bootstrap.
+ * The episodes Compare reads (issue 18), per run: the episodes, and on demand their turns summed per (episode,
+ * model) at import (episode_models). Sessions are what a side counts: a child episode (subagent, compaction)
+ * belongs to the root of its parent chain, as in the Runs view and replay (replayData.ts rootsOf); a child whose
+ * parent is not in the run stands alone. A run's data is kept until the database changes: the Compare view asks
+ * again for every change of side, label or bootstrap.
  */
 import type { CompareField, CompareSide } from '../../shared/apiCompare.ts';
 import { commitStamp } from '../analysis/columnar.ts';
@@ -13,6 +13,22 @@ import { rootsOf } from '../replay/replayData.ts';
 
 /** The request names something that is not there (a run, a model, a value no episode has): the caller's mistake. */
 export class CompareError extends Error {}
+
+/** Turns summed per (episode, model) at import (episode_models), row r: episode index `episode[r]`, models.id `model[r]`. */
+export interface EpisodeModels {
+  episode: Int32Array;
+  model: Int32Array;
+  calls: Float64Array;
+  tokensIn: Float64Array;
+  tokensOut: Float64Array;
+  tokensCached: Float64Array;
+  tokensCacheWrite: Float64Array;
+  /** Known cost of the calls (cost_source ≠ 'none'); calls of unknown cost counted in `unknown`. */
+  cost: Float64Array;
+  unknown: Float64Array;
+  /** The model of most of each episode's own calls (ties: the first to appear); -1 without calls. */
+  mainModel: Int32Array;
+}
 
 export interface RunEpisodes {
   runId: number;
@@ -30,25 +46,19 @@ export interface RunEpisodes {
   unpriced: Int32Array;
   /** Index of the session (root episode) a child belongs to; -1 for a session. */
   root: Int32Array;
-  /** The model of most of the session's own calls (ties: the first to appear); -1 without calls. */
-  mainModel: Int32Array;
+  /**
+   * Every child episode's parent is in the run and no episode is its own parent: then "child" is simply
+   * "names a parent", and a whole run's cost by model can be summed in SQL (costAttribution.ts).
+   */
+  plainChildren: boolean;
   /** Values of the fields a side may be split by. */
   budgetMode: (string | null)[];
   split: (string | null)[];
   /** The episode's policy, else the run's; read only when a side is split by policy (policyOf), since the
    * episode's sits beside its task text and reading it doubles a cold load. */
   policy: (string | null)[] | null;
-  /** Turns summed per (episode, model), row r: episode index emEpisode[r], models.id emModel[r]. */
-  emEpisode: Int32Array;
-  emModel: Int32Array;
-  emCalls: Float64Array;
-  emTokensIn: Float64Array;
-  emTokensOut: Float64Array;
-  emTokensCached: Float64Array;
-  emTokensCacheWrite: Float64Array;
-  /** Known cost of the calls (cost_source ≠ 'none'); calls of unknown cost counted in emUnknown. */
-  emCost: Float64Array;
-  emUnknown: Float64Array;
+  /** The per-(episode, model) rows, read only when needed (episodeModelsOf): ~4 rows an episode on a routed run. */
+  models: EpisodeModels | null;
   modelNames: Map<number, string>;
 }
 
@@ -74,13 +84,15 @@ function loadRun(db: Db, runId: number): RunEpisodes {
   if (runName === undefined) throw new CompareError(`no run with id ${runId}`);
   const rows = db
     .prepare(`SELECT e.id, e.ext_id, e.task_id, e.success, e.score_norm, e.total_cost, e.unpriced_turns, e.budget_mode, e.split,
-        CASE WHEN e.parent_ext_id IS NULL THEN NULL ELSE (SELECT p.id FROM episodes p WHERE p.run_id = e.run_id AND p.ext_id = e.parent_ext_id) END
+        CASE WHEN e.parent_ext_id IS NULL THEN NULL ELSE (SELECT p.id FROM episodes p WHERE p.run_id = e.run_id AND p.ext_id = e.parent_ext_id) END,
+        e.parent_ext_id IS NOT NULL
       FROM episodes e WHERE e.run_id = ? ORDER BY e.id`)
     .raw()
-    .all(runId) as [number, string, string | null, number | null, number | null, number, number, string | null, string | null, number | null][];
+    .all(runId) as [number, string, string | null, number | null, number | null, number, number, string | null, string | null, number | null, number][];
   const n = rows.length;
   const index = new Map<number, number>();
   const parentIds: [number, number][] = [];
+  const namesParent = new Uint8Array(n);
   const data: RunEpisodes = {
     runId,
     runName,
@@ -92,22 +104,14 @@ function loadRun(db: Db, runId: number): RunEpisodes {
     cost: new Float64Array(n),
     unpriced: new Int32Array(n),
     root: new Int32Array(n),
-    mainModel: new Int32Array(n).fill(-1),
+    plainChildren: true,
     budgetMode: new Array<string | null>(n),
     split: new Array<string | null>(n),
     policy: null,
-    emEpisode: new Int32Array(0),
-    emModel: new Int32Array(0),
-    emCalls: new Float64Array(0),
-    emTokensIn: new Float64Array(0),
-    emTokensOut: new Float64Array(0),
-    emTokensCached: new Float64Array(0),
-    emTokensCacheWrite: new Float64Array(0),
-    emCost: new Float64Array(0),
-    emUnknown: new Float64Array(0),
+    models: null,
     modelNames: new Map(db.prepare('SELECT id, name FROM models').raw().all() as [number, string][]),
   };
-  rows.forEach(([id, ext, task, success, score, cost, unpriced, mode, split, parent], i) => {
+  rows.forEach(([id, ext, task, success, score, cost, unpriced, mode, split, parent, named], i) => {
     index.set(id, i);
     data.id[i] = id;
     data.extId[i] = ext;
@@ -118,47 +122,63 @@ function loadRun(db: Db, runId: number): RunEpisodes {
     data.unpriced[i] = unpriced;
     data.budgetMode[i] = mode;
     data.split[i] = split;
+    namesParent[i] = named;
     if (parent !== null && parent !== id) parentIds.push([i, parent]);
   });
   data.root = rootsOf(n, index, parentIds);
+  for (let i = 0; i < n && data.plainChildren; i++) data.plainChildren = (data.root[i] as number) >= 0 === (namesParent[i] === 1);
+  return data;
+}
 
-  // Per episode × model sums kept at import (episode_models, migration 5): ~2-3 rows per episode, no scan of turns.
+/**
+ * The run's per-(episode, model) sums kept at import (episode_models, migration 5), and each episode's main
+ * model; read once per run, when a side is split by model or takes part of a run.
+ */
+export function episodeModelsOf(db: Db, data: RunEpisodes): EpisodeModels {
+  if (data.models) return data.models;
   const groups = db
     .prepare(`SELECT em.episode_id, em.model_id, em.n_turns, em.first_t, em.tokens_in, em.tokens_out, em.tokens_cached,
         em.tokens_cache_write, em.cost, em.unknown_turns
       FROM episode_models em JOIN episodes e ON e.id = em.episode_id WHERE e.run_id = ?`)
     .raw()
-    .all(runId) as [number, number, number, number, number | null, number | null, number | null, number | null, number, number][];
+    .all(data.runId) as [number, number, number, number, number | null, number | null, number | null, number | null, number, number][];
+  const n = data.id.length;
+  const index = new Map<number, number>();
+  data.id.forEach((id, i) => index.set(id, i));
   const m = groups.length;
-  data.emEpisode = new Int32Array(m);
-  data.emModel = new Int32Array(m);
-  data.emCalls = new Float64Array(m);
-  data.emTokensIn = new Float64Array(m);
-  data.emTokensOut = new Float64Array(m);
-  data.emTokensCached = new Float64Array(m);
-  data.emTokensCacheWrite = new Float64Array(m);
-  data.emCost = new Float64Array(m);
-  data.emUnknown = new Float64Array(m);
+  const em: EpisodeModels = {
+    episode: new Int32Array(m),
+    model: new Int32Array(m),
+    calls: new Float64Array(m),
+    tokensIn: new Float64Array(m),
+    tokensOut: new Float64Array(m),
+    tokensCached: new Float64Array(m),
+    tokensCacheWrite: new Float64Array(m),
+    cost: new Float64Array(m),
+    unknown: new Float64Array(m),
+    mainModel: new Int32Array(n).fill(-1),
+  };
   const mainCalls = new Float64Array(n);
   const mainFirst = new Float64Array(n).fill(Infinity);
   groups.forEach(([episode, model, calls, first, tin, tout, cached, written, cost, unknown], r) => {
     const e = index.get(episode) as number;
-    data.emEpisode[r] = e;
-    data.emModel[r] = model;
-    data.emCalls[r] = calls;
-    data.emTokensIn[r] = tin ?? 0;
-    data.emTokensOut[r] = tout ?? 0;
-    data.emTokensCached[r] = cached ?? 0;
-    data.emTokensCacheWrite[r] = written ?? 0;
-    data.emCost[r] = cost;
-    data.emUnknown[r] = unknown;
+    em.episode[r] = e;
+    em.model[r] = model;
+    em.calls[r] = calls;
+    em.tokensIn[r] = tin ?? 0;
+    em.tokensOut[r] = tout ?? 0;
+    em.tokensCached[r] = cached ?? 0;
+    em.tokensCacheWrite[r] = written ?? 0;
+    em.cost[r] = cost;
+    em.unknown[r] = unknown;
     if (calls > (mainCalls[e] as number) || (calls === mainCalls[e] && first < (mainFirst[e] as number))) {
       mainCalls[e] = calls;
       mainFirst[e] = first;
-      data.mainModel[e] = model;
+      em.mainModel[e] = model;
     }
   });
-  return data;
+  data.models = em;
+  return em;
 }
 
 /** Each episode's policy (its own, else the run's), read once per run and kept with the run's data. */
@@ -175,7 +195,7 @@ function policyOf(db: Db, data: RunEpisodes): (string | null)[] {
 
 function valueOf(data: RunEpisodes, field: CompareField, i: number): string | null {
   if (field === 'model') {
-    const m = data.mainModel[i] as number;
+    const m = data.models?.mainModel[i] ?? -1;
     return m < 0 ? null : (data.modelNames.get(m) ?? null);
   }
   if (field === 'policy') return data.policy?.[i] ?? null;
@@ -186,6 +206,8 @@ function valueOf(data: RunEpisodes, field: CompareField, i: number): string | nu
 export interface SidePart {
   data: RunEpisodes;
   sessions: Int32Array;
+  /** The side takes every session of the run (no field to split by). */
+  whole: boolean;
 }
 
 /**
@@ -204,6 +226,7 @@ export function selectSide(db: Db, side: CompareSide, name: 'A' | 'B'): SidePart
   const parts = [...new Set(side.runIds)].map((runId) => {
     const data = runEpisodes(db, runId);
     if (where?.field === 'policy') policyOf(db, data);
+    if (where?.field === 'model') episodeModelsOf(db, data);
     const out: number[] = [];
     for (let i = 0; i < data.id.length; i++) {
       if ((data.root[i] as number) >= 0) continue;
@@ -214,7 +237,7 @@ export function selectSide(db: Db, side: CompareSide, name: 'A' | 'B'): SidePart
       }
       out.push(i);
     }
-    return { data, sessions: Int32Array.from(out) };
+    return { data, sessions: Int32Array.from(out), whole: !where };
   });
   if (parts.every((p) => p.sessions.length === 0)) {
     const runs = parts.map((p) => JSON.stringify(p.data.runName)).join(', ');

@@ -4,9 +4,14 @@
  * reads / cache writes. A call of unknown cost is counted in `unknown_calls`, never as $0. An episode whose log
  * gives only a total for several models (SWE-agent style) has a known cost but no split by model: its calls are
  * counted, its total is not attributed, and the caller says how much was left so.
+ *
+ * A side that takes whole runs is summed by SQL over episode_models (a routed run has ~4 rows an episode:
+ * reading them all into JS was a fifth of a cold comparison); a side that takes part of a run sums the
+ * per-episode rows it keeps (compareSides.ts episodeModelsOf). Both feed the same accumulator below.
  */
 import type { ModelCost } from '../../shared/apiCompare.ts';
-import type { SidePart } from './compareSides.ts';
+import type { Db } from '../db/database.ts';
+import { episodeModelsOf, type SidePart } from './compareSides.ts';
 
 export interface Attribution {
   rows: ModelCost[];
@@ -15,61 +20,119 @@ export interface Attribution {
   unattributedEpisodes: number;
 }
 
-export function attributeCost(parts: SidePart[]): Attribution {
-  const rows = new Map<string, ModelCost>();
-  let unattributedCost = 0;
-  let unattributedEpisodes = 0;
-  for (const { data, sessions } of parts) {
-    const n = data.id.length;
-    const inSide = new Uint8Array(n);
-    for (const i of sessions) inSide[i] = 1;
-    const scopeOf = (e: number): ModelCost['scope'] | null => {
-      const r = data.root[e] as number;
-      if (r < 0) return inSide[e] ? 'main' : null;
-      return inSide[r] ? 'subagent' : null;
-    };
-    // Known cost of each episode's calls, to find what its total holds beyond them (a logged episode total).
-    const callCost = new Float64Array(n);
-    const models = new Int32Array(n);
-    const lastModel = new Int32Array(n).fill(-1);
-    for (let r = 0; r < data.emEpisode.length; r++) {
-      const e = data.emEpisode[r] as number;
-      const scope = scopeOf(e);
-      if (scope === null) continue;
-      const model = data.modelNames.get(data.emModel[r] as number) ?? String(data.emModel[r]);
-      const key = `${scope}\u0000${model}`;
-      let row = rows.get(key);
-      if (!row) {
-        row = { model, scope, calls: 0, tokens_in: 0, tokens_out: 0, tokens_cached: 0, tokens_cache_write: 0, cost: 0, unknown_calls: 0 };
-        rows.set(key, row);
-      }
-      row.calls += data.emCalls[r] as number;
-      row.tokens_in += data.emTokensIn[r] as number;
-      row.tokens_out += data.emTokensOut[r] as number;
-      row.tokens_cached += data.emTokensCached[r] as number;
-      row.tokens_cache_write += data.emTokensCacheWrite[r] as number;
-      row.cost += data.emCost[r] as number;
-      // A call without a cost is unknown only when the episode's total is (no logged total covers it).
-      if ((data.unpriced[e] as number) > 0) row.unknown_calls += data.emUnknown[r] as number;
-      callCost[e]! += data.emCost[r] as number;
-      models[e]!++;
-      lastModel[e] = r;
+type Scope = ModelCost['scope'];
+/** calls, tokens in, out, cached, cache writes, known cost, calls of unknown cost. */
+type Sums = [number, number, number, number, number, number, number];
+
+/** Rows by (scope, model), and the logged totals beyond the calls' costs. */
+class Accumulator {
+  readonly rows = new Map<string, ModelCost>();
+  unattributedCost = 0;
+  unattributedEpisodes = 0;
+
+  constructor(private readonly names: Map<number, string>) {}
+
+  private row(scope: Scope, modelId: number): ModelCost {
+    const model = this.names.get(modelId) ?? String(modelId);
+    const key = `${scope}\u0000${model}`;
+    let row = this.rows.get(key);
+    if (!row) {
+      row = { model, scope, calls: 0, tokens_in: 0, tokens_out: 0, tokens_cached: 0, tokens_cache_write: 0, cost: 0, unknown_calls: 0 };
+      this.rows.set(key, row);
     }
-    for (let e = 0; e < n; e++) {
-      if (scopeOf(e) === null || (data.unpriced[e] as number) > 0) continue;
-      const rest = (data.cost[e] as number) - (callCost[e] as number);
-      if (rest <= 1e-12) continue;
-      // The episode's total beyond its calls' costs: one model made every call, so it is that model's.
-      if (models[e] === 1) {
-        const r = lastModel[e] as number;
-        const model = data.modelNames.get(data.emModel[r] as number) ?? String(data.emModel[r]);
-        (rows.get(`${scopeOf(e)}\u0000${model}`) as ModelCost).cost += rest;
-      } else {
-        unattributedCost += rest;
-        unattributedEpisodes++;
-      }
+    return row;
+  }
+
+  add(scope: Scope, modelId: number, [calls, tin, tout, cached, written, cost, unknown]: Sums): void {
+    const row = this.row(scope, modelId);
+    row.calls += calls;
+    row.tokens_in += tin;
+    row.tokens_out += tout;
+    row.tokens_cached += cached;
+    row.tokens_cache_write += written;
+    row.cost += cost;
+    row.unknown_calls += unknown;
+  }
+
+  /** An episode's logged total beyond its calls' costs: one model made every call, so it is that model's. */
+  rest(scope: Scope, models: number, lastModel: number, rest: number): void {
+    if (rest <= 1e-12) return;
+    if (models === 1) this.row(scope, lastModel).cost += rest;
+    else {
+      this.unattributedCost += rest;
+      this.unattributedEpisodes++;
     }
   }
-  const list = [...rows.values()].sort((x, y) => (x.scope === y.scope ? y.cost - x.cost || (x.model < y.model ? -1 : 1) : x.scope === 'main' ? -1 : 1));
-  return { rows: list, unattributedCost, unattributedEpisodes };
+
+  result(): Attribution {
+    const list = [...this.rows.values()].sort((x, y) =>
+      x.scope === y.scope ? y.cost - x.cost || (x.model < y.model ? -1 : 1) : x.scope === 'main' ? -1 : 1,
+    );
+    return { rows: list, unattributedCost: this.unattributedCost, unattributedEpisodes: this.unattributedEpisodes };
+  }
+}
+
+/** Whole runs, summed in SQL; a child is an episode naming a parent (RunEpisodes.plainChildren holds). */
+function addWholeRun(db: Db, part: SidePart, acc: Accumulator): void {
+  const runId = part.data.runId;
+  // A call without a cost is unknown only when the episode's total is (no logged total covers it).
+  const sums = db
+    .prepare(`SELECT em.model_id, e.parent_ext_id IS NOT NULL, SUM(em.n_turns), SUM(COALESCE(em.tokens_in, 0)),
+        SUM(COALESCE(em.tokens_out, 0)), SUM(COALESCE(em.tokens_cached, 0)), SUM(COALESCE(em.tokens_cache_write, 0)),
+        SUM(em.cost), SUM(CASE WHEN e.unpriced_turns > 0 THEN em.unknown_turns ELSE 0 END)
+      FROM episode_models em JOIN episodes e ON e.id = em.episode_id WHERE e.run_id = ? GROUP BY 1, 2`)
+    .raw()
+    .all(runId) as [number, number, ...Sums][];
+  for (const [model, child, ...s] of sums) acc.add(child ? 'subagent' : 'main', model, s);
+  const rests = db
+    .prepare(`SELECT e.parent_ext_id IS NOT NULL, COUNT(em.model_id), MAX(em.model_id), e.total_cost - COALESCE(SUM(em.cost), 0) AS rest
+      FROM episodes e LEFT JOIN episode_models em ON em.episode_id = e.id
+      WHERE e.run_id = ? AND e.unpriced_turns = 0 GROUP BY e.id HAVING rest > 1e-12`)
+    .raw()
+    .all(runId) as [number, number, number | null, number][];
+  for (const [child, models, model, rest] of rests) acc.rest(child ? 'subagent' : 'main', models, model ?? -1, rest);
+}
+
+/** Part of a run (or children SQL cannot tell apart): the kept per-episode rows of the sessions the side takes. */
+function addSessions(db: Db, part: SidePart, acc: Accumulator): void {
+  const { data, sessions } = part;
+  const em = episodeModelsOf(db, data);
+  const n = data.id.length;
+  const inSide = new Uint8Array(n);
+  for (const i of sessions) inSide[i] = 1;
+  const scopeOf = (e: number): Scope | null => {
+    const r = data.root[e] as number;
+    if (r < 0) return inSide[e] ? 'main' : null;
+    return inSide[r] ? 'subagent' : null;
+  };
+  const callCost = new Float64Array(n);
+  const models = new Int32Array(n);
+  const lastModel = new Int32Array(n).fill(-1);
+  for (let r = 0; r < em.episode.length; r++) {
+    const e = em.episode[r] as number;
+    const scope = scopeOf(e);
+    if (scope === null) continue;
+    const unknown = (data.unpriced[e] as number) > 0 ? (em.unknown[r] as number) : 0;
+    acc.add(scope, em.model[r] as number, [
+      em.calls[r] as number, em.tokensIn[r] as number, em.tokensOut[r] as number, em.tokensCached[r] as number,
+      em.tokensCacheWrite[r] as number, em.cost[r] as number, unknown,
+    ]);
+    callCost[e]! += em.cost[r] as number;
+    models[e]!++;
+    lastModel[e] = em.model[r] as number;
+  }
+  for (let e = 0; e < n; e++) {
+    const scope = scopeOf(e);
+    if (scope === null || (data.unpriced[e] as number) > 0) continue;
+    acc.rest(scope, models[e] as number, lastModel[e] as number, (data.cost[e] as number) - (callCost[e] as number));
+  }
+}
+
+export function attributeCost(db: Db, parts: SidePart[]): Attribution {
+  const acc = new Accumulator(parts[0]?.data.modelNames ?? new Map());
+  for (const part of parts) {
+    if (part.whole && part.data.plainChildren) addWholeRun(db, part, acc);
+    else addSessions(db, part, acc);
+  }
+  return acc.result();
 }
