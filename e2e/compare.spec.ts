@@ -68,12 +68,12 @@ test('a run against a group: pairing, paired statistics, cost by model, counterf
   const row = cmp.taskRows.first();
   const [a, b] = [await row.getAttribute('data-a-episode'), await row.getAttribute('data-b-episode')];
   await row.click();
-  await expect(page).toHaveURL(new RegExp(`#/pair/${a}/${b}$`));
+  await expect(page).toHaveURL(new RegExp(`#/pair/${a}/${b}(/turn/\\d+)?$`));
   await page.goBack();
   await expect(cmp.taskRows).toHaveCount(3);
   // So does a point of the paired scatter.
   await cmp.figure('paired-scatter').locator('[data-role="point"]').first().dispatchEvent('click');
-  await expect(page).toHaveURL(/#\/pair\/\d+\/\d+$/);
+  await expect(page).toHaveURL(/#\/pair\/\d+\/\d+(\/turn\/\d+)?$/);
 });
 
 test('two sessions without outcomes: only cost and behaviour, subagents apart, unknown cost as —', async ({ app, page }) => {
