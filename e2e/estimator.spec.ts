@@ -59,6 +59,9 @@ test('scoring a run shows its progress, then the provider and turns/s', async ({
   await expect(est.job.getByRole('progressbar')).toBeVisible();
   await expect(est.scoreButton).toBeDisabled();
   expect(await est.waitJobEnd()).toBe('done');
+  // A finished job says it is done, not the phase it was last in.
+  await expect(est.job.locator('.est-job-head')).toContainText('Done');
+  await expect(page.getByTestId('job-stage')).toHaveCount(0);
   await expect(est.jobMessage).toContainText(/scored [\d,]+ turns on (cpu|cuda|webgpu)/);
   await expect(est.provider).toContainText(/ONNX Runtime on (cpu|cuda|webgpu) · [\d,]+ turns\/s/);
   await expect(est.job.getByRole('progressbar')).toHaveAttribute('aria-valuenow', '100');

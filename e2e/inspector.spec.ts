@@ -131,8 +131,11 @@ test('log text with markup is shown as text, never interpreted', async ({ app, i
   await inspector.expectTurn(2);
   const toggle = page.getByTestId('turn-observation-toggle');
   await expect(toggle).toHaveText('Show all 120 lines');
-  await expect(inspector.observation).not.toContainText('line 119:');
+  // The rest is in the page for Ctrl+F, hidden until found.
+  await expect(page.getByTestId('turn-observation-rest')).toHaveAttribute('hidden', 'until-found');
+  await expect(page.getByText('line 119:')).toBeHidden();
   await toggle.click();
+  await expect(page.getByText('line 119:')).toBeVisible();
   await expect(inspector.observation).toContainText('line 119: <td onclick=alert(119)>cell</td>');
   await expect(page.locator('#root td')).toHaveCount(0);
 });

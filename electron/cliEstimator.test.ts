@@ -67,12 +67,13 @@ describe('routelens train, score, whatif', () => {
     const w = routelens('whatif', '--db', db, '--episode', episode, '--turn', '2', '--json');
     expect(w.code, w.stderr).toBe(0);
     const r = JSON.parse(w.stdout);
-    expect(Object.keys(r)).toEqual(['episode', 'turn', 'logged_model', 'provider', 'estimator', 'source', 'candidates']);
+    expect(Object.keys(r)).toEqual(['episode', 'turn', 'logged_model', 'task_type', 'provider', 'estimator', 'domain', 'extrapolation', 'source', 'candidates']);
+    expect(Array.isArray(r.extrapolation)).toBe(true);
     expect(r).toMatchObject({ episode, turn: 2, provider: 'cpu', source: 'estimates' });
     expect(r.candidates).toHaveLength(6);
     for (const c of r.candidates) {
       expect(Object.keys(c)).toEqual(['model', 's_hat', 'delta', 'cost_usd', 'neighbours']);
-      for (const n of c.neighbours) expect(Object.keys(n)).toEqual(['episode', 'turn', 'outcome', 'similarity']);
+      for (const n of c.neighbours) expect(Object.keys(n)).toEqual(['episode', 'turn', 'outcome', 'similarity', 'same_task_type']);
     }
     expect(r.candidates.find((c: { model: string }) => c.model === r.logged_model).delta).toBe(0);
   }, 240_000);

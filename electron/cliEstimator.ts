@@ -3,6 +3,7 @@
  * thread (estimatorJobs.ts) and draw progress on stderr: per epoch the training loss and validation MAE (the
  * loss curve, as numbers), while scoring the provider and turns/s.
  */
+import { extrapolationText } from '../shared/estimatorDomain.ts';
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { bar, Progress } from './cliProgress.ts';
@@ -187,16 +188,20 @@ export const estimatorCommands: Record<string, Command> = {
             episode: r.episode,
             turn: r.turn,
             logged_model: r.logged_model,
+            task_type: r.task_type,
             provider: r.provider,
             estimator: r.estimator,
+            domain: r.domain,
+            extrapolation: r.extrapolation,
             source: r.source,
             candidates: r.candidates.map((c) => ({
               model: c.model, s_hat: c.s_hat, delta: c.delta, cost_usd: c.cost_usd,
-              neighbours: c.neighbours.map((n) => ({ episode: n.episode, turn: n.turn, outcome: n.outcome, similarity: n.similarity })),
+              neighbours: c.neighbours.map((n) => ({ episode: n.episode, turn: n.turn, outcome: n.outcome, similarity: n.similarity, same_task_type: n.same_task_type })),
             })),
           });
         }
         out(`${v(r.episode)} turn ${r.turn}: logged ${v(r.logged_model)} ($${r.logged_cost_usd.toFixed(5)}); estimator ${v(r.estimator.name)} (${r.source === 'estimates' ? 'stored ŝ' : `computed on ${r.provider}`})`);
+        for (const reason of r.extrapolation) out(`extrapolation: ${extrapolationText(reason, { task_type: r.task_type, model: r.logged_model })}`);
         out('model                          ŝ        Δŝ      cost      nearest logged outcomes');
         for (const c of r.candidates) {
           const ns = c.neighbours.map((n) => (n.outcome === null ? '?' : n.outcome.toFixed(2))).join(' ');

@@ -1,7 +1,7 @@
 // `routelens export` as a script runs it, on a small simulated database holding every kind of run
 // (tool loops, Uno plans, critique verdicts, CoRL budget modes): each analysis writes a file that opens.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -69,6 +69,20 @@ describe('routelens export', () => {
     expect(r.code, r.stderr).toBe(0);
     const png = readFileSync(out);
     expect(png.readUInt32BE(16)).toBe(Math.round((480 / 96) * 300));
+  });
+
+  it('with --out FOLDER names the file after the analysis, runs and day, and captions the figure', () => {
+    const folder = join(dir, 'named');
+    mkdirSync(folder);
+    const r = routelens('export', 'switch-cost', '--db', db, '--run', 'sw-mtrouter', '--run', 'uno-orchestra', '--format', 'svg', '--out', folder);
+    expect(r.code, r.stderr).toBe(0);
+    const [name] = readdirSync(folder);
+    expect(name).toMatch(/^switch-cost_sw-mtrouter\+uno-orchestra_\d{4}-\d{2}-\d{2}\.svg$/);
+    const svg = readFileSync(join(folder, name as string), 'utf8');
+    expect(svg).toContain('>Switches vs cost</text>');
+    expect(svg).toMatch(/runs sw-mtrouter and uno-orchestra · exported \d{4}-\d{2}-\d{2}/);
+    expect(routelens('export', 'lift', '--db', db, '--out', folder).stderr).toMatch(/is a folder: give --format/);
+    expect(routelens('export', 'lift', '--db', db, '--format', 'png', '--out', join(dir, 'x.svg')).code).toBe(1);
   });
 
   it('says what is wrong, with exit code 1', () => {

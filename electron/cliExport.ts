@@ -1,10 +1,10 @@
 /**
  * `routelens export ANALYSIS --db F --out fig.svg|png|pdf|csv`: the same file the window's export menu
  * saves (both go through electron/export/figureFile.ts), for scripts and papers. The format is the output
- * file's extension.
+ * file's extension; `--out` a folder with `--format` names the file as the window does.
  */
-import { writeFileSync } from 'node:fs';
-import { extname } from 'node:path';
+import { statSync, writeFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
 import { ANALYSIS_IDS, AnalysisId, type AnalysisRequest } from '../shared/analysisResults.ts';
 import { DEFAULT_FIGURE_WIDTH, FIGURE_FORMATS, FigureFormat } from '../shared/apiAnalysis.ts';
 import { modelColorFrom } from '../shared/charts/context.ts';
@@ -27,18 +27,28 @@ function parseRho(text: string | undefined): Record<string, number> | undefined 
   return out;
 }
 
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 export const exportCommands: Record<string, Command> = {
   export: {
     summary: `write an analysis figure as SVG, PNG, PDF or its data as CSV: ${ANALYSIS_IDS.join(', ')}`,
     usage:
-      `routelens export ${ANALYSIS_IDS.join('|')} --db FILE --out FIG.svg|.png|.pdf|.csv [--run NAME...] [--split NAME[,NAME]] [--episode ID] ` +
+      `routelens export ${ANALYSIS_IDS.join('|')} --db FILE --out FIG.svg|.png|.pdf|.csv|FOLDER [--format svg|png|pdf|csv] [--run NAME...] [--split NAME[,NAME]] [--episode ID] ` +
       '[--theme light|dark] [--width PX] [--scale N] [--dpi N] [--min-n N] [--reference RUN] [--rho MODEL=R,...]\n\n' +
-      `  The format is --out's extension. PNG is 2× the figure's size unless --scale or --dpi is given\n` +
+      `  The format is --out's extension; with --out a folder, --format gives it and the file is named after the\n` +
+      `  analysis, the runs and today (switch-cost_run-a+run-b_2026-11-24.png). The figure carries its title,\n` +
+      `  runs and export date in a caption on top. PNG is 2× the figure's size unless --scale or --dpi is given\n` +
       `  (--dpi 300 on the default ${DEFAULT_FIGURE_WIDTH} px width gives a ${(DEFAULT_FIGURE_WIDTH / 96).toFixed(1)} in wide image of ${Math.round((DEFAULT_FIGURE_WIDTH / 96) * 300)} px).\n` +
       '  targets needs --episode; plan-dag with --episode draws that episode\'s DAGs.\n' +
       '  --split: only episodes of these splits (train, val, test_id, ood_test, …; the groups id and ood).',
     options: {
-      db: { type: 'string' }, out: { type: 'string' }, run: { type: 'string', multiple: true }, split: { type: 'string' }, episode: { type: 'string' },
+      db: { type: 'string' }, out: { type: 'string' }, format: { type: 'string' }, run: { type: 'string', multiple: true }, split: { type: 'string' }, episode: { type: 'string' },
       theme: { type: 'string' }, width: { type: 'string' }, scale: { type: 'string' }, dpi: { type: 'string' },
       'min-n': { type: 'string' }, reference: { type: 'string' }, rho: { type: 'string' },
     },
@@ -49,8 +59,17 @@ export const exportCommands: Record<string, Command> = {
       if (positionals.length > 1) throw new UsageError(`one analysis at a time (got ${positionals.join(' ')})`);
       const out = values.out;
       if (typeof out !== 'string' || out === '') throw new UsageError('--out FILE is required (.svg, .png, .pdf or .csv)');
-      const format = FigureFormat.safeParse(extname(out).slice(1).toLowerCase());
-      if (!format.success) throw new UsageError(`--out must end in ${FIGURE_FORMATS.map((f) => `.${f}`).join(', ')} (got "${out}")`);
+      const folder = isFolder(out);
+      const given = typeof values.format === 'string' ? values.format.toLowerCase() : undefined;
+      if (given !== undefined && !folder) throw new UsageError('--format is for --out FOLDER; with a file name, its extension is the format');
+      const format = FigureFormat.safeParse(folder ? given : extname(out).slice(1).toLowerCase());
+      if (!format.success) {
+        throw new UsageError(
+          folder
+            ? `--out ${out} is a folder: give --format ${FIGURE_FORMATS.join('|')}`
+            : `--out must end in ${FIGURE_FORMATS.map((f) => `.${f}`).join(', ')} or be a folder (got "${out}")`,
+        );
+      }
       const theme = values.theme ?? 'light';
       if (theme !== 'light' && theme !== 'dark') throw new UsageError('--theme is light or dark');
       const width = intFlag(values, 'width', DEFAULT_FIGURE_WIDTH, 200, 4000);
@@ -86,8 +105,9 @@ export const exportCommands: Record<string, Command> = {
           if (e instanceof FontNotFoundError) throw new UsageError(e.message);
           throw e;
         }
-        writeFileSync(out, file.data);
-        err(`wrote ${out} (${format.data}, ${file.data.length.toLocaleString('en-US')} bytes)`);
+        const path = folder ? join(out, file.filename) : out;
+        writeFileSync(path, file.data);
+        err(`wrote ${path} (${format.data}, ${file.data.length.toLocaleString('en-US')} bytes)`);
         return 0;
       } finally {
         db.close();

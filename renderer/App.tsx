@@ -5,11 +5,14 @@
  * for files dropped anywhere on the window and holds the import dialog.
  */
 import { lazy, Suspense, useEffect } from 'react';
+import { CommandPalette } from './components/CommandPalette.tsx';
 import { ErrorNotice } from './components/EmptyState.tsx';
 import { Rail } from './components/Rail.tsx';
+import { ShortcutHelp } from './components/ShortcutHelp.tsx';
 import { TopBar } from './components/TopBar.tsx';
 import { useAppStore } from './store/index.ts';
 import { DATA_POLL_MS } from './store/sessionSlice.ts';
+import { useGlobalKeys } from './useGlobalKeys.ts';
 import { ImportHost } from './views/import/ImportHost.tsx';
 
 const RunsView = lazy(() => import('./views/runs/RunsView.tsx'));
@@ -43,7 +46,7 @@ function CurrentView() {
     case 'episodes':
       return <EpisodesView />;
     case 'episode':
-      return <InspectorView key={route.episodeId} episodeId={route.episodeId} turn={route.turn} />;
+      return <InspectorView key={route.episodeId} episodeId={route.episodeId} turn={route.turn} q={route.q} />;
     case 'analyses':
       return <AnalysesView analysis={route.analysis} />;
     case 'estimator':
@@ -60,6 +63,7 @@ function CurrentView() {
 export function App() {
   const status = useAppStore((s) => s.status);
   const dialogOpen = useAppStore((s) => s.importOpen);
+  useGlobalKeys();
 
   useEffect(() => {
     const { loadSession, syncFromHash } = useAppStore.getState();
@@ -103,6 +107,8 @@ export function App() {
         </div>
       </div>
       <ImportHost />
+      <CommandPalette />
+      <ShortcutHelp />
     </>
   );
 }

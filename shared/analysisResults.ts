@@ -284,6 +284,10 @@ export const CalibrationResult = z.object({
   estimator: z.object({ id: z.number().int(), name: z.string() }).nullable(),
   /** Why there is nothing to show, and what to do about it. */
   note: z.string().nullable(),
+  /** The reason behind `note`, for views that word it themselves (absent: there is something to show). */
+  reason: z.enum(['no_estimator', 'not_scored', 'model_not_candidate', 'no_outcome']).optional(),
+  /** Task types of the selected runs the estimator never saw in training: its ŝ there is extrapolation. */
+  outside_training: z.array(z.string()).optional(),
   /** Over all selected runs together. */
   overall: z.object(calibrationFit),
   runs: z.array(CalibrationRun),
@@ -396,6 +400,8 @@ export const AnalysisRequest = z.object({
   minN: z.number().int().min(1).optional(),
   /** pareto: the run savings are measured against. */
   reference: name.optional(),
+  /** pareto: the cost axis, linear (default) or logarithmic (runs whose costs differ by orders of magnitude). Drawing only. */
+  costAxis: z.enum(['linear', 'log']).optional(),
   /** usage-ratio: target usage share ρ_k per model. */
   rho: z.record(name, z.number().min(0).max(1)).optional(),
   /** targets (required) and plan-dag (one episode's DAGs instead of the summary): the log's episode id. */

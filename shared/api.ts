@@ -74,6 +74,20 @@ export const EpisodeQuery = z.object({
 });
 export type EpisodeQuery = z.input<typeof EpisodeQuery>;
 
+/** Where a full-text search matched in an episode: its first matching turn, with the matching text around the hit. */
+export const SearchHit = z.object({
+  /** The turn's number as the log gives it (shown). */
+  t: z.number().int(),
+  /** Its position in the episode, as the inspector's links address turns (`#/episode/<id>/turn/<index>`). */
+  index: z.number().int().nonnegative(),
+  /** How many of the episode's turns match. */
+  turns: z.number().int().positive(),
+  field: z.enum(['action', 'observation']),
+  /** Log text around the hit in pieces, `hit` on the matched words: rendered as text, never as markup. */
+  snippet: z.array(z.object({ text: z.string(), hit: z.boolean() })),
+});
+export type SearchHit = z.infer<typeof SearchHit>;
+
 export const EpisodeRow = z.object({
   id,
   run_id: id,
@@ -92,6 +106,8 @@ export const EpisodeRow = z.object({
   n_errors: z.number().int(),
   n_switches: z.number().int(),
   models: z.array(z.string()),
+  /** Only in a searched list: where the search matched (null when the episode's id matched, not its text). */
+  match: SearchHit.nullable().optional(),
 });
 export type EpisodeRow = z.infer<typeof EpisodeRow>;
 

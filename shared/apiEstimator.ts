@@ -4,6 +4,7 @@
  * core of a `WhatIfResult`; `routelens train` writes a `ModelCard` beside the ONNX file.
  */
 import { z } from 'zod';
+import { EstimatorDomain, ExtrapolationReason, TrainingTaskType } from './estimatorDomain.ts';
 
 const id = z.number().int().nonnegative();
 
@@ -64,6 +65,8 @@ export const ModelCard = z.object({
     runs: z.array(z.string()),
     /** The split selection (`--split`, shared/splits.ts) the estimator was trained on; absent: every split. */
     split: z.string().nullish(),
+    /** Episodes per task type trained on (shared/estimatorDomain.ts); absent on cards written before it was recorded. */
+    task_types: z.array(TrainingTaskType).optional(),
     episodes: z.number(),
     train_episodes: z.number(),
     validation_episodes: z.number(),
@@ -104,14 +107,22 @@ export const EstimatorSummary = z.object({
   /** The card beside the ONNX file, when it is there and valid. */
   card: ModelCard.nullable(),
   is_default: z.boolean(),
+  /** What it was trained on, from its card (or, for an old card, the task types of its runs in this database). */
+  domain: EstimatorDomain.nullable(),
 });
 export type EstimatorSummary = z.infer<typeof EstimatorSummary>;
 
 export const EstimatorList = z.object({
   estimators: z.array(EstimatorSummary),
   /** The estimator shipped in models/ (trained on simulator data), whether or not this database used it yet. */
-  default_model: z.object({ path: z.string(), card: ModelCard.nullable() }).nullable(),
+  default_model: z.object({ path: z.string(), card: ModelCard.nullable(), domain: EstimatorDomain.nullable() }).nullable(),
   turns: z.number().int(),
+  /**
+   * The one estimator in use for this database: what-if, the step debugger, calibration and the policy lab
+   * read ŝ from it. `chosen` false: nobody picked one, so it is the one that scored last (else the newest).
+   * Null: the database has no estimator yet (what-if then registers the shipped default).
+   */
+  in_use: z.object({ id, chosen: z.boolean() }).nullable(),
 });
 export type EstimatorList = z.infer<typeof EstimatorList>;
 
@@ -152,6 +163,17 @@ export const EstimatorJob = z.object({
 });
 export type EstimatorJob = z.infer<typeof EstimatorJob>;
 
+/** Makes an estimator the one in use (stored in the database, so serve, the window and the CLI agree). */
+export const SetEstimatorInUseInput = z.union([z.object({ estimatorId: id }), z.object({ default: z.literal(true) })]);
+export type SetEstimatorInUseInput = z.infer<typeof SetEstimatorInUseInput>;
+
+/** A new name for an estimator, shown wherever ŝ is (its ONNX file and card keep theirs); no control characters. */
+export const RenameEstimatorInput = z.object({
+  estimatorId: id,
+  name: z.string().trim().min(1, 'a name is needed').max(80).regex(/^[^\p{C}]+$/u, 'no control or invisible characters'),
+});
+export type RenameEstimatorInput = z.infer<typeof RenameEstimatorInput>;
+
 export const WhatIfInput = z.object({
   episodeId: id,
   turn: z.number().int().nonnegative(),
@@ -164,6 +186,11 @@ export const WhatIfResult = z.object({
   episode_id: id,
   turn: z.number().int(),
   logged_model: z.string(),
+  /** The episode's task type (null: the log names none). */
+  task_type: z.string().nullable(),
+  /** The estimator's training domain, and why ŝ here is extrapolation (empty: inside it). */
+  domain: EstimatorDomain.nullable(),
+  extrapolation: z.array(ExtrapolationReason),
   /** The execution provider that computed ŝ, or 'stored' for estimates of an earlier run with an unknown one. */
   provider: z.string(),
   estimator: z.object({ id, name: z.string() }),
@@ -183,6 +210,8 @@ export const WhatIfResult = z.object({
           outcome: z.number().nullable(),
           success: z.boolean().nullable(),
           similarity: z.number(),
+          /** Whether the neighbour's episode has this turn's task type (those come first). */
+          same_task_type: z.boolean(),
         }),
       ),
     }),
@@ -198,6 +227,10 @@ export const estimatorContract = {
   startEstimatorJob: { input: EstimatorJobInput, output: EstimatorJob },
   estimatorJobStatus: { input: z.object({ job: z.number().int().nonnegative() }), output: EstimatorJob },
   cancelEstimatorJob: { input: z.object({ job: z.number().int().nonnegative() }), output: EstimatorJob },
+  /** Makes one estimator the one in use; answers the list as it now stands. */
+  setEstimatorInUse: { input: SetEstimatorInUseInput, output: EstimatorList },
+  /** Gives an estimator a new name; answers the list as it now stands. */
+  renameEstimator: { input: RenameEstimatorInput, output: EstimatorList },
   /** For every candidate model at one turn: ŝ, Δŝ vs the logged model, the turn's cost on it, nearest logged evidence. */
   whatIf: { input: WhatIfInput, output: WhatIfResult },
 } as const;

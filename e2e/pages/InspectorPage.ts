@@ -41,4 +41,22 @@ export class InspectorPage {
   button(name: 'prev-turn' | 'next-turn' | 'prev-error' | 'next-error' | 'next-switch'): Locator {
     return this.page.getByTestId(name);
   }
+
+  /** A text block of the turn (turn-action, turn-observation, turn-message, system-prompt…) and its parts. */
+  block(testId: string): { root: Locator; text: Locator; rest: Locator; toggle: Locator; copy: Locator } {
+    const root = this.detail.getByTestId(testId).first();
+    return {
+      root,
+      text: root.getByTestId(`${testId}-text`),
+      rest: root.getByTestId(`${testId}-rest`),
+      toggle: root.getByTestId(`${testId}-toggle`),
+      copy: root.getByTestId(`${testId}-copy`),
+    };
+  }
+
+  /** Reader (rendered text) or JSON (the turn as imported). */
+  async showTurnAs(view: 'reader' | 'raw'): Promise<void> {
+    await this.page.getByTestId(`turn-view-${view}`).click();
+    await expect(this.page.getByTestId(`turn-view-${view}`)).toHaveAttribute('aria-pressed', 'true');
+  }
 }

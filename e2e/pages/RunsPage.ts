@@ -24,4 +24,22 @@ export class RunsPage {
   cell(name: string, column: 'episodes' | 'turns' | 'cost' | 'success' | 'score'): Locator {
     return this.row(name).getByTestId(`run-${column}`);
   }
+
+  /** The run names in the order the table lists them. */
+  names(): Promise<string[]> {
+    return this.rows.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run-name') ?? ''));
+  }
+
+  /** Clicks a column header (sorts by it; again flips the direction). */
+  async sortBy(column: 'name' | 'episodes' | 'turns' | 'cost' | 'success' | 'score'): Promise<void> {
+    await this.page.getByTestId(`runs-sort-${column}`).click();
+  }
+
+  header(column: 'name' | 'episodes' | 'turns' | 'cost' | 'success' | 'score'): Locator {
+    return this.page.locator('th').filter({ has: this.page.getByTestId(`runs-sort-${column}`) });
+  }
+
+  async filter(text: string): Promise<void> {
+    await this.page.getByTestId('runs-filter').fill(text);
+  }
 }

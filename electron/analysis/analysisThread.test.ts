@@ -86,7 +86,7 @@ describe('analyses in a worker thread', () => {
 
   it('writes the figure file there, the same bytes as here', async () => {
     const file = await api.exportFigure({ request: { id: 'error-recovery' }, format: 'svg', theme: 'dark', width: 640 });
-    expect(file.filename).toBe('error-recovery.svg');
+    expect(file.filename).toMatch(/^error-recovery_all-runs_\d{4}-\d{2}-\d{2}\.svg$/);
     const svg = Buffer.from(file.data_base64, 'base64').toString('utf8');
     expect(svg.startsWith('<?xml')).toBe(true);
     expect(svg).toContain('sw-mtrouter');

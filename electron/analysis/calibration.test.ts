@@ -54,6 +54,8 @@ beforeAll(async () => {
     episode('cal-b', 'b1', 0.9, ['gpt-5', 'kimi-k2']),
     episode('cal-b', 'b2', null, ['gpt-5']),
     episode('cal-c', 'c1', 0.5, ['gpt-5']),
+    episode('cal-d', 'd1', 0.5, ['claude-x']),
+    episode('cal-e', 'e1', null, ['gpt-5']),
   ];
   writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
   dbPath = join(dir, 'cal.db');
@@ -72,6 +74,11 @@ beforeAll(async () => {
     // ŝ of a model the log did not choose: S̃ says nothing about it, so calibration must ignore it.
     db.prepare('INSERT INTO estimates (estimator_id, turn_id, model_id, s_hat) VALUES (?, ?, ?, ?)').run(estimatorId, row.id, other, 0.99);
   }
+  // cal-d: scored, but only for a model the log did not choose; cal-e: scored, but its episode has no outcome.
+  const d1 = turnOf.get('d1', 0) as { id: number; model_id: number };
+  db.prepare('INSERT INTO estimates (estimator_id, turn_id, model_id, s_hat) VALUES (?, ?, ?, ?)').run(estimatorId, d1.id, other, 0.4);
+  const e1 = turnOf.get('e1', 0) as { id: number; model_id: number };
+  db.prepare('INSERT INTO estimates (estimator_id, turn_id, model_id, s_hat) VALUES (?, ?, ?, ?)').run(estimatorId, e1.id, e1.model_id, 0.4);
 });
 
 describe('calibration', () => {
@@ -122,12 +129,26 @@ describe('calibration', () => {
     expect(() => calibrationFit([1], [], 4)).toThrow(RangeError);
   });
 
-  it('says what to do when no estimator scored the runs, and refuses unknown runs and estimators', () => {
+  it('gives the true reason when there is nothing to show, and refuses unknown runs and estimators', () => {
+    // The estimator in use (the one that scored last, nobody having picked one) has not scored cal-c.
     const none = calibrationAnalysis(db, { runs: ['cal-c'] });
-    expect(none.estimator).toBeNull();
-    expect(none.note).toMatch(/No estimator has scored the selected runs\. Score them: routelens score --db \S+cal\.db --run cal-c/);
+    expect(none.estimator).toEqual({ id: estimatorId, name: 'hand' });
+    expect(none.reason).toBe('not_scored');
+    expect(none.note).toMatch(/estimator hand has not scored the selected runs\. Score them: routelens score --db \S+cal\.db --run cal-c/);
     const named = calibrationAnalysis(db, { runs: ['cal-c'], estimator: estimatorId });
     expect(named.note).toMatch(/has not scored the selected runs/);
+    const notCandidate = calibrationAnalysis(db, { runs: ['cal-d'] });
+    expect(notCandidate.reason).toBe('model_not_candidate');
+    expect(notCandidate.note).toMatch(/logged models \(claude-x\) are none of estimator hand's candidates/);
+    expect(calibrationAnalysis(db, { runs: ['cal-e'] }).reason).toBe('no_outcome');
+    const empty = openDatabase(':memory:');
+    try {
+      const r = calibrationAnalysis(empty);
+      expect(r.reason).toBe('no_estimator');
+      expect(r.note).toMatch(/^No estimator: this database has none yet/);
+    } finally {
+      empty.close();
+    }
     expect(() => calibrationAnalysis(db, { runs: ['nope'] })).toThrow(/no run named "nope"/);
     expect(() => calibrationAnalysis(db, { estimator: 999 })).toThrow(/no estimator with id 999/);
     expect(() => calibrationAnalysis(db, { bins: 1 })).toThrow(RangeError);

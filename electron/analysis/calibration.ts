@@ -11,7 +11,9 @@ import { basename } from 'node:path';
 import { DEFAULT_CALIBRATION_BINS, MAX_CALIBRATION_BINS, MIN_CALIBRATION_BINS, type CalibrationBin, type CalibrationResult, type CalibrationRun } from '../../shared/analysisResults.ts';
 import { splitValues } from '../../shared/splits.ts';
 import type { Db } from '../db/database.ts';
-import { modelCardPath, readModelCard } from '../estimator/modelCard.ts';
+import { cardBeside, modelCardPath, readModelCard } from '../estimator/modelCard.ts';
+import { estimatorInUse } from '../estimator/inUse.ts';
+import { domainOf } from '../estimator/trainingDomain.ts';
 import { spearman } from '../estimator/train.ts';
 
 export interface CalibrationOptions {
@@ -106,18 +108,20 @@ export function calibrationAnalysis(db: Db, options: CalibrationOptions = {}): C
     est = db.prepare('SELECT id, name, onnx_path FROM estimators WHERE id = ?').get(options.estimator) as typeof est;
     if (!est) throw new RangeError(`no estimator with id ${options.estimator}`);
   } else {
-    est = db
-      .prepare(`SELECT e.id, e.name, e.onnx_path FROM estimators e WHERE EXISTS (SELECT 1 FROM estimates s JOIN turns t ON t.id = s.turn_id
-        JOIN episodes ep ON ep.id = t.episode_id WHERE s.estimator_id = e.id${inRuns(selected)}) ORDER BY e.scored_at DESC, e.id DESC LIMIT 1`)
-      .get(...selected) as typeof est;
+    // The database's estimator in use (inUse.ts), as what-if and the step debugger read it.
+    const inUse = estimatorInUse(db);
+    est = inUse ? (db.prepare('SELECT id, name, onnx_path FROM estimators WHERE id = ?').get(inUse.id) as typeof est) : undefined;
   }
   if (!est) {
-    const any = db.prepare('SELECT COUNT(*) FROM estimators').pluck().get() as number;
-    const note = any
-      ? `No estimator has scored the selected runs. Score them: routelens score --db ${dbArg}${runArgs}`
-      : `No estimator has scored this database. Score it with the default model (routelens score --db ${dbArg}) or train one (routelens train --db ${dbArg} --out model.onnx).`;
-    return { estimator: null, note, overall: EMPTY, runs: [] };
+    const note = `No estimator: this database has none yet. Score it with the default model (routelens score --db ${dbArg}) or train one (routelens train --db ${dbArg} --out model.onnx).`;
+    return { estimator: null, note, reason: 'no_estimator', overall: EMPTY, runs: [] };
   }
+  const domain = domainOf(db, cardBeside(est.onnx_path));
+  const runTypes = db
+    .prepare(`SELECT DISTINCT ep.task_type FROM episodes ep WHERE ep.task_type IS NOT NULL${inRuns(selected)}`)
+    .pluck()
+    .all(...selected) as string[];
+  const outside = domain?.task_types ? runTypes.filter((type) => !domain.task_types?.some((x) => x.task_type === type)) : [];
 
   const splits = options.split === undefined ? [] : splitValues(options.split);
   // S̃ needs an outcome: say how many sessions have none instead of letting their turns vanish silently.
@@ -150,10 +154,26 @@ export function calibrationAnalysis(db: Db, options: CalibrationOptions = {}): C
         WHERE s.estimator_id = ?${inRuns(selected)}`)
       .pluck()
       .get(est.id, ...selected) as number;
-    const note = scored
-      ? 'The scored turns have no S̃: their episodes have no known outcome, or the estimator has no candidate for the logged models.'
-      : `Estimator ${est.name} has not scored the selected runs. Score them: routelens score --db ${dbArg}${runArgs}`;
-    return { estimator, note, overall: EMPTY, runs: [], coverage };
+    if (!scored) {
+      const note = `Not scored: estimator ${est.name} has not scored the selected runs. Score them: routelens score --db ${dbArg}${runArgs}`;
+      return { estimator, note, reason: 'not_scored', overall: EMPTY, runs: [], coverage, outside_training: outside };
+    }
+    // Calibration compares ŝ of the logged model with what happened: no ŝ for the logged model, nothing to compare.
+    const loggedScored = db
+      .prepare(`SELECT COUNT(*) FROM estimates s JOIN turns t ON t.id = s.turn_id AND t.model_id = s.model_id JOIN episodes ep ON ep.id = t.episode_id
+        WHERE s.estimator_id = ?${inRuns(selected)}`)
+      .pluck()
+      .get(est.id, ...selected) as number;
+    if (!loggedScored) {
+      const logged = db
+        .prepare(`SELECT DISTINCT m.name FROM turns t JOIN models m ON m.id = t.model_id JOIN episodes ep ON ep.id = t.episode_id WHERE 1${inRuns(selected)} ORDER BY m.name LIMIT 6`)
+        .pluck()
+        .all(...selected) as string[];
+      const note = `Model not a candidate: the selected runs' logged models (${logged.join(', ')}) are none of estimator ${est.name}'s candidates${domain ? ` (${domain.models.join(', ')})` : ''}, so there is no ŝ of the logged choice to check against what happened.`;
+      return { estimator, note, reason: 'model_not_candidate', overall: EMPTY, runs: [], coverage, outside_training: outside };
+    }
+    const note = 'No outcome: the scored turns belong to episodes with no known outcome, so there is no realised target (final score less later error penalties) to check ŝ against.';
+    return { estimator, note, reason: 'no_outcome', overall: EMPTY, runs: [], coverage, outside_training: outside };
   }
   const trained = trainingRuns(est.onnx_path, db.name);
   const perRun: CalibrationRun[] = [...byRun.entries()]
@@ -162,5 +182,5 @@ export function calibrationAnalysis(db: Db, options: CalibrationOptions = {}): C
       return { run, ...calibrationFit(r.hat, r.tilde, bins), in_training: trained ? trained.has(run) : null };
     })
     .sort((a, b) => a.run.localeCompare(b.run));
-  return { estimator, note: null, overall: calibrationFit(hat, tilde, bins), runs: perRun, coverage };
+  return { estimator, note: null, overall: calibrationFit(hat, tilde, bins), runs: perRun, coverage, outside_training: outside };
 }

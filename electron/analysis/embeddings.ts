@@ -14,6 +14,7 @@
  */
 import { existsSync } from 'node:fs';
 import { DEFAULT_EMBEDDING_SAMPLE, MAX_EMBEDDING_SAMPLE, type EmbeddingHistoryPoint, type EmbeddingModelPoint, type EmbeddingsResult } from '../../shared/analysisResults.ts';
+import { estimatorInUse } from '../estimator/inUse.ts';
 import type { Db } from '../db/database.ts';
 import { SKETCH_DIM } from '../estimator/historyRows.ts';
 import { openScorer } from '../estimator/ortScoring.ts';
@@ -60,7 +61,9 @@ function chooseEstimator(db: Db, wanted: number | undefined, runIds: number[], d
       JOIN episodes ep ON ep.id = t.episode_id WHERE s.estimator_id = e.id${filter}) ORDER BY e.scored_at DESC, e.id DESC`)
     .all(...runIds) as { id: number; name: string; onnx_path: string | null }[];
   const newest = db.prepare('SELECT id, name, onnx_path FROM estimators ORDER BY created_at DESC, id DESC').all() as typeof scored;
-  const found = usable(scored) ?? usable(newest);
+  // The database's estimator in use first (inUse.ts), as every other view reads ŝ.
+  const inUse = estimatorInUse(db);
+  const found = usable(newest.filter((r) => r.id === inUse?.id)) ?? usable(scored) ?? usable(newest);
   if (found) return found;
   return existsSync(defaultPath) ? { id: null, name: 'default estimator (models/)', path: defaultPath, source: 'default' } : null;
 }

@@ -60,6 +60,12 @@ const api: RouteLensApi = {
   whatIf: vi.fn(async () => {
     throw new NotFoundError('not under test');
   }),
+  setEstimatorInUse: vi.fn(async () => {
+    throw new NotFoundError('not under test');
+  }),
+  renameEstimator: vi.fn(async () => {
+    throw new NotFoundError('not under test');
+  }),
 };
 
 const ours = (id = 1): IpcInvokeEventLike => ({ sender: { id }, senderFrame: { url: 'app://routelens/index.html#/runs', parent: null } });

@@ -4,6 +4,7 @@
  */
 import type { EpisodeQuery, EpisodeRow, EpisodeSortColumn, RunSummary } from '../../shared/api.ts';
 import type { Db } from './database.ts';
+import { ftsQuery, searchHits } from './searchHits.ts';
 
 const SORT_SQL: Record<EpisodeSortColumn, string> = {
   id: 'e.id',
@@ -18,13 +19,6 @@ const SORT_SQL: Record<EpisodeSortColumn, string> = {
   n_errors: 'e.n_errors',
   n_switches: 'e.n_switches',
 };
-
-/** Turns free text into an FTS5 query: each word quoted (no operator injection) and matched as a prefix, ANDed. */
-export function ftsQuery(text: string): string | null {
-  const words = text.match(/[\p{L}\p{N}_]+/gu);
-  if (!words || words.length === 0) return null;
-  return words.slice(0, 20).map((w) => `"${w}"*`).join(' AND ');
-}
 
 interface RawEpisodeRow extends Omit<EpisodeRow, 'success' | 'models'> {
   success: number | null;
@@ -78,7 +72,10 @@ export function queryEpisodes(db: Db, q: Required<Pick<EpisodeQuery, 'sort' | 'd
   const rows = db
     .prepare(`SELECT ${EPISODE_COLUMNS} ${from} ${whereSql} ORDER BY ${order} LIMIT ? OFFSET ?`)
     .all(...params, q.limit, q.offset) as RawEpisodeRow[];
-  return { total, rows: rows.map(decodeEpisodeRow) };
+  if (!fts) return { total, rows: rows.map(decodeEpisodeRow) };
+  // Only this page's episodes: where each matched, for the snippet and the turn the row opens at.
+  const hits = searchHits(db, rows.map((r) => r.id), q.search ?? '');
+  return { total, rows: rows.map((r) => ({ ...decodeEpisodeRow(r), match: hits.get(r.id) ?? null })) };
 }
 
 export function episodeRowById(db: Db, id: number): EpisodeRow | undefined {

@@ -264,6 +264,16 @@ UPDATE episode_models SET
   first_t = (SELECT MIN(t.t) FROM turns t WHERE t.episode_id = episode_models.episode_id AND t.model_id = episode_models.model_id);
 `,
   },
+  {
+    version: 6,
+    name: "settings of the database itself (the estimator in use), so the window, serve and the CLI agree",
+    sql: `
+CREATE TABLE settings (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+`,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;

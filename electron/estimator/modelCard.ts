@@ -4,7 +4,7 @@
  * estimator in the database) and shown in the Estimator view. The schema is validated on read because a card
  * can come from anywhere a user copied a model from. The schema is part of the API contract (shared/).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { ModelCard } from '../../shared/apiEstimator.ts';
 
 export { MODEL_CARD_SCHEMA, ModelCard } from '../../shared/apiEstimator.ts';
@@ -30,4 +30,16 @@ export function readModelCard(path: string): ModelCard {
     throw new Error(`${path}: not a RouteLens model card (${issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid'})`);
   }
   return parsed.data;
+}
+
+/** The card beside an ONNX file, or null when there is none or it does not read (a missing card hides the card, not the estimator). */
+export function cardBeside(onnxPath: string | null): ModelCard | null {
+  if (!onnxPath) return null;
+  const path = modelCardPath(onnxPath);
+  if (!existsSync(path)) return null;
+  try {
+    return readModelCard(path);
+  } catch {
+    return null;
+  }
 }

@@ -15,6 +15,7 @@ import { openHistoryEncoder, type EncoderCard, type HistoryEncoder } from './his
 import { DEFAULT_INPUT_PROFILE, type InputProfileName } from './inputProfile.ts';
 import { MTROUTER_TRAIN_CONFIG } from './mtrouterTraining.ts';
 import { MODEL_CARD_SCHEMA, modelCardPath, writeModelCard, type ModelCard } from './modelCard.ts';
+import { trainingTaskTypes } from './trainingDomain.ts';
 import { sha256, writeOnnx } from './onnxExport.ts';
 import { openScorer } from './ortScoring.ts';
 import { registerEstimator } from './scoreDatabase.ts';
@@ -176,6 +177,7 @@ export async function trainToFile(req: TrainRequest, onProgress: (p: TrainProgre
         database: basename(req.dbPath),
         runs,
         ...(req.split === undefined ? {} : { split: req.split }),
+        task_types: trainingTaskTypes(db, req.runs ?? [], req.split),
         episodes: data.summary.episodes,
         train_episodes: data.summary.trainEpisodes,
         validation_episodes: data.summary.validationEpisodes,

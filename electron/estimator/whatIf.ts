@@ -8,7 +8,10 @@
  * names, so what-if works before anyone ran `score`. Cost: the turn's own tokens priced at m, the output scaled by m's learned output-length ratio
  * relative to the logged model's (replay/outputLength.ts; priceTurn is the importer's pricing).
  * Neighbours: cosine between history sketches (historyRows.ts), over the turns `score` sketched, excluding the
- * turn's own episode; a cache of all sketches (int8, 64 B a turn) is built once per database state.
+ * turn's own episode, episodes of the turn's task type first (a SWE turn's evidence is SWE turns before it is
+ * ScienceWorld ones, however similar their text); a cache of all sketches (int8, 64 B a turn) is built once per
+ * database state. Without an estimator named, the database's estimator in use answers (inUse.ts). The result
+ * carries the estimator's training domain and whether this turn lies outside it (shared/estimatorDomain.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +23,10 @@ import { learnOutputRatios } from '../replay/outputLength.ts';
 import { sketchOf, SKETCH_DIM } from './historyRows.ts';
 import { openScorer, type Provider } from './ortScoring.ts';
 import { encoderFor, registerEstimator } from './scoreDatabase.ts';
+import { estimatorInUse } from './inUse.ts';
+import { cardBeside } from './modelCard.ts';
+import { domainOf } from './trainingDomain.ts';
+import { extrapolationReasons, type EstimatorDomain, type ExtrapolationReason } from '../../shared/estimatorDomain.ts';
 
 export const DEFAULT_ESTIMATOR_PATH = fileURLToPath(new URL('../../models/default-estimator.onnx', import.meta.url));
 
@@ -33,6 +40,7 @@ export interface WhatIfNeighbour {
   outcome: number | null;
   success: boolean | null;
   similarity: number;
+  same_task_type: boolean;
 }
 
 export interface WhatIfCandidate {
@@ -49,6 +57,9 @@ export interface WhatIfResult {
   episode_id: number;
   turn: number;
   logged_model: string;
+  task_type: string | null;
+  domain: EstimatorDomain | null;
+  extrapolation: ExtrapolationReason[];
   /** Where ŝ came from: the provider that scored it (stored estimates keep the provider of their `score` run). */
   provider: Provider | 'stored';
   estimator: { id: number; name: string };
@@ -60,11 +71,14 @@ export interface WhatIfResult {
   sketched_turns: number;
 }
 
-interface SketchIndex {
+export interface SketchIndex {
   key: string;
   turnId: Int32Array;
   modelId: Int32Array;
   episodeId: Int32Array;
+  /** The episode's task type as an index into `taskTypes`; −1 when the log names none. */
+  taskType: Int32Array;
+  taskTypes: string[];
   t: Int32Array;
   vec: Int8Array;
 }
@@ -81,13 +95,17 @@ function sketchIndex(db: Db): SketchIndex {
     turnId: new Int32Array(n),
     modelId: new Int32Array(n),
     episodeId: new Int32Array(n),
+    taskType: new Int32Array(n),
+    taskTypes: [],
     t: new Int32Array(n),
     vec: new Int8Array(n * SKETCH_DIM),
   };
+  const typeIndex = new Map<string, number>();
   let i = 0;
   const rows = db
-    .prepare('SELECT s.turn_id, s.vec, t.model_id, t.episode_id, t.t FROM history_sketches s JOIN turns t ON t.id = s.turn_id')
-    .iterate() as Iterable<{ turn_id: number; vec: Buffer; model_id: number; episode_id: number; t: number }>;
+    .prepare(`SELECT s.turn_id, s.vec, t.model_id, t.episode_id, t.t, e.task_type FROM history_sketches s JOIN turns t ON t.id = s.turn_id
+      JOIN episodes e ON e.id = t.episode_id`)
+    .iterate() as Iterable<{ turn_id: number; vec: Buffer; model_id: number; episode_id: number; t: number; task_type: string | null }>;
   for (const r of rows) {
     if (i >= n) break;
     const f = new Float32Array(r.vec.buffer, r.vec.byteOffset, SKETCH_DIM);
@@ -96,18 +114,53 @@ function sketchIndex(db: Db): SketchIndex {
     index.modelId[i] = r.model_id;
     index.episodeId[i] = r.episode_id;
     index.t[i] = r.t;
+    let type = -1;
+    if (r.task_type !== null) {
+      type = typeIndex.get(r.task_type) ?? index.taskTypes.length;
+      if (type === index.taskTypes.length) {
+        typeIndex.set(r.task_type, type);
+        index.taskTypes.push(r.task_type);
+      }
+    }
+    index.taskType[i] = type;
     i++;
   }
   sketchCache.set(db, index);
   return index;
 }
 
-/** The k most similar sketched turns on `modelId` (one per episode, never `excludeEpisode`'s): index positions, best first. */
-function nearest(index: SketchIndex, query: Int8Array, modelId: number, excludeEpisode: number, k: number): { i: number; sim: number }[] {
-  const best: { i: number; sim: number }[] = [];
+/** The k best of one scan, one turn per episode: k turns of one episode would be one piece of evidence, not k. */
+class TopK {
+  readonly best: { i: number; sim: number }[] = [];
+  constructor(
+    private readonly k: number,
+    private readonly episodeOf: Int32Array,
+  ) {}
+  offer(i: number, sim: number): void {
+    const best = this.best;
+    if (best.length >= this.k && sim <= (best[best.length - 1] as { sim: number }).sim) return;
+    const same = best.findIndex((b) => this.episodeOf[b.i] === this.episodeOf[i]);
+    if (same >= 0) {
+      if ((best[same] as { sim: number }).sim >= sim) return;
+      best.splice(same, 1);
+    }
+    best.push({ i, sim });
+    best.sort((x, y) => y.sim - x.sim);
+    if (best.length > this.k) best.pop();
+  }
+}
+
+/**
+ * The k most similar sketched turns on `modelId` (one per episode, never `excludeEpisode`'s): index positions,
+ * turns of episodes with task type `taskType` (an index into `taskTypes`; −1 prefers none) first, each group
+ * best first. Other task types only fill the places the same type leaves empty.
+ */
+export function nearest(index: SketchIndex, query: Int8Array, modelId: number, excludeEpisode: number, k: number, taskType = -1): { i: number; sim: number; sameType: boolean }[] {
   let qq = 0;
   for (let j = 0; j < SKETCH_DIM; j++) qq += (query[j] as number) ** 2;
-  if (qq === 0) return best;
+  if (qq === 0) return [];
+  const same = new TopK(k, index.episodeId);
+  const other = new TopK(k, index.episodeId);
   const n = index.turnId.length;
   for (let i = 0; i < n; i++) {
     if (index.modelId[i] !== modelId || index.episodeId[i] === excludeEpisode) continue;
@@ -121,19 +174,10 @@ function nearest(index: SketchIndex, query: Int8Array, modelId: number, excludeE
     }
     if (vv === 0) continue;
     const sim = dot / Math.sqrt(qq * vv);
-    if (best.length < k || sim > (best[best.length - 1] as { sim: number }).sim) {
-      // One turn per episode: k turns of one episode would be one piece of evidence, not k.
-      const same = best.findIndex((b) => index.episodeId[b.i] === index.episodeId[i]);
-      if (same >= 0) {
-        if ((best[same] as { sim: number }).sim >= sim) continue;
-        best.splice(same, 1);
-      }
-      best.push({ i, sim });
-      best.sort((a, b) => b.sim - a.sim);
-      if (best.length > k) best.pop();
-    }
+    if (taskType >= 0 && index.taskType[i] === taskType) same.offer(i, sim);
+    else other.offer(i, sim);
   }
-  return best;
+  return [...same.best.map((b) => ({ ...b, sameType: true })), ...other.best.map((b) => ({ ...b, sameType: false }))].slice(0, k);
 }
 
 interface EstimatorChoice {
@@ -143,22 +187,14 @@ interface EstimatorChoice {
   provider: string | null;
 }
 
-async function chooseEstimator(db: Db, turnId: number, wanted: number | undefined, register: RegisterEstimator): Promise<EstimatorChoice> {
+async function chooseEstimator(db: Db, wanted: number | undefined, register: RegisterEstimator): Promise<EstimatorChoice> {
   if (wanted !== undefined) {
     const row = db.prepare('SELECT id, name, onnx_path AS path, provider FROM estimators WHERE id = ?').get(wanted) as EstimatorChoice | undefined;
     if (!row) throw new WhatIfError(`no estimator with id ${wanted}`);
     return row;
   }
-  const scored = db
-    .prepare(`SELECT e.id, e.name, e.onnx_path AS path, e.provider FROM estimators e
-      WHERE EXISTS (SELECT 1 FROM estimates s WHERE s.estimator_id = e.id AND s.turn_id = ?) ORDER BY e.scored_at DESC, e.id DESC LIMIT 1`)
-    .get(turnId) as EstimatorChoice | undefined;
-  if (scored) return scored;
-  const latest = db
-    .prepare('SELECT id, name, onnx_path AS path, provider FROM estimators WHERE onnx_path IS NOT NULL ORDER BY created_at DESC, id DESC')
-    .all() as EstimatorChoice[];
-  const usable = latest.find((e) => e.path && existsSync(e.path));
-  if (usable) return usable;
+  const inUse = estimatorInUse(db);
+  if (inUse) return db.prepare('SELECT id, name, onnx_path AS path, provider FROM estimators WHERE id = ?').get(inUse.id) as EstimatorChoice;
   if (!existsSync(DEFAULT_ESTIMATOR_PATH)) {
     throw new WhatIfError('no estimator: train one (routelens train --db F --out model.onnx) or restore models/default-estimator.onnx');
   }
@@ -185,7 +221,7 @@ export async function whatIf(db: Db, episodeId: number, t: number, options: What
   if (!turn) throw new WhatIfError(`episode ${episodeId} has no turn ${t} (it has ${turns.length})`);
   const extId = db.prepare('SELECT ext_id FROM episodes WHERE id = ?').pluck().get(episodeId) as string;
   const k = options.k ?? 5;
-  const est = await chooseEstimator(db, turn.id, options.estimatorId, options.register ?? ((path, bytes) => registerEstimator(db, path, bytes)));
+  const est = await chooseEstimator(db, options.estimatorId, options.register ?? ((path, bytes) => registerEstimator(db, path, bytes)));
 
   // ŝ: stored, or computed now through ORT; the history vector also gives the neighbour-search sketch.
   const stored = db
@@ -243,6 +279,13 @@ export async function whatIf(db: Db, episodeId: number, t: number, options: What
   const loggedRatio = (loggedModel && ratios.get(loggedModel.id)) || 1;
 
   const index = sketchIndex(db);
+  const taskType = meta.task_type === null ? -1 : index.taskTypes.indexOf(meta.task_type);
+  const domain = domainOf(db, cardBeside(est.path));
+  // Without a card the candidates are the models the estimator scored here.
+  const extrapolation = extrapolationReasons(domain ?? { task_types: null, task_types_from: 'unknown', runs: [], models: scores.map((x) => x.model) }, {
+    task_type: meta.task_type,
+    model: turn.model,
+  });
   const query = new Int8Array(SKETCH_DIM);
   for (let j = 0; j < SKETCH_DIM; j++) query[j] = Math.round((sketch[j] as number) * 127);
   const episodeOf = db.prepare('SELECT ext_id, score_norm, success FROM episodes WHERE id = ?');
@@ -254,7 +297,7 @@ export async function whatIf(db: Db, episodeId: number, t: number, options: What
       ? priceTurn(m, { in: turn.tokens_in, out: turn.tokens_out === null ? null : (turn.tokens_out * ratio) / loggedRatio, cached: turn.tokens_cached })
       : null;
     const neighbours = m
-      ? nearest(index, query, m.id, episodeId, k).map(({ i, sim }) => {
+      ? nearest(index, query, m.id, episodeId, k, taskType).map(({ i, sim, sameType }) => {
           const e = episodeOf.get(index.episodeId[i]) as { ext_id: string; score_norm: number | null; success: number | null };
           return {
             episode: e.ext_id,
@@ -263,6 +306,7 @@ export async function whatIf(db: Db, episodeId: number, t: number, options: What
             outcome: e.score_norm,
             success: e.success === null ? null : e.success === 1,
             similarity: Math.round(sim * 1000) / 1000,
+            same_task_type: sameType,
           };
         })
       : [];
@@ -274,6 +318,9 @@ export async function whatIf(db: Db, episodeId: number, t: number, options: What
     episode_id: episodeId,
     turn: t,
     logged_model: turn.model,
+    task_type: meta.task_type,
+    domain,
+    extrapolation,
     provider,
     estimator: { id: est.id, name: est.name },
     source,

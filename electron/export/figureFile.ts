@@ -1,10 +1,12 @@
 /**
  * An analysis response → the bytes of a figure file: SVG, PNG (2× or a DPI), PDF, or the data as CSV. The
- * one function behind the API's `exportFigure` and `routelens export`.
+ * one function behind the API's `exportFigure` and `routelens export`. A drawn figure carries its caption
+ * (title, runs, export day) inside it, and every file is named after the analysis and the runs.
  */
 import type { AnalysisResponse } from '../../shared/analysisResults.ts';
 import { DEFAULT_FIGURE_WIDTH, FIGURE_MIME, type FigureFormat } from '../../shared/apiAnalysis.ts';
-import { figureCsv, figureScene } from '../../shared/charts/figures.ts';
+import { captionScene, exportDate, figureExportName, type FigureCaption } from '../../shared/charts/figureCaption.ts';
+import { figureCsv, figureScene, FIGURES } from '../../shared/charts/figures.ts';
 import { chartTheme, type ThemeName } from '../../shared/charts/theme.ts';
 import { sceneToPdf } from './pdf.ts';
 import { svgToPng } from './png.ts';
@@ -18,6 +20,8 @@ export interface FigureFileOptions {
   scale?: number;
   dpi?: number;
   modelColor: (name: string) => string;
+  /** The export day in the caption and the name (default: today, YYYY-MM-DD). */
+  date?: string;
 }
 
 export interface FigureFile {
@@ -26,26 +30,27 @@ export interface FigureFile {
   data: Buffer;
 }
 
-const safe = (s: string): string => s.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, 60);
+/** The caption of an analysis figure: its registry title (with the episode it draws), the runs asked for. */
+export function figureCaption(response: AnalysisResponse, date: string): FigureCaption {
+  const { id, episode, runs = [] } = response.request;
+  return { title: `${FIGURES[id].title}${episode ? ` — episode ${episode}` : ''}`, runs, date };
+}
 
-/** `lift-runA-runB.png`, `targets-ep12.svg`: says what the file holds, safe on every file system. */
-export function figureFilename(response: AnalysisResponse, format: FigureFormat): string {
-  const parts = [response.request.id, ...(response.request.episode ? [response.request.episode] : []), ...(response.request.runs ?? []).slice(0, 3)];
-  const stem = parts.map(safe).filter(Boolean).join('-') || 'figure';
-  return `${stem}.${format}`;
+/** `switch-cost_sw-mtrouter+uno-sim_2026-11-24.png`, `targets_ep12_run-a_2026-11-24.svg`: safe on every file system. */
+export function figureFilename(response: AnalysisResponse, format: FigureFormat, date: string = exportDate()): string {
+  const { id, episode, runs = [] } = response.request;
+  return figureExportName(id, runs, date, format, episode);
 }
 
 export async function figureFile(response: AnalysisResponse, options: FigureFileOptions): Promise<FigureFile> {
   const { format } = options;
-  const filename = figureFilename(response, format);
+  const date = options.date ?? exportDate();
+  const filename = figureFilename(response, format, date);
   const mime = FIGURE_MIME[format];
   if (format === 'csv') return { filename, mime, data: Buffer.from(figureCsv(response), 'utf8') };
-  const scene = figureScene(response, {
-    theme: chartTheme(options.theme ?? 'light'),
-    width: options.width ?? DEFAULT_FIGURE_WIDTH,
-    height: options.height,
-    modelColor: options.modelColor,
-  });
+  const theme = chartTheme(options.theme ?? 'light');
+  const figure = figureScene(response, { theme, width: options.width ?? DEFAULT_FIGURE_WIDTH, height: options.height, modelColor: options.modelColor });
+  const scene = captionScene(figure, figureCaption(response, date), theme);
   if (format === 'pdf') return { filename, mime, data: await sceneToPdf(scene) };
   const svg = sceneToSvg(scene);
   if (format === 'svg') return { filename, mime, data: Buffer.from(svg, 'utf8') };

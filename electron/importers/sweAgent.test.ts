@@ -72,6 +72,16 @@ describe('SWE-agent importer: real trajectories', () => {
     expect(ep.task.text).not.toMatch(/^Here is a demonstration/);
   });
 
+  it("keeps each step's thought as the turn's reasoning, apart from the command", async () => {
+    const ep = await readOne(v1);
+    expect(ep.turns[0]?.reasoning).toMatch(/^To start addressing this issue, I will first search for the `missing_colon\.py` file/);
+    expect(ep.turns[0]?.action.text).toBe('find_file missing_colon.py');
+    const old = await readOne(v0);
+    expect(old.turns[0]?.reasoning).toMatch(/^First, I'll create a new Python script to reproduce the bug/);
+    expect(old.turns[0]?.reasoning).not.toMatch(/\s$/);
+    expect(old.turns.every((t) => t.reasoning && !t.reasoning.includes('```'))).toBe(true);
+  });
+
   it('takes --run over the directory name', async () => {
     expect((await readOne(v0, 'mine')).run).toBe('mine');
   });
@@ -118,15 +128,20 @@ describe('SWE-agent importer: run-level model and outcome sources', () => {
         { role: 'system', content: 'setup', agent: 'primary' },
         { role: 'assistant', content: 'demo reply', action: 'ls\n', agent: 'primary', is_demo: true },
         { role: 'user', content: 'the issue', agent: 'primary' },
-        { role: 'assistant', content: 'thinking\n```\nopen a.py\n```', action: 'open a.py\n', agent: 'primary' },
+        { role: 'assistant', content: 'thinking\n```\nopen a.py\n```', thought: 'thinking', action: 'open a.py\n', agent: 'primary' },
         { role: 'user', content: '[File: a.py]', agent: 'primary' },
-        { role: 'assistant', content: [{ type: 'text', text: 'done' }], action: 'submit\n', agent: 'primary' },
+        { role: 'assistant', content: [{ type: 'text', text: 'done' }], thought: 'done', agent: 'primary' },
       ];
     });
     const ep = await readOne(file);
     expect(ep.turns.map((t) => [t.action.tool, t.observation])).toEqual([
       ['open', '[File: a.py]'],
-      ['submit', null],
+      ['done', null],
+    ]);
+    // The thought is reasoning beside a parsed command; a reply without one keeps its whole text as the action.
+    expect(ep.turns.map((t) => [t.reasoning ?? null, t.action.text])).toEqual([
+      ['thinking', 'open a.py'],
+      [null, 'done'],
     ]);
     expect(ep.task.text).toBe('the issue');
   });

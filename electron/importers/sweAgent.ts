@@ -2,7 +2,7 @@
  * SWE-agent `.traj` files (v0.x and v1): one JSON object per instance, one episode per file.
  *
  * Turns are the model's steps: `trajectory[]` (or, when that is empty, the assistant messages of `history`
- * that are not an injected demonstration). The files carry no per-step tokens, cost or model, so turns have
+ * that are not an injected demonstration); a step's `thought` is the turn's reasoning. The files carry no per-step tokens, cost or model, so turns have
  * none; the model is the run's (`replay_config.agent.model.name`, else a sibling `args.yaml`
  * `agent.model.model_name`, else the run directory's `<model>__…` prefix) and the logged
  * `info.model_stats.instance_cost` becomes the episode's cost, never split across turns.
@@ -33,6 +33,7 @@ const HistoryMessage = z.object({
   role: z.string(),
   content: Content.nullish(),
   action: z.string().nullish(),
+  thought: z.string().nullish(),
   is_demo: z.boolean().nullish(),
 });
 
@@ -175,16 +176,22 @@ export const sweAgentImporter: Importer = {
     const instance = basename(file).replace(/\.traj$/, '');
     const config = runConfig(file, traj.replay_config, ctx);
 
-    const steps: { action: string; observation: string | null }[] = traj.trajectory.map((s) => ({
+    // The thought is the model's reasoning before the command, kept as the turn's reasoning (the action is the command).
+    const steps: { action: string; observation: string | null; thought: string | null }[] = traj.trajectory.map((s) => ({
       action: s.action,
       observation: s.observation ?? null,
+      thought: s.thought ?? null,
     }));
     if (steps.length === 0) {
       // Older or partial files: the model's replies are the non-demo assistant messages; each one's
       // observation is the environment's next message.
       for (const m of traj.history ?? []) {
         if (m.is_demo) continue;
-        if (m.role === 'assistant') steps.push({ action: m.action ?? textOf(m.content), observation: null });
+        if (m.role === 'assistant') {
+          // Without a parsed action the content is the whole reply, thought included: no separate reasoning then.
+          const thought = m.action != null ? (m.thought ?? null) : null;
+          steps.push({ action: m.action ?? textOf(m.content), observation: null, thought });
+        }
         else if (m.role !== 'system') {
           const last = steps.at(-1);
           if (last) last.observation = last.observation === null ? textOf(m.content) : `${last.observation}\n${textOf(m.content)}`;
@@ -217,6 +224,7 @@ export const sweAgentImporter: Importer = {
         model: config.model,
         action: sweAction(s.action),
         observation: s.observation,
+        reasoning: s.thought?.trim() ? s.thought.trim() : null,
       })),
     };
     const checked = CanonicalEpisode.safeParse(episode);

@@ -8,6 +8,7 @@
  * ŝ source: the estimator named, else the newest estimator whose estimates cover every selected turn, else
  * the log's candidate scores (turn_candidates: MTRouter-style logs record the router's ŝ), else none.
  */
+import { estimatorInUse } from '../estimator/inUse.ts';
 import type { EstimatorRef, SHatSource } from '../../shared/apiReplay.ts';
 import { storedExpectedSteps } from '../analysis/expectedSteps.ts';
 import type { Db } from '../db/database.ts';
@@ -112,8 +113,13 @@ export function pickEstimator(
     if (n < nTurns) throw new ReplayError(`estimator ${est.id} (${est.name}) has ŝ for ${n} of the ${nTurns} selected turns: score these runs with it first`);
     return est;
   }
-  const full = all.find((e) => (coverage.get(e.id) ?? 0) >= nTurns);
-  const partial = all.filter((e) => e !== full && (coverage.get(e.id) ?? 0) > 0);
+  // The database's estimator in use (inUse.ts) when it covers every turn; else the newest that does, said in a note.
+  const inUse = estimatorInUse(db);
+  const covers = (e: EstimatorRow) => (coverage.get(e.id) ?? 0) >= nTurns;
+  const full = all.find((e) => e.id === inUse?.id && covers(e)) ?? all.find(covers);
+  const inUseSkipped = inUse !== null && full !== undefined && full.id !== inUse.id;
+  if (inUseSkipped) notes.push(`the estimator in use, ${inUse.name}, has ŝ for ${coverage.get(inUse.id) ?? 0} of ${nTurns} turns; ŝ here is from ${full.name}`);
+  const partial = all.filter((e) => e !== full && !(inUseSkipped && e.id === inUse.id) && (coverage.get(e.id) ?? 0) > 0);
   for (const e of partial) notes.push(`estimator ${e.id} (${e.name}) covers ${coverage.get(e.id)} of ${nTurns} turns and was not used`);
   return full ?? null;
 }

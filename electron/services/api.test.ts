@@ -40,7 +40,7 @@ describe('API contract through dispatch', () => {
       episodePolicyChoices: { episode: 1, policies: ['logged', 'cheapest'] },
       runAnalysis: { id: 'lift', minN: 1 }, exportFigure: { request: { id: 'pareto' }, format: 'svg' },
       listEstimators: {}, startEstimatorJob: { kind: 'score', ep: 'cpu' }, estimatorJobStatus: { job: 1 }, cancelEstimatorJob: { job: 1 },
-      whatIf: { episodeId: 1, turn: 0 },
+      whatIf: { episodeId: 1, turn: 0 }, setEstimatorInUse: { default: true }, renameEstimator: { estimatorId: 1, name: 'ScienceWorld, simulated' },
       compare: { a: { runIds: [1] }, b: { runIds: [2] }, bootstrap: 20, counterfactual_model: 'gpt-5' },
     };
     for (const name of API_NAMES) {
@@ -54,6 +54,17 @@ describe('API contract through dispatch', () => {
     expect(await call('queryEpisodes', { limit: -1 })).toMatchObject({ ok: false, error: { kind: 'input', message: /limit/ } });
     expect(await call('queryEpisodes', { sort: 'password' })).toMatchObject({ ok: false, error: { kind: 'input' } });
     expect(await call('getEpisode', { id: 'x' })).toMatchObject({ ok: false, error: { kind: 'input' } });
+  });
+
+  it('renames an estimator, refusing an empty or invisible name and an unknown id', async () => {
+    await call('setEstimatorInUse', { default: true });
+    const id = (await api.listEstimators({})).estimators[0]?.id as number;
+    const renamed = await call('renameEstimator', { estimatorId: id, name: '  SWE only (v2)  ' });
+    expect(renamed.ok).toBe(true);
+    expect((await api.listEstimators({})).estimators.find((e) => e.id === id)?.name).toBe('SWE only (v2)');
+    expect(await call('renameEstimator', { estimatorId: id, name: '   ' })).toMatchObject({ ok: false, error: { kind: 'input' } });
+    expect(await call('renameEstimator', { estimatorId: id, name: 'a\u202Eb' })).toMatchObject({ ok: false, error: { kind: 'input' } });
+    expect(await call('renameEstimator', { estimatorId: 99999, name: 'x' })).toMatchObject({ ok: false, error: { kind: 'not_found' } });
   });
 
   it('says not_found for an episode that does not exist', async () => {

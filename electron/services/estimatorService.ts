@@ -3,41 +3,38 @@
  * estimators with their cards, background training / scoring jobs (estimatorJobs.ts, a worker thread each),
  * and what-if. Models trained from the window are written beside the database in `estimators/`.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { EstimatorList, EstimatorSummary } from '../../shared/apiEstimator.ts';
 import { openDatabase, type Db } from '../db/database.ts';
 import { registerEstimator } from '../estimator/scoreDatabase.ts';
+import { estimatorInUse, setEstimatorInUse } from '../estimator/inUse.ts';
+import { domainOf } from '../estimator/trainingDomain.ts';
 import { EstimatorInputError, EstimatorJobs, type WriteTurns } from '../estimator/estimatorJobs.ts';
-import { modelCardPath, readModelCard, type ModelCard } from '../estimator/modelCard.ts';
+import { cardBeside } from '../estimator/modelCard.ts';
 import { DEFAULT_ESTIMATOR_PATH, whatIf, WhatIfError } from '../estimator/whatIf.ts';
 import { InputError, NotFoundError } from './dispatch.ts';
 import type { RouteLensApi } from '../../shared/api.ts';
 
-type EstimatorApi = Pick<RouteLensApi, 'listEstimators' | 'startEstimatorJob' | 'estimatorJobStatus' | 'cancelEstimatorJob' | 'whatIf'>;
-
-function cardOf(onnxPath: string | null): ModelCard | null {
-  if (!onnxPath) return null;
-  const path = modelCardPath(onnxPath);
-  if (!existsSync(path)) return null;
-  try {
-    return readModelCard(path);
-  } catch {
-    return null; // an unreadable card hides the card, not the estimator
-  }
-}
+type EstimatorApi = Pick<RouteLensApi, 'listEstimators' | 'startEstimatorJob' | 'estimatorJobStatus' | 'cancelEstimatorJob' | 'whatIf' | 'setEstimatorInUse' | 'renameEstimator'>;
 
 export function listEstimators(db: Db): EstimatorList {
   const rows = db
     .prepare(`SELECT e.id, e.name, e.created_at, e.encoder, e.provider, e.scored_at, e.onnx_path,
       (SELECT COUNT(DISTINCT turn_id) FROM estimates s WHERE s.estimator_id = e.id) AS scored_turns
       FROM estimators e ORDER BY e.created_at DESC, e.id DESC`)
-    .all() as Omit<EstimatorSummary, 'card' | 'is_default'>[];
+    .all() as Omit<EstimatorSummary, 'card' | 'is_default' | 'domain'>[];
   const defaultPath = resolve(DEFAULT_ESTIMATOR_PATH);
+  const defaultCard = existsSync(defaultPath) ? cardBeside(defaultPath) : null;
+  const inUse = estimatorInUse(db);
   return {
-    estimators: rows.map((r) => ({ ...r, card: cardOf(r.onnx_path), is_default: r.onnx_path !== null && resolve(r.onnx_path) === defaultPath })),
-    default_model: existsSync(defaultPath) ? { path: defaultPath, card: cardOf(defaultPath) } : null,
+    estimators: rows.map((r) => {
+      const card = cardBeside(r.onnx_path);
+      return { ...r, card, is_default: r.onnx_path !== null && resolve(r.onnx_path) === defaultPath, domain: domainOf(db, card) };
+    }),
+    default_model: existsSync(defaultPath) ? { path: defaultPath, card: defaultCard, domain: domainOf(db, defaultCard) } : null,
     turns: db.prepare('SELECT COUNT(*) FROM turns').pluck().get() as number,
+    in_use: inUse ? { id: inUse.id, chosen: inUse.chosen } : null,
   };
 }
 
@@ -45,22 +42,24 @@ export function listEstimators(db: Db): EstimatorList {
 export function estimatorServices(db: Db, dbPath: string, writes?: WriteTurns): EstimatorApi {
   const jobs = new EstimatorJobs(writes);
   const memory = db.memory || dbPath === '' || dbPath === ':memory:';
-  // What-if registers the default estimator the first time: a write, so on a writer connection in its turn.
-  const register = async (modelPath: string, bytes: Uint8Array): Promise<number> => {
-    const write = (): number => {
-      if (memory) return registerEstimator(db, modelPath, bytes);
+  // Writes (registering the default estimator the first time, the estimator in use) go on a writer connection in their turn.
+  const write = async <T>(what: string, run: (writer: Db) => T): Promise<T> => {
+    const once = (): T => {
+      if (memory) return run(db);
       const writer = openDatabase(dbPath);
       try {
-        return registerEstimator(writer, modelPath, bytes);
+        return run(writer);
       } finally {
         writer.close();
       }
     };
-    if (!writes) return write();
-    const id = await writes.run('estimator registration', async () => write(), () => {}, { cancelled: false });
-    if (id === undefined) throw new Error('estimator registration was skipped');
-    return id;
+    if (!writes) return once();
+    const out = await writes.run(what, async () => once(), () => {}, { cancelled: false });
+    if (out === undefined) throw new Error(`${what} was skipped`);
+    return out;
   };
+  const register = (modelPath: string, bytes: Uint8Array): Promise<number> =>
+    write('estimator registration', (writer) => registerEstimator(writer, modelPath, bytes));
   const job = (n: number) => {
     const s = jobs.status(n);
     if (!s) throw new NotFoundError(`no estimator job ${n}`);
@@ -68,6 +67,22 @@ export function estimatorServices(db: Db, dbPath: string, writes?: WriteTurns): 
   };
   return {
     listEstimators: async () => listEstimators(db),
+    setEstimatorInUse: async (input) => {
+      if ('estimatorId' in input) {
+        if (db.prepare('SELECT 1 FROM estimators WHERE id = ?').get(input.estimatorId) === undefined) throw new NotFoundError(`no estimator with id ${input.estimatorId}`);
+        await write('estimator in use', (writer) => (setEstimatorInUse(writer, input.estimatorId), true));
+      } else {
+        if (!existsSync(DEFAULT_ESTIMATOR_PATH)) throw new InputError('the default model (models/default-estimator.onnx) is not installed');
+        const bytes = readFileSync(DEFAULT_ESTIMATOR_PATH);
+        await write('estimator in use', (writer) => (setEstimatorInUse(writer, registerEstimator(writer, DEFAULT_ESTIMATOR_PATH, bytes)), true));
+      }
+      return listEstimators(db);
+    },
+    renameEstimator: async ({ estimatorId, name }) => {
+      if (db.prepare('SELECT 1 FROM estimators WHERE id = ?').get(estimatorId) === undefined) throw new NotFoundError(`no estimator with id ${estimatorId}`);
+      await write('estimator rename', (writer) => writer.prepare('UPDATE estimators SET name = ? WHERE id = ?').run(name, estimatorId).changes);
+      return listEstimators(db);
+    },
     startEstimatorJob: async (input) => {
       try {
         if (input.kind === 'train') {

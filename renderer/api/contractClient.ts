@@ -52,6 +52,8 @@ export function contractClient(transport: Transport): RouteLensApi {
     estimatorJobStatus: checked('estimatorJobStatus', apiContract.estimatorJobStatus.output),
     cancelEstimatorJob: checked('cancelEstimatorJob', apiContract.cancelEstimatorJob.output),
     whatIf: checked('whatIf', apiContract.whatIf.output),
+    setEstimatorInUse: checked('setEstimatorInUse', apiContract.setEstimatorInUse.output),
+    renameEstimator: checked('renameEstimator', apiContract.renameEstimator.output),
     compare: checked('compare', apiContract.compare.output),
   };
 }

@@ -7,6 +7,8 @@ export interface CheckItem {
   /** Drawn before the label (a colour dot, a format badge). */
   adornment?: ReactNode;
   detail?: string;
+  /** More text the filter matches besides the label (a run's format and models). */
+  search?: string;
 }
 
 export function CheckList({
@@ -22,7 +24,8 @@ export function CheckList({
 }) {
   const [filter, setFilter] = useState('');
   const id = useId();
-  const shown = filter ? items.filter((i) => i.label.toLowerCase().includes(filter.toLowerCase())) : items;
+  const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
+  const shown = words.length > 0 ? items.filter((i) => words.every((w) => `${i.label}\n${i.search ?? ''}`.toLowerCase().includes(w))) : items;
   const toggle = (key: string) => {
     const next = new Set(selected);
     if (next.has(key)) next.delete(key);
@@ -36,10 +39,22 @@ export function CheckList({
           <input
             type="search"
             placeholder={`Filter ${noun}s…`}
+            data-testid="checklist-filter"
             value={filter}
             onChange={(e) => setFilter(e.target.value)}
             aria-label={`Filter ${noun}s`}
           />
+        )}
+        {words.length > 0 && (
+          <button
+            type="button"
+            className="btn btn-ghost"
+            disabled={shown.length === 0 || shown.every((i) => selected.has(i.key))}
+            onClick={() => onChange(new Set([...selected, ...shown.map((i) => i.key)]))}
+            data-testid="checklist-select-matching"
+          >
+            Select {shown.length} matching
+          </button>
         )}
         <button type="button" className="btn btn-ghost" disabled={selected.size === 0} onClick={() => onChange(new Set())}>
           All {noun}s

@@ -1,4 +1,7 @@
-/** The top bar's multi-select of runs; the selection filters every view (empty = all runs). */
+/**
+ * The top bar's multi-select of runs; the selection filters every view (empty = all runs). Its filter
+ * matches a run's name, format and models, and "Select N matching" takes every run it finds.
+ */
 import { useAppStore } from '../store/index.ts';
 import { plural } from '../format/numbers.ts';
 import { CheckList } from './CheckList.tsx';
@@ -28,6 +31,7 @@ export function RunSelector({ testId = 'run-selector' }: { testId?: string }) {
             label: visibleText(r.name), // escapes any hidden character, so look-alike names differ
             adornment: <span className="format-tag">{r.format}</span>,
             detail: plural(r.episodes, 'episode'),
+            search: [r.format, r.policy_name ?? '', ...r.models].join('\n'),
           }))}
           selected={new Set(runIds.map(String))}
           onChange={(next) => setRunIds([...next].map(Number))}

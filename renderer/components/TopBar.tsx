@@ -1,7 +1,9 @@
 /** The top bar: the open database, the run selection, and the theme toggle. */
 import { plural } from '../format/numbers.ts';
 import { useAppStore } from '../store/index.ts';
-import { DatabaseIcon, MoonIcon, SunIcon } from './icons.tsx';
+import { useOverlays } from '../overlays.ts';
+import { GLOBAL_KEYS, keyLabel } from '../shortcuts.ts';
+import { DatabaseIcon, MoonIcon, SearchIcon, SunIcon } from './icons.tsx';
 import { RunSelector } from './RunSelector.tsx';
 
 function baseName(path: string): string {
@@ -26,6 +28,19 @@ export function TopBar() {
       </div>
       {status === 'ready' && <RunSelector />}
       <div className="topbar-spacer" />
+      <button
+        type="button"
+        className="btn btn-ghost topbar-palette"
+        onClick={() => useOverlays.getState().show('palette')}
+        title="Command palette: go to a view, run, episode or analysis, or run an action"
+        data-testid="palette-button"
+      >
+        <SearchIcon />
+        <span className="topbar-palette-label">Go to…</span>
+        {keyLabel(GLOBAL_KEYS.palette.keys[0]).map((cap) => (
+          <kbd key={cap}>{cap}</kbd>
+        ))}
+      </button>
       <button
         type="button"
         className="btn btn-ghost btn-icon"

@@ -12,13 +12,23 @@ export function Cost({ usd, estimated }: { usd: number | null | undefined; estim
   );
 }
 
+/**
+ * An episode's outcome in words: "success", "failure", or "no outcome" when the log gives none, then
+ * "score 0.68" when the log gives a final score (which may be on any scale, so it is named, never bare).
+ */
 export function OutcomeBadge({ success, score }: { success: boolean | null; score?: number | null }) {
   const kind = success === null ? 'unknown' : success ? 'success' : 'failure';
-  const label = success === null ? 'Unknown' : success ? 'Success' : 'Failure';
+  // A score without a verdict is still an outcome: it reads "score 0.68" alone.
+  const label = success === null ? (score != null ? null : 'no outcome') : success ? 'success' : 'failure';
+  const title =
+    success === null
+      ? `The log says neither success nor failure${score != null ? `; its final score, as logged, is ${formatScore(score)}` : ': left out of success rates and mean scores'}`
+      : `The log marks this episode a ${label ?? ''}${score != null ? `; its final score, as logged, is ${formatScore(score)}` : ''}`;
   return (
-    <span className={`badge badge-${kind}`} data-testid="outcome" data-outcome={kind}>
+    <span className={`badge badge-${kind}`} data-testid="outcome" data-outcome={kind} title={title}>
       {label}
-      {score != null && <span className="badge-score num">{formatScore(score)}</span>}
+      {/* The space keeps "success score 1" apart when the text is copied (the flex gap is only visual). */}
+      {score != null && <span className="badge-score num">{label ? ' ' : ''}score {formatScore(score)}</span>}
     </span>
   );
 }

@@ -14,6 +14,19 @@ describe('deep links', () => {
     }
   });
 
+  it('carries the search that opened an episode, escaped, beside the run selection', () => {
+    for (const hash of ['#/episode/12/turn/7?q=NameError', '#/episode/12/turn/7?runs=1,2&q=a%20%26%20b%3F%23', '#/episode/3?q=%3Cimg%3E']) {
+      expect(formatHash(parseHash(hash))).toBe(hash);
+    }
+    expect(parseHash('#/episode/12/turn/7?q=a%20%26%20b%3F%23').route).toEqual({ view: 'episode', episodeId: 12, turn: 7, q: 'a & b?#' });
+    // Old links (no search) still open the same turn, with nothing to highlight.
+    expect(parseHash('#/episode/12/turn/7').route).toEqual({ view: 'episode', episodeId: 12, turn: 7 });
+    expect(parseHash('#/episode/12/turn/7?q=%20%20').route).toEqual({ view: 'episode', episodeId: 12, turn: 7 });
+    // Only an episode has a search; elsewhere it is dropped from the link.
+    expect(formatHash(parseHash('#/runs?q=x'))).toBe('#/runs');
+    expect(formatHash({ route: { view: 'episode', episodeId: 1, turn: 0, q: 'x' }, runIds: [4] })).toBe('#/episode/1/turn/0?runs=4&q=x');
+  });
+
   it('keeps only well-formed, distinct run ids', () => {
     expect(parseHash('#/runs?runs=3,x,1,3,').runIds).toEqual([1, 3]);
   });

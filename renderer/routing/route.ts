@@ -3,12 +3,14 @@
  *   #/runs   #/episodes   #/episode/<id>   #/episode/<id>/turn/<t>
  *   #/analyses   #/analyses/<analysis id>   #/estimator   #/policy
  *   #/compare   #/pair/<episode A>/<episode B>   #/pair/<A>/<B>/turn/<t>
- * with the run selection as an optional query: `#/episodes?runs=3,5`.
+ * with the run selection as an optional query: `#/episodes?runs=3,5`, and on an episode the search that
+ * opened it, to highlight in the turn's text: `#/episode/12/turn/7?q=NameError`.
  */
 export type Route =
   | { view: 'runs' }
   | { view: 'episodes' }
-  | { view: 'episode'; episodeId: number; turn: number | null }
+  /** `turn` is a position in the episode (0 = its first turn), whatever numbers the log gives its turns. */
+  | { view: 'episode'; episodeId: number; turn: number | null; q?: string }
   /** `analysis` is a DESIGN §8 id (lift, pareto, …); null shows the list of analyses. */
   | { view: 'analyses'; analysis: string | null }
   | { view: 'estimator' }
@@ -26,6 +28,9 @@ export interface AppLocation {
 }
 
 const DEFAULT_ROUTE: Route = { view: 'runs' };
+
+/** The Episodes view's search box takes as much. */
+const MAX_QUERY_CHARS = 500;
 
 function nonNegativeInt(text: string | undefined): number | null {
   if (text === undefined || !/^\d{1,9}$/.test(text)) return null;
@@ -77,7 +82,9 @@ export function parseHash(hash: string): AppLocation {
   const q = body.indexOf('?');
   const path = q === -1 ? body : body.slice(0, q);
   const query = new URLSearchParams(q === -1 ? '' : body.slice(q + 1));
-  return { route: parseRoute(path), runIds: parseRunIds(query.get('runs')) };
+  const route = parseRoute(path);
+  const search = query.get('q')?.trim().slice(0, MAX_QUERY_CHARS);
+  return { route: route.view === 'episode' && search ? { ...route, q: search } : route, runIds: parseRunIds(query.get('runs')) };
 }
 
 export function formatRoute(route: Route): string {
@@ -102,6 +109,11 @@ export function formatRoute(route: Route): string {
 }
 
 export function formatHash(location: AppLocation): string {
-  const base = formatRoute(location.route);
-  return location.runIds.length > 0 ? `${base}?runs=${location.runIds.join(',')}` : base;
+  const { route, runIds } = location;
+  // Run ids stay unescaped (`runs=3,5` reads better than `runs=3%2C5`); the search is the user's text.
+  const query: string[] = [];
+  if (runIds.length > 0) query.push(`runs=${runIds.join(',')}`);
+  if (route.view === 'episode' && route.q) query.push(`q=${encodeURIComponent(route.q)}`);
+  const base = formatRoute(route);
+  return query.length > 0 ? `${base}?${query.join('&')}` : base;
 }

@@ -15,9 +15,11 @@ export interface EpisodeRef {
 export interface AnalysisParams {
   minN?: number;
   reference?: string;
+  /** pareto: linear or logarithmic cost axis. */
+  costAxis?: 'linear' | 'log';
   rho?: Record<string, number>;
   episode?: EpisodeRef;
-  /** calibration, embeddings: estimator id; absent = the one that scored last. */
+  /** calibration, embeddings: the database's estimator in use, filled in from the store (no control of its own). */
   estimator?: number;
   /** calibration: ŝ bins. */
   bins?: number;

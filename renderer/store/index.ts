@@ -4,6 +4,7 @@ import { create } from 'zustand';
 import { paletteColor } from '../../shared/charts/palette.ts';
 import { createAnalysesSlice } from './analysesSlice.ts';
 import { createEpisodeFiltersSlice } from './episodeFiltersSlice.ts';
+import { createEstimatorSlice } from './estimatorSlice.ts';
 import { createImportSlice } from './importSlice.ts';
 import { createLocationSlice } from './locationSlice.ts';
 import { createPrefsSlice } from './prefsSlice.ts';
@@ -19,6 +20,7 @@ export const useAppStore = create<AppStore>()((...a) => ({
   ...createPrefsSlice(...a),
   ...createImportSlice(...a),
   ...createAnalysesSlice(...a),
+  ...createEstimatorSlice(...a),
 }));
 
 /** The palette colour of a model, by name (grey for a model listModels did not report). */

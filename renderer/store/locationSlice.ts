@@ -12,6 +12,8 @@ export interface LocationSlice {
   runIds: number[];
   /** The episode last opened in the inspector, for the rail's link back to it. */
   lastEpisode: { episodeId: number; turn: number | null } | null;
+  /** The view the user was on before the current one (null at start-up): the inspector steps through the Episodes list only when opened from it. */
+  cameFrom: Route['view'] | null;
   navigate(route: Route, options?: { replace?: boolean }): void;
   setRunIds(runIds: number[]): void;
   /** Adopt what the URL says (start-up, Back/Forward, a hand-edited fragment). */
@@ -28,16 +30,22 @@ function rememberEpisode(route: Route): LocationSlice['lastEpisode'] | undefined
   return route.view === 'episode' ? { episodeId: route.episodeId, turn: route.turn } : undefined;
 }
 
+/** Moves within a view (turn to turn, episode to episode) keep where the user came from. */
+function cameFrom(s: LocationSlice, next: Route): Route['view'] | null {
+  return s.route.view === next.view ? s.cameFrom : s.route.view;
+}
+
 export const createLocationSlice: StateCreator<AppStore, [], [], LocationSlice> = (set, get) => {
   const initial = parseHash(typeof window === 'undefined' ? '' : window.location.hash);
   return {
     route: initial.route,
     runIds: initial.runIds,
     lastEpisode: rememberEpisode(initial.route) ?? null,
+    cameFrom: null,
     navigate: (route, options) => {
       const replace = options?.replace ?? false;
       writeHash(formatHash({ route, runIds: get().runIds }), replace);
-      set({ route, lastEpisode: rememberEpisode(route) ?? get().lastEpisode });
+      set({ route, lastEpisode: rememberEpisode(route) ?? get().lastEpisode, cameFrom: cameFrom(get(), route) });
     },
     setRunIds: (runIds) => {
       const sorted = [...new Set(runIds)].sort((a, b) => a - b);
@@ -46,7 +54,7 @@ export const createLocationSlice: StateCreator<AppStore, [], [], LocationSlice> 
     },
     syncFromHash: (hash) => {
       const { route, runIds } = parseHash(hash);
-      set({ route, runIds, lastEpisode: rememberEpisode(route) ?? get().lastEpisode });
+      set({ route, runIds, lastEpisode: rememberEpisode(route) ?? get().lastEpisode, cameFrom: cameFrom(get(), route) });
       // Normalise what was typed (unknown paths become #/runs) without adding a history entry.
       writeHash(formatHash({ route, runIds }), true);
     },

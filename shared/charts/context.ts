@@ -11,6 +11,8 @@ export interface FigureContext {
   height?: number;
   /** A model's colour, the same in every view and export: `paletteColor(color_index)` from listModels. */
   modelColor(name: string): string;
+  /** pareto: the cost axis (the request's `costAxis`; default linear). */
+  costAxis?: 'linear' | 'log';
 }
 
 /** `modelColor` from a `listModels` answer; models it does not know get the "unknown" grey. */

@@ -6,14 +6,33 @@
  * bidi and invisible characters in text (an ESC, U+009B, U+202E, U+200B, a line feed in a name) are written
  * as the visible escapes of shared/displayText.ts (`\u001b`), the same a terminal shows: a CSV opened in a
  * terminal or a spreadsheet shows them and obeys none.
+ *
+ * Numbers are rounded to the precision they carry, so a sum of floats reads 0.3, not 0.30000000000000004: a
+ * column named for money (cost, usd, price) to 6 decimals (a cheap turn costs $0.000096), any other to 4
+ * (rates, shares, scores, intervals); a value too small for that keeps 4 significant digits instead of
+ * becoming 0.
  */
 import { visibleText } from '../displayText.ts';
 
 export type CsvValue = string | number | boolean | null | undefined;
 
-function cell(value: CsvValue): string {
+const MONEY = /cost|usd|price/i;
+
+/** Decimals kept in a column: money to 6, everything else to 4. */
+export function csvDecimals(column: string): number {
+  return MONEY.test(column) ? 6 : 4;
+}
+
+/** A number as written in a column of `decimals` places; integers stay as they are. */
+export function roundForCsv(x: number, decimals: number): number {
+  if (!Number.isFinite(x) || Number.isInteger(x)) return x;
+  const rounded = Number(x.toFixed(decimals));
+  return rounded === 0 ? Number(x.toPrecision(4)) : rounded;
+}
+
+function cell(value: CsvValue, decimals: number): string {
   if (value === null || value === undefined) return '';
-  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : '';
+  if (typeof value === 'number') return Number.isFinite(value) ? String(roundForCsv(value, decimals)) : '';
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   const text = visibleText(value);
   const guarded = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
@@ -22,5 +41,6 @@ function cell(value: CsvValue): string {
 
 /** A CSV document with a header row; every row has the header's columns. */
 export function toCsv(header: string[], rows: CsvValue[][]): string {
-  return [header, ...rows].map((r) => r.map(cell).join(',')).join('\r\n') + '\r\n';
+  const decimals = header.map(csvDecimals);
+  return [header, ...rows].map((r) => r.map((v, i) => cell(v, decimals[i] ?? 4)).join(',')).join('\r\n') + '\r\n';
 }

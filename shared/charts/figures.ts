@@ -110,13 +110,13 @@ export const FIGURES: FigureRegistry = {
   },
   targets: {
     title: 'AEC targets',
-    description: 'Per-turn target S̃_t and error penalty for one episode (DESIGN §5).',
+    description: 'Per-turn target (the final score less the penalties of the errors from that turn on) and error penalty for one episode (MTRouter §3.3).',
     layout: targetsLayout,
     csv: targetsCsv,
   },
   calibration: {
     title: 'Estimator calibration',
-    description: 'Mean realised target S̃ against the estimator’s ŝ of the logged model, per ŝ bin with 95% intervals, and the MAE and Spearman ρ of ŝ against S̃ (DESIGN §8).',
+    description: 'Mean realised target against the estimator’s ŝ of the logged model, per ŝ bin with 95% intervals, and the MAE and Spearman ρ of ŝ against the target.',
     layout: calibrationLayout,
     csv: calibrationCsv,
   },
@@ -131,7 +131,8 @@ export const FIGURES: FigureRegistry = {
 /** The figure of an analysis response (request.id picks the layout), without casts at the call site. */
 export function figureScene(response: AnalysisResponse, ctx: FigureContext): Scene {
   const spec = FIGURES[response.request.id] as FigureSpec<AnalysisId>;
-  return spec.layout(response.result as AnalysisResultOf<AnalysisId>, ctx);
+  const costAxis = response.request.costAxis ?? ctx.costAxis;
+  return spec.layout(response.result as AnalysisResultOf<AnalysisId>, costAxis ? { ...ctx, costAxis } : ctx);
 }
 
 /** The CSV of an analysis response. */

@@ -1,28 +1,32 @@
 /**
- * The model palette, defined once. A model's colour is `MODEL_PALETTE[color_index % length]`, where
- * `color_index` comes from `listModels` (stable across views, runs added later, and exports).
- * Order: Okabe–Ito (colour-blind safe; black left out because it vanishes in the dark theme), then the
- * Tableau 10 set as an extension for pools larger than seven models. Past 17 models colours repeat, and the
- * legend and chips always carry the name as well.
+ * The data palettes, defined once: one for models and one for runs, two families a reader should never
+ * confuse. Models get vivid colours, runs muted ones, and the tests (palette.test.ts) hold both to
+ * distances in CIELAB (ΔE2000): every pair of the first 12 model colours, every pair of run colours and
+ * every run–model pair stay apart, also under simulated deuteranopia and protanopia for the models.
+ * Every colour keeps at least 2:1 contrast on both theme backgrounds, so one palette serves light and dark.
+ *
+ * A model's colour is `MODEL_PALETTE[color_index % length]`, where `color_index` comes from `listModels`
+ * (stable across views, runs added later, and exports). Past its length colours repeat; legends and chips
+ * always carry the name as well.
  */
 export const MODEL_PALETTE: readonly string[] = [
+  // Okabe–Ito first (colour-blind safe; black left out, it vanishes in the dark theme; yellow left out, it vanishes on white).
   '#0072B2', // blue
   '#E69F00', // orange
   '#009E73', // bluish green
   '#D55E00', // vermillion
   '#CC79A7', // reddish purple
   '#56B4E9', // sky blue
-  '#CCBB44', // yellow: Paul Tol's, since Okabe–Ito #F0E442 is unreadable on white
-  '#4E79A7',
-  '#F28E2B',
-  '#E15759',
-  '#76B7B2',
-  '#59A14F',
-  '#EDC948',
-  '#B07AA1',
-  '#FF9DA7',
-  '#9C755F',
-  '#BAB0AC',
+  // Then the colours farthest (ΔE2000) from those before them, among vivid ones readable on both backgrounds.
+  '#992233', // wine
+  '#AA0077', // magenta
+  '#7777FF', // periwinkle
+  '#FF5577', // rose
+  '#BB2200', // brick
+  '#5500EE', // violet
+  '#007755', // pine
+  '#44CCAA', // aquamarine
+  '#DD0055', // crimson
 ];
 
 /** Colour of a model not (yet) known to listModels. */
@@ -31,4 +35,51 @@ export const UNKNOWN_MODEL_COLOR = '#8A8F98';
 export function paletteColor(colorIndex: number | null | undefined): string {
   if (colorIndex == null || colorIndex < 0) return UNKNOWN_MODEL_COLOR;
   return MODEL_PALETTE[colorIndex % MODEL_PALETTE.length] ?? UNKNOWN_MODEL_COLOR;
+}
+
+/**
+ * Runs drawn in one figure, muted so that a run is never read as a model. As many colours as a figure
+ * draws runs at most (layouts/common.ts MAX_RUNS_DRAWN), so the runs of one figure never share one.
+ */
+export const RUN_PALETTE: readonly string[] = [
+  '#44AABB', // teal
+  '#BB6655', // clay
+  '#996688', // mauve
+  '#446655', // slate green
+  '#EE9966', // apricot
+  '#AABBAA', // sage grey
+];
+
+/** FNV-1a of a run's name: the same number in every view, reload, export and database. */
+function nameHash(name: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) {
+    h ^= name.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}
+
+/** The colour a run has wherever it is drawn alone or without a clash: from its name, not its position in a list. */
+export function ownRunColor(name: string): string {
+  return RUN_PALETTE[nameHash(name) % RUN_PALETTE.length] as string;
+}
+
+/**
+ * Colours for the runs one figure draws. Each run keeps its own colour (ownRunColor), so a run looks the
+ * same across figures and reloads; when two runs of this figure would share one, the later by name takes
+ * the next free colour, so no two drawn runs look alike. Past RUN_PALETTE.length runs, colours repeat.
+ */
+export function runColors(names: readonly string[]): (name: string) => string {
+  const colors = new Map<string, string>();
+  const taken = new Set<number>();
+  const n = RUN_PALETTE.length;
+  for (const name of [...new Set(names)].sort((a, b) => a.localeCompare(b))) {
+    if (taken.size >= n) taken.clear();
+    let slot = nameHash(name) % n;
+    while (taken.has(slot)) slot = (slot + 1) % n;
+    taken.add(slot);
+    colors.set(name, RUN_PALETTE[slot] as string);
+  }
+  return (name) => colors.get(name) ?? ownRunColor(name);
 }

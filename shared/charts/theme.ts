@@ -1,11 +1,11 @@
 /**
  * Chart themes (light and dark): every colour a layout uses that is not a model's, and the font. Layouts
  * take the theme as input so the Scene they return is final — the window and the exporter draw the same
- * colours. Data colours are colour-blind safe: models use shared/charts/palette.ts, runs Paul Tol's
- * "bright" set, and continuous scales are blue–white–orange (diverging, lift around 1) and a single-hue
- * blue ramp (sequential, shares), both readable under deuteranopia and in greyscale by lightness.
+ * colours. Data colours are colour-blind safe: models and runs use shared/charts/palette.ts (two families kept
+ * apart), and continuous scales are blue–white–orange (diverging, lift around 1) and a single-hue blue ramp (sequential, shares), both readable under deuteranopia and in greyscale by lightness.
  */
 import { interpolateLab } from 'd3';
+import { RUN_PALETTE } from './palette.ts';
 
 export type ThemeName = 'light' | 'dark';
 
@@ -93,9 +93,12 @@ export function chartTheme(name: ThemeName): ChartTheme {
   return name === 'dark' ? DARK_THEME : LIGHT_THEME;
 }
 
-/** Runs compared in one figure, in the order the result lists them (Paul Tol's bright, colour-blind safe). */
-export const RUN_PALETTE: readonly string[] = ['#4477AA', '#EE6677', '#228833', '#CCBB44', '#66CCEE', '#AA3377', '#BBBBBB'];
+export { RUN_PALETTE, runColors } from './palette.ts';
 
+/**
+ * The index-th run colour, for lists that are not runs of the database (compare's sides, policies in the
+ * policy lab). A figure of runs uses `runColors(names)`, which keeps each run's colour across figures.
+ */
 export function runColor(index: number): string {
   return RUN_PALETTE[index % RUN_PALETTE.length] as string;
 }

@@ -1,12 +1,11 @@
 /**
- * The controls an analysis page has besides the run selection: lift's min n, pareto's reference run, ρ per
- * model, and the estimator, ŝ bins, colouring and sample of calibration and the embedding map.
+ * The controls an analysis page has besides the run selection: lift's min n, pareto's reference run and cost axis, ρ per
+ * model, and the ŝ bins, colouring and sample of calibration and the embedding map (their estimator is the
+ * database's estimator in use: EstimatorInUse picks it).
  */
 import { useEffect, useState } from 'react';
 import { ModelDot } from '../../components/ModelChip.tsx';
 import { DEFAULT_CALIBRATION_BINS, DEFAULT_EMBEDDING_SAMPLE, MAX_CALIBRATION_BINS, MAX_EMBEDDING_SAMPLE, MIN_CALIBRATION_BINS } from '../../../shared/analysisResults.ts';
-import { formatCount } from '../../format/numbers.ts';
-import { useEstimators } from '../estimator/useEstimators.ts';
 import { DEFAULT_MIN_N } from './analysisRequest.ts';
 
 /** Typing pauses shorter than this do not recompute (an analysis over 500k turns takes a few hundred ms). */
@@ -98,6 +97,23 @@ export function ReferenceControl({ runs, value, onChange }: { runs: string[]; va
   );
 }
 
+/** Linear, or logarithmic when runs' costs differ by orders of magnitude (a cheap run otherwise sits on the axis). */
+export function CostAxisControl({ value, onChange }: { value: 'linear' | 'log' | undefined; onChange(axis: 'linear' | 'log'): void }) {
+  const current = value ?? 'linear';
+  return (
+    <div className="control" role="group" aria-label="Cost axis">
+      <span className="control-label">Cost axis</span>
+      <span className="segmented" data-testid="control-cost-axis">
+        {(['linear', 'log'] as const).map((axis) => (
+          <button key={axis} type="button" className={current === axis ? 'is-on' : undefined} aria-pressed={current === axis} onClick={() => onChange(axis)}>
+            {axis === 'linear' ? 'Linear' : 'Log'}
+          </button>
+        ))}
+      </span>
+    </div>
+  );
+}
+
 export function RhoControl({ models, value, onChange }: { models: string[]; value: Record<string, number> | undefined; onChange(rho: Record<string, number>): void }) {
   const set = (model: string, r: number | undefined) => {
     const next = { ...value };
@@ -118,25 +134,6 @@ export function RhoControl({ models, value, onChange }: { models: string[]; valu
         </label>
       ))}
     </div>
-  );
-}
-
-/** The estimators of this database that have scored turns (calibration and the history map read their ŝ). */
-export function EstimatorControl({ value, onChange }: { value: number | undefined; onChange(id: number | undefined): void }) {
-  const { list } = useEstimators();
-  const scored = (list?.estimators ?? []).filter((e) => e.scored_turns > 0);
-  return (
-    <label className="control">
-      <span className="control-label">Estimator</span>
-      <select value={value ?? ''} onChange={(e) => onChange(e.target.value === '' ? undefined : Number(e.target.value))} data-testid="control-estimator">
-        <option value="">the one that scored last</option>
-        {scored.map((e) => (
-          <option key={e.id} value={e.id}>
-            {e.name} (#{e.id}, {formatCount(e.scored_turns)} turns scored)
-          </option>
-        ))}
-      </select>
-    </label>
   );
 }
 

@@ -1,5 +1,5 @@
 /**
- * One analysis: what it shows and which paper figure it reproduces, its controls, and its figure(s) for the
+ * One analysis: one sentence on what it shows and which paper figure it reproduces, its controls, and its figure(s) for the
  * runs selected in the top bar (every figure compares them side by side). plan-dag shows two: the summary
  * across runs, and one episode's plan rounds as DAGs.
  */
@@ -10,11 +10,12 @@ import { FIGURES } from '../../../shared/charts/figures.ts';
 import { formatHash } from '../../routing/route.ts';
 import type { AnalysisParams, EpisodeRef } from '../../store/analysesSlice.ts';
 import { useAppStore } from '../../store/index.ts';
-import { BinsControl, ColorControl, EstimatorControl, MinNControl, ReferenceControl, RhoControl, SampleControl } from './AnalysisControls.tsx';
+import { BinsControl, ColorControl, CostAxisControl, MinNControl, ReferenceControl, RhoControl, SampleControl } from './AnalysisControls.tsx';
 import { buildRequest } from './analysisRequest.ts';
 import { isResponseOf, type AnalysisPage } from './catalog.ts';
 import { EpisodePicker } from './EpisodePicker.tsx';
 import { FigurePanel } from './FigurePanel.tsx';
+import { EstimatorInUse } from '../estimator/EstimatorInUse.tsx';
 import { useAnalysis } from './useAnalysis.ts';
 
 const NO_PARAMS: AnalysisParams = {};
@@ -81,6 +82,8 @@ export function AnalysisPageView({ page }: { page: AnalysisPage }) {
   const runIds = useAppStore((s) => s.runIds);
   const allRuns = useAppStore((s) => s.runs);
   const figure = FIGURES[page.id];
+  // Calibration and the embedding map read the database's estimator in use; naming it keys the memo, so a pick shows at once.
+  const inUseId = useAppStore((s) => s.estimators?.in_use?.id);
   const scopeRuns = scope.all ? allRuns : allRuns.filter((r) => scope.ids.includes(r.id));
   const models = useMemo(() => [...new Set(scopeRuns.flatMap((r) => r.models))].sort((a, b) => a.localeCompare(b)), [scopeRuns]);
   const onEpisode = useCallback((episode: EpisodeRef) => set({ episode }), [set]);
@@ -106,18 +109,17 @@ export function AnalysisPageView({ page }: { page: AnalysisPage }) {
           {scope.all ? `all ${allRuns.length} runs` : scope.names.length === 1 ? `run ${scope.names[0]}` : `${scope.names.length} runs compared`}
         </span>
       </div>
-      <p className="analysis-lede">
-        {figure ? `${figure.description} ` : ''}
-        {/* Some descriptions already name their paper figure; say it once. */}
-        {!figure?.description.includes(page.source) && <span className="muted">Reproduces {page.source}.</span>}
+      <p className="analysis-lede" data-testid="analysis-summary">
+        {page.summary}
       </p>
       {controls.length > 0 && (
         <div className="analysis-controls" data-testid="analysis-controls">
           {controls.includes('minN') && <MinNControl value={params.minN} onChange={(minN) => set({ minN })} />}
           {controls.includes('reference') && <ReferenceControl runs={scopeRuns.map((r) => r.name)} value={params.reference} onChange={(reference) => set({ reference })} />}
+          {controls.includes('costAxis') && <CostAxisControl value={params.costAxis} onChange={(costAxis) => set({ costAxis })} />}
           {controls.includes('rho') && <RhoControl models={models} value={params.rho} onChange={(rho) => set({ rho })} />}
           {controls.includes('episode') && <EpisodePicker runIds={scope.ids} value={params.episode} onChange={onEpisode} />}
-          {controls.includes('estimator') && <EstimatorControl value={params.estimator} onChange={(estimator) => set({ estimator })} />}
+          {controls.includes('estimator') && <EstimatorInUse testId="analysis-estimator" />}
           {controls.includes('bins') && <BinsControl value={params.bins} onChange={(bins) => set({ bins })} />}
           {controls.includes('color') && <ColorControl value={params.color} onChange={(color) => set({ color })} />}
           {controls.includes('sample') && <SampleControl value={params.sample} onChange={(sample) => set({ sample })} />}
@@ -130,7 +132,7 @@ export function AnalysisPageView({ page }: { page: AnalysisPage }) {
       ) : page.id === 'plan-dag' ? (
         <PlanDagFigures page={page} scope={scope} params={params} set={set} />
       ) : (
-        <FigurePanel page={page} request={buildRequest(page.id, scope.names, params)} noRequest="Pick an episode to see its targets." />
+        <FigurePanel page={page} request={buildRequest(page.id, scope.names, { ...params, estimator: inUseId })} noRequest="Pick an episode to see its targets." />
       )}
     </div>
   );

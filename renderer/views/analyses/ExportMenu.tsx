@@ -1,15 +1,18 @@
 /**
- * Export of one figure: SVG, PNG at 2× or at a chosen DPI, PDF, or its data as CSV. The core draws the file
- * from the same layout at the width shown (exportFigure), and the window saves what comes back.
+ * Export of one figure: SVG, PNG at 2× or at a chosen DPI, PDF, or its data as CSV, the same menu for every
+ * figure. Who makes the file is the caller's `save`: for an analysis the core draws it from the same layout
+ * at the width shown (analysisSaver → exportFigure); for the policy lab's figure, the window (sceneFile.ts).
+ * Either way the file carries a caption (title, runs, date) and is named after them.
  */
 import { useState } from 'react';
 import type { AnalysisRequest } from '../../../shared/analysisResults.ts';
+import type { ThemeName } from '../../../shared/charts/theme.ts';
 import { api, errorMessage } from '../../api/index.ts';
 import { downloadBase64 } from '../../charts/download.ts';
+import type { ExportChoice, FigureFormat } from '../../charts/sceneFile.ts';
 import { Popover } from '../../components/Popover.tsx';
-import { useAppStore } from '../../store/index.ts';
 
-type Format = 'svg' | 'png' | 'pdf' | 'csv';
+type Format = FigureFormat;
 
 interface Choice {
   key: string;
@@ -30,8 +33,22 @@ const CHOICES: Choice[] = [
 
 const DPI_CHOICES = [150, 300, 600];
 
-export function ExportMenu({ request, width }: { request: AnalysisRequest; width: number }) {
-  const theme = useAppStore((s) => s.theme);
+/** An analysis figure's files, drawn by the core at the width shown. */
+export function analysisSaver(request: AnalysisRequest, width: number, theme: ThemeName): (choice: ExportChoice) => Promise<void> {
+  return async (choice) => {
+    const file = await api.exportFigure({
+      request,
+      format: choice.format,
+      theme,
+      width: Math.max(320, Math.round(width)),
+      ...(choice.scale ? { scale: choice.scale } : {}),
+      ...(choice.dpi ? { dpi: choice.dpi } : {}),
+    });
+    downloadBase64(file.filename, file.mime, file.data_base64);
+  };
+}
+
+export function ExportMenu({ save, testId = 'export-menu' }: { save(choice: ExportChoice): Promise<void>; testId?: string }) {
   const [dpi, setDpi] = useState(300);
   const [busy, setBusy] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
@@ -40,15 +57,7 @@ export function ExportMenu({ request, width }: { request: AnalysisRequest; width
     setBusy(choice.key);
     setProblem(null);
     try {
-      const file = await api.exportFigure({
-        request,
-        format: choice.format,
-        theme,
-        width: Math.max(320, Math.round(width)),
-        ...(choice.scale ? { scale: choice.scale } : {}),
-        ...(choice.dpi ? { dpi } : {}),
-      });
-      downloadBase64(file.filename, file.mime, file.data_base64);
+      await save({ format: choice.format, ...(choice.scale ? { scale: choice.scale } : {}), ...(choice.dpi ? { dpi } : {}) });
       close();
     } catch (err) {
       setProblem(errorMessage(err));
@@ -58,7 +67,7 @@ export function ExportMenu({ request, width }: { request: AnalysisRequest; width
   };
 
   return (
-    <Popover testId="export-menu" button={<span>Export</span>} align="end">
+    <Popover testId={testId} button={<span>Export</span>} align="end">
       {(close) => (
         <div className="export-menu" role="menu" aria-label="Export this figure">
           {CHOICES.map((choice) => (

@@ -15,7 +15,8 @@ import { EmptyState, ErrorNotice } from '../../components/EmptyState.tsx';
 import { useAppStore } from '../../store/index.ts';
 import { isEmptyResult, type AnalysisPage } from './catalog.ts';
 import { coverageNote } from './coverageNote.ts';
-import { ExportMenu } from './ExportMenu.tsx';
+import { emptyReason, extrapolationNote } from './emptyReason.ts';
+import { analysisSaver, ExportMenu } from './ExportMenu.tsx';
 import { useAnalysis } from './useAnalysis.ts';
 
 function Computing({ since, what }: { since: number; what: string }) {
@@ -60,6 +61,7 @@ export function FigurePanel({
   const figure = useFigureScene(usable, width);
   const [linkError, setLinkError] = useState<string | null>(null);
   const runs = useAppStore((s) => s.runs);
+  const theme = useAppStore((s) => s.theme);
 
   const onActivate = (link: MarkLink) => {
     setLinkError(null);
@@ -74,6 +76,8 @@ export function FigurePanel({
 
   const empty = analysis.response !== null && !analysis.loading && isEmptyResult(analysis.response);
   const coverage = coverageNote(analysis.response);
+  const reason = emptyReason(analysis.response);
+  const extrapolation = extrapolationNote(analysis.response);
   const state = analysis.error || figure.error ? 'error' : empty ? 'empty' : figure.scene && !analysis.loading && !figure.pending ? 'ready' : 'loading';
 
   return (
@@ -89,7 +93,7 @@ export function FigurePanel({
         <header className="figure-card-header">
           {heading && <h2>{heading}</h2>}
           <div className="toolbar-spacer" />
-          {usable && request && !analysis.loading && <ExportMenu request={usable.request} width={figure.scene?.width ?? width} />}
+          {usable && request && !analysis.loading && <ExportMenu save={analysisSaver(usable.request, figure.scene?.width ?? width, theme)} />}
         </header>
       )}
       <div className="figure-body" ref={ref}>
@@ -97,7 +101,14 @@ export function FigurePanel({
         {figure.error && <ErrorNotice title="The figure could not be drawn." message={figure.error} />}
         {linkError && <ErrorNotice title="Nothing to open." message={linkError} />}
         {!request && noRequest && <p className="figure-note muted">{noRequest}</p>}
-        {empty && (
+        {empty && reason && !whenEmpty && (
+          <EmptyState title={reason.title} testId="figure-empty">
+            <p data-testid="figure-empty-reason" data-reason={reason.reason}>
+              {reason.text}
+            </p>
+          </EmptyState>
+        )}
+        {empty && !(reason && !whenEmpty) && (
           <EmptyState
             title={whenEmpty ? 'Nothing to draw' : 'No data for this analysis in the selected runs'}
             command={whenEmpty ? undefined : page.command}
@@ -106,6 +117,11 @@ export function FigurePanel({
             <p>{whenEmpty ?? page.whenEmpty}</p>
             {!whenEmpty && page.command && <p className="faint">To make some with the simulator:</p>}
           </EmptyState>
+        )}
+        {!analysis.loading && extrapolation && (
+          <p className="figure-note est-extrapolation" role="note" data-testid="extrapolation-flag">
+            {extrapolation}
+          </p>
         )}
         {!empty && figure.scene && (
           <div className={analysis.stale || figure.pending ? 'figure-scene is-stale' : 'figure-scene'}>

@@ -23,6 +23,7 @@ export function buildRequest(id: AnalysisId, runs: readonly string[], params: An
   if (runs.length > 0) request.runs = [...runs].sort();
   if (id === 'lift' && params.minN !== undefined && params.minN !== DEFAULT_MIN_N) request.minN = params.minN;
   if (id === 'pareto' && params.reference !== undefined && (runs.length === 0 || runs.includes(params.reference))) request.reference = params.reference;
+  if (id === 'pareto' && params.costAxis === 'log') request.costAxis = 'log';
   if (id === 'usage-ratio' && params.rho && Object.keys(params.rho).length > 0) {
     request.rho = Object.fromEntries(Object.entries(params.rho).sort(([a], [b]) => a.localeCompare(b)));
   }
@@ -35,8 +36,8 @@ export function buildRequest(id: AnalysisId, runs: readonly string[], params: An
 
 /** Equal requests give equal keys (buildRequest already sorts runs and ρ). */
 export function requestKey(request: AnalysisRequest): string {
-  const { id, runs, minN, reference, rho, episode, estimator, bins, color, sample, seed } = request;
-  return JSON.stringify([id, runs ?? [], minN ?? null, reference ?? null, rho ?? null, episode ?? null, estimator ?? null, bins ?? null, color ?? null, sample ?? null, seed ?? null]);
+  const { id, runs, minN, reference, costAxis, rho, episode, estimator, bins, color, sample, seed } = request;
+  return JSON.stringify([id, runs ?? [], minN ?? null, reference ?? null, costAxis ?? null, rho ?? null, episode ?? null, estimator ?? null, bins ?? null, color ?? null, sample ?? null, seed ?? null]);
 }
 
 /**

@@ -19,7 +19,7 @@ const OUTCOME_USE: Partial<Record<AnalysisResponse['request']['id'], string>> = 
   'switch-cost': 'not counted as successes or failures',
   'budget-modes': 'left out of the mean score',
   'usage-ratio': 'left out of the accuracy',
-  calibration: 'their turns have no S̃ to check ŝ against',
+  calibration: 'their turns have no target to check ŝ against',
 };
 
 export function coverageNote(response: AnalysisResponse | null): string | null {

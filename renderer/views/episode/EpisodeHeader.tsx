@@ -1,13 +1,17 @@
-/** The inspector's header: which episode, its task, outcome and totals, and the legend of models it used. */
-import { useState, type MouseEvent } from 'react';
+/**
+ * The inspector's header: which episode, its task, outcome and totals, and the legend of models it used; or,
+ * compact, one line of it and the task's first line, so a small window leaves the turn's text the room.
+ */
+import { useLayoutEffect, useRef, useState, type CSSProperties, type MouseEvent } from 'react';
 import type { EpisodeDetail } from '../../../shared/api.ts';
 import { OutcomeBadge } from '../../components/figures.tsx';
-import { ChevronLeftIcon } from '../../components/icons.tsx';
+import { ChevronDownIcon, ChevronLeftIcon } from '../../components/icons.tsx';
 import { ModelChip } from '../../components/ModelChip.tsx';
 import { VisibleName } from '../../components/VisibleName.tsx';
 import { formatCost, formatCount, formatUnit, plural } from '../../format/numbers.ts';
 import { formatHash } from '../../routing/route.ts';
 import { useAppStore } from '../../store/index.ts';
+import type { Density } from './inspectorLayout.ts';
 
 function ModelLegend({ detail }: { detail: EpisodeDetail }) {
   // A model's cost is unknown (null, shown '—') as soon as one of its turns has no known cost.
@@ -42,16 +46,36 @@ function ChildrenStat({ children }: { children: EpisodeDetail['children'] }) {
   );
 }
 
-function TaskText({ text }: { text: string }) {
+/**
+ * The task, cut after whole lines (one when compact, three otherwise) with a toggle for the rest: the box's
+ * height is a whole number of lines, so no line shows half. Whether it overflows is measured, not guessed
+ * from the text's length, since wrapping depends on the width.
+ */
+function TaskText({ text, lines }: { text: string; lines: number }) {
   const [open, setOpen] = useState(false);
-  const long = text.length > 280 || text.split('\n').length > 3;
+  const [overflows, setOverflows] = useState(false);
+  const ref = useRef<HTMLPreElement>(null);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el || open) return;
+    const measure = () => setOverflows(el.scrollHeight > el.clientHeight + 1);
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [open, text, lines]);
   return (
     <div className="task">
-      <pre className={long && !open ? 'task-text is-clamped' : 'task-text'} data-testid="task-text">
+      <pre
+        ref={ref}
+        className={open ? 'task-text' : 'task-text is-clamped'}
+        style={open ? undefined : ({ '--task-lines': lines } as CSSProperties)}
+        data-testid="task-text"
+      >
         {text}
       </pre>
-      {long && (
-        <button type="button" className="btn btn-ghost task-toggle" onClick={() => setOpen((o) => !o)}>
+      {(overflows || open) && (
+        <button type="button" className="btn btn-ghost task-toggle" onClick={() => setOpen((o) => !o)} aria-expanded={open} data-testid="task-toggle">
           {open ? 'Less' : 'Full task'}
         </button>
       )}
@@ -59,68 +83,138 @@ function TaskText({ text }: { text: string }) {
   );
 }
 
-export function EpisodeHeader({ detail }: { detail: EpisodeDetail }) {
+/** The episode's total cost: '—' when a turn's cost is unknown, '≈' when some was priced from token counts. */
+function TotalCost({ detail }: { detail: EpisodeDetail }) {
+  const ep = detail.episode;
+  const priced = detail.turns.some((t) => t.cost_source === 'priced');
+  if (ep.unpriced_turns > 0) {
+    return (
+      <dd
+        className="num"
+        data-testid="episode-cost"
+        data-unknown="true"
+        title={`${plural(ep.unpriced_turns, 'turn')} of unknown cost (no cost logged, no price known); the known part is ${formatCost(ep.known_cost)}`}
+      >
+        —
+      </dd>
+    );
+  }
+  return (
+    <dd className="num" data-testid="episode-cost" title={priced ? 'Includes turns priced from token counts' : undefined}>
+      {priced ? '≈' : ''}
+      {formatCost(ep.total_cost)}
+    </dd>
+  );
+}
+
+function DensityToggle({ density, onDensity }: { density: Density; onDensity(d: Density): void }) {
+  const compact = density === 'compact';
+  return (
+    <button
+      type="button"
+      className="btn btn-ghost header-toggle"
+      onClick={() => onDensity(compact ? 'full' : 'compact')}
+      aria-expanded={!compact}
+      title={compact ? 'Show all totals, the task on three lines and the models' : 'Fold the header to one line, giving the turn more room'}
+      data-testid="header-toggle"
+    >
+      {compact ? 'More' : 'Less'}
+      <span className={compact ? 'chevron' : 'chevron is-up'}>
+        <ChevronDownIcon />
+      </span>
+    </button>
+  );
+}
+
+export function EpisodeHeader({ detail, density, onDensity }: { detail: EpisodeDetail; density: Density; onDensity(d: Density): void }) {
   const navigate = useAppStore((s) => s.navigate);
   const runIds = useAppStore((s) => s.runIds);
   const ep = detail.episode;
-  const priced = detail.turns.some((t) => t.cost_source === 'priced');
+  const compact = density === 'compact';
   const back = (e: MouseEvent) => {
     if (e.metaKey || e.ctrlKey || e.button !== 0) return;
     e.preventDefault();
     navigate({ view: 'episodes' });
   };
+  const crumbs = (
+    <div className="episode-crumbs">
+      <a href={formatHash({ route: { view: 'episodes' }, runIds })} onClick={back} className="crumb-back">
+        <ChevronLeftIcon /> Episodes
+      </a>
+      <span className="faint">/</span>
+      <VisibleName name={ep.run} className="muted" />
+      {ep.parent && (
+        <>
+          <span className="faint">/</span>
+          <span className="muted" data-testid="episode-parent">
+            {ep.kind ?? 'child'} of{' '}
+            {ep.parent.id !== null ? (
+              <a href={formatHash({ route: { view: 'episode', episodeId: ep.parent.id, turn: ep.parent.t }, runIds })}>
+                <VisibleName name={ep.parent.ext_id} />
+                {ep.parent.t !== null ? ` · turn ${ep.parent.t}` : ''}
+              </a>
+            ) : (
+              <span title="The parent session is not in this database">
+                <VisibleName name={ep.parent.ext_id} /> (not imported)
+              </span>
+            )}
+          </span>
+        </>
+      )}
+    </div>
+  );
+  const title = (
+    <>
+      <h1 className="mono" data-testid="episode-title">
+        <VisibleName name={ep.ext_id} />
+      </h1>
+      <OutcomeBadge success={ep.success} score={ep.final_score} />
+      {ep.exit_reason && <span className="tag">{ep.exit_reason}</span>}
+    </>
+  );
+
+  if (compact) {
+    // One line: where, which, outcome and the three totals a reader checks first; the rest behind "More".
+    return (
+      <header className="episode-header is-compact" data-testid="episode-header" data-density="compact">
+        <div className="episode-title-row">
+          {crumbs}
+          <span className="faint">/</span>
+          {title}
+          <dl className="episode-inline-stats">
+            <div title="Total cost">
+              <dt>cost</dt>
+              <TotalCost detail={detail} />
+            </div>
+            <div>
+              <dt>turns</dt>
+              <dd className="num" data-testid="episode-turns">
+                {formatCount(ep.n_turns)}
+              </dd>
+            </div>
+            <div>
+              <dt>errors</dt>
+              <dd className="num">{formatCount(ep.n_errors)}</dd>
+            </div>
+          </dl>
+          <DensityToggle density={density} onDensity={onDensity} />
+        </div>
+        {ep.task_text && <TaskText text={ep.task_text} lines={1} />}
+      </header>
+    );
+  }
+
   return (
-    <header className="episode-header" data-testid="episode-header">
-      <div className="episode-crumbs">
-        <a href={formatHash({ route: { view: 'episodes' }, runIds })} onClick={back} className="crumb-back">
-          <ChevronLeftIcon /> Episodes
-        </a>
-        <span className="faint">/</span>
-        <VisibleName name={ep.run} className="muted" />
-        {ep.parent && (
-          <>
-            <span className="faint">/</span>
-            <span className="muted" data-testid="episode-parent">
-              {ep.kind ?? 'child'} of{' '}
-              {ep.parent.id !== null ? (
-                <a href={formatHash({ route: { view: 'episode', episodeId: ep.parent.id, turn: ep.parent.t }, runIds })}>
-                  <VisibleName name={ep.parent.ext_id} />
-                  {ep.parent.t !== null ? ` · turn ${ep.parent.t}` : ''}
-                </a>
-              ) : (
-                <span title="The parent session is not in this database">
-                  <VisibleName name={ep.parent.ext_id} /> (not imported)
-                </span>
-              )}
-            </span>
-          </>
-        )}
-      </div>
+    <header className="episode-header" data-testid="episode-header" data-density="full">
       <div className="episode-title-row">
-        <h1 className="mono" data-testid="episode-title">
-          <VisibleName name={ep.ext_id} />
-        </h1>
-        <OutcomeBadge success={ep.success} score={ep.final_score} />
-        {ep.exit_reason && <span className="tag">{ep.exit_reason}</span>}
+        {crumbs}
+        <DensityToggle density={density} onDensity={onDensity} />
       </div>
+      <div className="episode-title-row">{title}</div>
       <dl className="episode-stats">
         <div>
           <dt>Total cost</dt>
-          {ep.unpriced_turns > 0 ? (
-            <dd
-              className="num"
-              data-testid="episode-cost"
-              data-unknown="true"
-              title={`${plural(ep.unpriced_turns, 'turn')} of unknown cost (no cost logged, no price known); the known part is ${formatCost(ep.known_cost)}`}
-            >
-              —
-            </dd>
-          ) : (
-            <dd className="num" data-testid="episode-cost" title={priced ? 'Includes turns priced from token counts' : undefined}>
-              {priced ? '≈' : ''}
-              {formatCost(ep.total_cost)}
-            </dd>
-          )}
+          <TotalCost detail={detail} />
         </div>
         {detail.children.length > 0 && <ChildrenStat children={detail.children} />}
         <div>
@@ -166,7 +260,7 @@ export function EpisodeHeader({ detail }: { detail: EpisodeDetail }) {
           </div>
         )}
       </dl>
-      {ep.task_text && <TaskText text={ep.task_text} />}
+      {ep.task_text && <TaskText text={ep.task_text} lines={3} />}
       <ModelLegend detail={detail} />
       <span className="visually-hidden">{plural(detail.turns.length, 'turn')}</span>
     </header>

@@ -1,8 +1,9 @@
 /**
  * Episode inspector: header, timeline, and the turn list beside the selected turn's detail. The selected turn
  * lives in the URL (#/episode/<id>/turn/<t>), replaced rather than pushed as the user steps through turns.
+ * Header, timeline and step debugger fold (useInspectorLayout), so a small window leaves the turn the room.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { EmptyState, ErrorNotice } from '../../components/EmptyState.tsx';
 import { useAppStore } from '../../store/index.ts';
 import { EpisodeHeader } from './EpisodeHeader.tsx';
@@ -14,15 +15,20 @@ import { TurnNav } from './TurnNav.tsx';
 import { StepDebugger } from './StepDebugger.tsx';
 import { WhatIfPanel } from './WhatIfPanel.tsx';
 import { useEpisode } from './useEpisode.ts';
+import { useEpisodeStep } from './useEpisodeStep.ts';
+import { useInspectorLayout } from './useInspectorLayout.ts';
 import { useTurnKeys, type TurnKeyActions } from './useTurnKeys.ts';
 import './episode.css';
 
-export default function InspectorView({ episodeId, turn }: { episodeId: number; turn: number | null }) {
+/** `q`: the search that opened the episode, highlighted in the turn's text while stepping through turns. */
+export default function InspectorView({ episodeId, turn, q }: { episodeId: number; turn: number | null; q?: string }) {
   const load = useEpisode(episodeId);
   const navigate = useAppStore((s) => s.navigate);
   const [note, setNote] = useState<string | null>(null);
   const turns = load.status === 'ready' ? load.detail.turns : [];
   const current = clampTurn(turn, turns.length);
+  const [layout, chooseLayout] = useInspectorLayout();
+  const stepEpisode = useEpisodeStep(load.status === 'ready' ? load.detail.episode : null, setNote);
 
   const go = (t: number | null, miss: string) => {
     if (t === null) {
@@ -30,7 +36,7 @@ export default function InspectorView({ episodeId, turn }: { episodeId: number; 
       return;
     }
     setNote(null);
-    navigate({ view: 'episode', episodeId, turn: t }, { replace: true });
+    navigate({ view: 'episode', episodeId, turn: t, q }, { replace: true });
   };
   const actions: TurnKeyActions = {
     next: () => go(current + 1 < turns.length ? current + 1 : null, 'This is the last turn.'),
@@ -41,14 +47,23 @@ export default function InspectorView({ episodeId, turn }: { episodeId: number; 
     prevError: () => go(prevError(turns, current), 'No error before this turn.'),
     nextSwitch: () => go(nextSwitch(turns, current), 'No model switch after this turn.'),
     prevSwitch: () => go(prevSwitch(turns, current), 'No model switch before this turn.'),
+    nextEpisode: () => stepEpisode(1),
+    prevEpisode: () => stepEpisode(-1),
   };
   useTurnKeys(actions);
 
   // A deep link to a turn the episode does not have shows the nearest one; make the URL say so.
   const loaded = load.status === 'ready';
   useEffect(() => {
-    if (loaded && turns.length > 0 && turn !== current) navigate({ view: 'episode', episodeId, turn: current }, { replace: true });
-  }, [loaded, turns.length, turn, current, episodeId, navigate]);
+    if (loaded && turns.length > 0 && turn !== current) navigate({ view: 'episode', episodeId, turn: current, q }, { replace: true });
+  }, [loaded, turns.length, turn, current, episodeId, q, navigate]);
+
+  // Another turn opens at its top; a re-render of the same turn (a what-if answer arriving) keeps the place.
+  // A layout effect, so a search hit's scroll into view (a frame later) still wins.
+  const detailScroll = useRef<HTMLDivElement>(null);
+  useLayoutEffect(() => {
+    detailScroll.current?.scrollTo({ top: 0 });
+  }, [episodeId, current]);
 
   if (load.status === 'loading') {
     return (
@@ -81,16 +96,27 @@ export default function InspectorView({ episodeId, turn }: { episodeId: number; 
   const selected = detail.turns[current];
   return (
     <div className="view-fill inspector-view" data-testid="inspector-view" data-state="ready" data-episode-id={episodeId}>
-      <EpisodeHeader detail={detail} />
+      <EpisodeHeader detail={detail} density={layout.header} onDensity={(header) => chooseLayout({ header })} />
       {turns.length === 0 ? (
         <EmptyState title="This episode has no turns">The log recorded the task and outcome only.</EmptyState>
       ) : (
         <>
-          <Timeline turns={turns} current={current} onSelect={(t) => go(t, '')} />
-          <TurnNav actions={actions} canPrev={current > 0} canNext={current < turns.length - 1} note={note} />
-          <div className="inspector-body">
-            <TurnList turns={turns} current={current} onSelect={(t) => go(t, '')} launched={launchedAt(detail)} />
-            <div className="turn-detail-scroll" data-testid="turn-detail-scroll">
+          <Timeline turns={turns} current={current} onSelect={(t) => go(t, '')} density={layout.timeline} />
+          <TurnNav actions={actions} canPrev={current > 0} canNext={current < turns.length - 1} note={note}>
+            <button
+              type="button"
+              className="btn btn-ghost"
+              onClick={() => chooseLayout({ timeline: layout.timeline === 'compact' ? 'full' : 'compact' })}
+              aria-pressed={layout.timeline === 'full'}
+              title={layout.timeline === 'compact' ? 'Show the cumulative cost and turn numbers above the model strip' : 'Fold the timeline to its model strip'}
+              data-testid="timeline-toggle"
+            >
+              {layout.timeline === 'compact' ? 'Show cost plot' : 'Hide cost plot'}
+            </button>
+          </TurnNav>
+          <div className="inspector-body" data-debugger={layout.debuggerOpen ? 'open' : 'hidden'}>
+            <TurnList turns={turns} current={current} onSelect={(t) => go(t, '')} launched={launchedAt(detail)} episode={detail.episode} />
+            <div className="turn-detail-scroll" data-testid="turn-detail-scroll" ref={detailScroll}>
               {selected && <WhatIfPanel episodeId={episodeId} turn={selected.t} />}
               {selected && (
                 <TurnDetailPanel
@@ -99,10 +125,18 @@ export default function InspectorView({ episodeId, turn }: { episodeId: number; 
                   previousModel={current > 0 ? (detail.turns[current - 1]?.model ?? null) : null}
                   count={turns.length}
                   launched={detail.children.filter((c) => c.parent_t === selected.t)}
+                  episode={detail.episode}
+                  highlight={q}
                 />
               )}
             </div>
-            <StepDebugger detail={detail} current={current} onGo={(t) => go(t, '')} />
+            <StepDebugger
+              detail={detail}
+              current={current}
+              onGo={(t) => go(t, '')}
+              open={layout.debuggerOpen}
+              onOpenChange={(debuggerOpen) => chooseLayout({ debuggerOpen })}
+            />
           </div>
         </>
       )}

@@ -33,7 +33,6 @@ import './stepDebugger.css';
 let rememberedBreakpoints: Breakpoints = DEFAULT_BREAKPOINTS;
 let rememberedPolicy = DEFAULT_BREAKPOINTS.policy;
 let rememberedSpeed: PlaySpeed = 2;
-let rememberedOpen = true;
 
 const NO_POLICIES: readonly string[] = [];
 
@@ -56,10 +55,22 @@ const STEP_FWD = 'M15.5 5H18v14h-2.5zM5 5v14l9.5-7z';
 const NEXT_BP = 'M3 5v14l7.5-7zM11 5v14l7.5-7zM19 5h2v14h-2z';
 const PREV_BP = 'M21 5v14l-7.5-7zM13 5v14l-7.5-7zM3 5h2v14H3z';
 
-export function StepDebugger({ detail, current, onGo }: { detail: EpisodeDetail; current: number; onGo(t: number): void }) {
+/** `open` is the inspector's (its layout remembers it across reloads); hiding pauses a playing debugger. */
+export function StepDebugger({
+  detail,
+  current,
+  onGo,
+  open,
+  onOpenChange,
+}: {
+  detail: EpisodeDetail;
+  current: number;
+  onGo(t: number): void;
+  open: boolean;
+  onOpenChange(open: boolean): void;
+}) {
   const models = useAppStore((s) => s.models);
   const dataVersion = useAppStore((s) => s.dataVersion);
-  const [open, setOpen] = useState(rememberedOpen);
   const [bp, setBp] = useState<Breakpoints>(rememberedBreakpoints);
   const [policyDraft, setPolicyDraft] = useState(rememberedPolicy);
   const [speed, setSpeed] = useState<PlaySpeed>(rememberedSpeed);
@@ -71,8 +82,7 @@ export function StepDebugger({ detail, current, onGo }: { detail: EpisodeDetail;
     rememberedBreakpoints = bp;
     rememberedPolicy = policyDraft;
     rememberedSpeed = speed;
-    rememberedOpen = open;
-  }, [bp, policyDraft, speed, open]);
+  }, [bp, policyDraft, speed]);
 
   // The policy lab's chosen policies first, then the presets: debugging what was just replayed is the common case.
   const labPolicies = usePolicyLab((s) => s.policies);
@@ -145,7 +155,7 @@ export function StepDebugger({ detail, current, onGo }: { detail: EpisodeDetail;
   if (!open) {
     return (
       <aside className="step-debugger is-collapsed" data-testid="step-debugger" data-open="false">
-        <button type="button" className="btn btn-ghost dbg-expand" onClick={() => setOpen(true)} title="Open the step debugger" data-testid="debugger-open">
+        <button type="button" className="btn btn-ghost dbg-expand" onClick={() => onOpenChange(true)} title="Open the step debugger" data-testid="debugger-open">
           <Glyph d={PLAY} />
           <span>Debugger</span>
         </button>
@@ -173,7 +183,11 @@ export function StepDebugger({ detail, current, onGo }: { detail: EpisodeDetail;
     <aside className="step-debugger" data-testid="step-debugger" data-open="true" data-stop={stop.kind} aria-label="Step debugger">
       <header className="dbg-head">
         <h3>Step debugger</h3>
-        <button type="button" className="btn btn-ghost dbg-collapse" onClick={() => setOpen(false)} title="Hide the step debugger" data-testid="debugger-close">
+        <button type="button" className="btn btn-ghost dbg-collapse" onClick={() => {
+            if (playing) dispatch({ type: 'pause' });
+            onOpenChange(false);
+          }}
+          title="Hide the step debugger" data-testid="debugger-close">
           Hide
         </button>
       </header>
@@ -292,6 +306,7 @@ export function StepDebugger({ detail, current, onGo }: { detail: EpisodeDetail;
       )}
       <StepDebuggerScores
         turn={detail.turns[current] ?? null}
+        taskType={detail.episode.task_type}
         load={scores}
         policyLoad={policyLoad}
         policy={spec}

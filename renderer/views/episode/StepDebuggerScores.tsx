@@ -1,7 +1,9 @@
 /**
  * The debugger's view of the current turn: every candidate's ŝ (best first) with its difference from the
  * logged model's, the estimated cost of the turn on it, and which of the logged model / the chosen policy
- * picked it; then the regret of the logged choice. Says how to get ŝ when there is none.
+ * picked it; then the regret of the logged choice. Shows the estimator in use with its training domain, flags
+ * the turn when it lies outside it, and says when ŝ came from another estimator (the one in use has not scored
+ * the episode's run). Says how to get ŝ when there is none.
  */
 import type { TurnDetail } from '../../../shared/api.ts';
 import { ModelChip } from '../../components/ModelChip.tsx';
@@ -10,16 +12,20 @@ import { useAppStore } from '../../store/index.ts';
 import { scoreCommand } from '../policy/scoreCommand.ts';
 import type { ChoicesLoad } from './useEpisodeChoices.ts';
 import { useWhatIfOpen } from './whatIfOpen.ts';
+import { EstimatorInUse } from '../estimator/EstimatorInUse.tsx';
 
 const signed = (x: number) => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x).toFixed(3)}`;
 
 export function StepDebuggerScores({
   turn,
+  taskType,
   load,
   policyLoad,
   policy,
 }: {
   turn: TurnDetail | null;
+  /** The episode's task type, for the training-domain check. */
+  taskType: string | null;
   load: ChoicesLoad;
   policyLoad: ChoicesLoad;
   policy: string | null;
@@ -47,8 +53,10 @@ export function StepDebuggerScores({
     return (
       <section className="dbg-scores" data-testid="debugger-scores" data-source={value.s_hat_source}>
         <h4>Candidates at turn {turn.t}</h4>
-        <p className="faint">
-          No ŝ for this turn: no estimator has scored this episode and the log recorded no router scores. Score the database with
+        <EstimatorInUse testId="debugger-estimator" />
+        <p className="faint" data-testid="debugger-no-scores">
+          No ŝ for this turn: the estimator in use has not scored this episode’s run (nor has any other), and the log recorded no router
+          scores. Score it with
         </p>
         <pre className="dbg-command">{scoreCommand(dbPath)}</pre>
         <p className="faint">
@@ -71,6 +79,9 @@ export function StepDebuggerScores({
           ŝ {value.s_hat_source === 'estimator' ? `from ${value.estimator?.name ?? 'the estimator'}` : 'from the log’s router scores'}
         </span>
       </h4>
+      {value.s_hat_source === 'estimator' && (
+        <EstimatorInUse testId="debugger-estimator" turn={{ task_type: taskType, model: turn.model }} usedId={value.estimator?.id ?? null} />
+      )}
       <table className="dbg-table">
         <colgroup>
           <col />

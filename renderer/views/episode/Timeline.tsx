@@ -1,9 +1,16 @@
-/** The turn timeline: draws timelineLayout's geometry as SVG; a click on any turn's column selects it. */
+/**
+ * The turn timeline: draws timelineLayout's geometry as SVG; a click on any turn's column selects it. Compact,
+ * it keeps the error marks and the model strip and leaves out the cost plot and turn numbers (36 px, not 148).
+ */
 import { useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import type { TurnDetail } from '../../../shared/api.ts';
 import { formatCost } from '../../format/numbers.ts';
 import { useModelColors } from '../../store/index.ts';
+import type { Density } from './inspectorLayout.ts';
 import { TIMELINE_HEIGHT, timelineLayout } from './timelineLayout.ts';
+
+/** Compact: where the error marks and the strip move to (their centre and top), and the height. */
+const COMPACT = { errorY: 7, stripTop: 16, height: 36 };
 
 function useWidth<T extends HTMLElement>(): [RefObject<T | null>, number] {
   const ref = useRef<T>(null);
@@ -21,24 +28,39 @@ function useWidth<T extends HTMLElement>(): [RefObject<T | null>, number] {
   return [ref, width];
 }
 
-export function Timeline({ turns, current, onSelect }: { turns: TurnDetail[]; current: number; onSelect(t: number): void }) {
+export function Timeline({
+  turns,
+  current,
+  onSelect,
+  density = 'full',
+}: {
+  turns: TurnDetail[];
+  current: number;
+  onSelect(t: number): void;
+  density?: Density;
+}) {
+  const compact = density === 'compact';
   const [ref, width] = useWidth<HTMLDivElement>();
   const colorOf = useModelColors();
   const layout = useMemo(() => (width > 0 ? timelineLayout(turns, width) : null), [turns, width]);
   const currentBand = layout && turns.length > 0 ? layout.band(current) : null;
+  // Compact moves the lanes up instead of asking the layout for other geometry: marks keep their x and size.
+  const errorShift = layout && compact ? COMPACT.errorY - layout.errorY : 0;
+  const stripShift = layout && compact ? COMPACT.stripTop - layout.strip.top : 0;
+  const height = compact ? COMPACT.height : TIMELINE_HEIGHT;
 
   return (
-    <div className="timeline" ref={ref} data-testid="timeline">
+    <div className={compact ? 'timeline is-compact' : 'timeline'} ref={ref} data-testid="timeline" data-density={density}>
       {layout && (
-        <svg width={layout.width} height={TIMELINE_HEIGHT} role="img" aria-label={`Timeline of ${turns.length} turns`}>
-          <text className="timeline-lane-label" x={4} y={layout.errorY + 4}>
+        <svg width={layout.width} height={height} role="img" aria-label={`Timeline of ${turns.length} turns`}>
+          <text className="timeline-lane-label" x={4} y={layout.errorY + errorShift + 4}>
             errors
           </text>
-          <text className="timeline-lane-label" x={4} y={layout.strip.top + layout.strip.height / 2 + 4}>
+          <text className="timeline-lane-label" x={4} y={layout.strip.top + stripShift + layout.strip.height / 2 + 4}>
             model
           </text>
-          {layout.costTicks.map((tick) => (
-            <g key={tick.value}>
+          {!compact && layout.costTicks.map((tick) => (
+            <g key={tick.value} data-testid="timeline-cost-tick">
               <line className="timeline-grid" x1={layout.plot.left} x2={layout.plot.right} y1={tick.y} y2={tick.y} />
               <text className="timeline-tick" x={layout.plot.left - 6} y={tick.y + 3.5} textAnchor="end">
                 {formatCost(tick.value, { trimZeros: true })}
@@ -50,18 +72,30 @@ export function Timeline({ turns, current, onSelect }: { turns: TurnDetail[]; cu
               className="timeline-current"
               x={currentBand.x - 1}
               width={Math.max(currentBand.width, 1) + 2}
-              y={2}
-              height={layout.strip.top + layout.strip.height + 2}
+              y={compact ? 1 : 2}
+              height={layout.strip.top + stripShift + layout.strip.height + (compact ? 0 : 2)}
               rx={2}
             />
           )}
           {/* No cost line where the cost is unknown from the first turn: a flat line would read as $0. */}
-          {layout.costLine !== '' && (
+          {!compact && layout.costLine !== '' && (
             <>
               <path className="timeline-cost-area" d={layout.costArea} />
               <path className="timeline-cost-line" d={layout.costLine} data-testid="timeline-cost" />
             </>
           )}
+          {!compact && layout.costGap && (
+            <text
+              className="timeline-lane-label"
+              x={layout.costGap.x + 4}
+              y={(layout.plot.top + layout.plot.bottom) / 2 + 4}
+              data-testid="timeline-cost-gap"
+            >
+              {layout.costGap.label}
+              <title>A flat line would read as $0: the turns' costs are not in the log (the turn list says why)</title>
+            </text>
+          )}
+          <g transform={stripShift ? `translate(0 ${stripShift})` : undefined}>
           <g data-testid="timeline-marks">
             {layout.marks.map((m) => (
               <rect
@@ -82,10 +116,13 @@ export function Timeline({ turns, current, onSelect }: { turns: TurnDetail[]; cu
               <path d={`M${s.x - 3.5},${layout.strip.top - 9}L${s.x + 3.5},${layout.strip.top - 9}L${s.x},${layout.strip.top - 4}Z`} />
             </g>
           ))}
+          </g>
+          <g transform={errorShift ? `translate(0 ${errorShift})` : undefined}>
           {layout.errors.map((e) => (
             <path key={e.t} className={`timeline-error sev-fill-${e.severity}`} d={e.path} data-testid="timeline-error" data-severity={e.severity} />
           ))}
-          {layout.turnTicks.map((tick) => (
+          </g>
+          {!compact && layout.turnTicks.map((tick) => (
             <text key={tick.t} className="timeline-tick" x={tick.x} y={layout.axisY} textAnchor="middle">
               {tick.t}
             </text>
@@ -100,7 +137,7 @@ export function Timeline({ turns, current, onSelect }: { turns: TurnDetail[]; cu
                 x={m.x}
                 y={0}
                 width={Math.max(m.width, 1)}
-                height={layout.strip.top + layout.strip.height + 6}
+                height={layout.strip.top + stripShift + layout.strip.height + (compact ? 2 : 6)}
                 onClick={() => onSelect(m.t)}
                 data-testid="timeline-turn"
                 data-t={m.t}

@@ -4,9 +4,13 @@ import type { EpisodeDetail, TurnDetail } from '../../../shared/api.ts';
 import { Cost, SeverityBadge } from '../../components/figures.tsx';
 import { ModelChip } from '../../components/ModelChip.tsx';
 import { formatCost, formatCount, formatLatency, formatUnit } from '../../format/numbers.ts';
+import { unknownCumulativeTitle, unknownTurnCostTitle, type CostEpisode } from '../../format/unknownCost.ts';
 import { formatHash } from '../../routing/route.ts';
 import { useAppStore, useModelColors } from '../../store/index.ts';
+import { actionFormat, actionLanguage, jsonInput } from '../../format/codeFence.ts';
+import { PlanTurnDag } from './PlanTurnDag.tsx';
 import { TextBlock } from './TextBlock.tsx';
+import { EpisodeContext, TurnAsImported, TurnViewSwitch, useTurnView } from './TurnReading.tsx';
 
 function Figure({ label, children, title, testId, wide }: { label: string; children: ReactNode; title?: string; testId?: string; wide?: boolean }) {
   return (
@@ -105,7 +109,7 @@ function Launched({ children }: { children: Child[] }) {
 }
 
 /** The tool calls of the response, each with the result the log joined to it. */
-function ToolCalls({ calls }: { calls: TurnDetail['tool_calls'] }) {
+function ToolCalls({ calls, highlight }: { calls: TurnDetail['tool_calls']; highlight?: string }) {
   if (calls.length === 0) return null;
   return (
     <section className="tool-calls" data-testid="tool-calls">
@@ -114,12 +118,34 @@ function ToolCalls({ calls }: { calls: TurnDetail['tool_calls'] }) {
       </h3>
       {calls.map((c, i) => (
         <div key={c.id ?? i} className={c.is_error ? 'tool-call is-error' : 'tool-call'} data-testid="tool-call">
-          <TextBlock title={`${c.name}${c.is_error ? ' · error' : ''}`} text={c.input ?? null} testId="tool-call-input" />
-          {c.result != null && <TextBlock title="Result" text={c.result} testId="tool-call-result" />}
+          <ToolInput name={c.name} isError={!!c.is_error} input={c.input ?? null} highlight={highlight} />
+          {c.result != null && <TextBlock title="Result" text={c.result} testId="tool-call-result" highlight={highlight} />}
         </div>
       ))}
     </section>
   );
+}
+
+/** A tool call's input: JSON indented and highlighted, a shell command highlighted, anything else as logged. */
+function ToolInput({ name, isError, input, highlight }: { name: string; isError: boolean; input: string | null; highlight?: string }) {
+  const json = input === null ? null : jsonInput(input);
+  const language = json !== null ? 'json' : input === null ? null : actionLanguage(name, '', input);
+  return (
+    <TextBlock
+      title={`${name}${isError ? ' · error' : ''}`}
+      text={json ?? input}
+      testId="tool-call-input"
+      format={language ? 'code' : 'terminal'}
+      language={language ?? undefined}
+      highlight={highlight}
+    />
+  );
+}
+
+/** Some formats (Claude Code) make the observation the tool results joined: shown once, with the calls. */
+function observationIsResults(turn: TurnDetail): boolean {
+  const results = turn.tool_calls.flatMap((c) => (c.result != null ? [c.result] : []));
+  return turn.observation != null && results.length > 0 && turn.observation === results.join('\n\n');
 }
 
 export function TurnDetailPanel({
@@ -127,23 +153,31 @@ export function TurnDetailPanel({
   previousModel,
   count,
   launched = [],
+  episode,
+  highlight,
 }: {
   turn: TurnDetail;
   previousModel: string | null;
   count: number;
   launched?: Child[];
+  /** The episode's system prompt and task, shown above the turn (open at its first turn). */
+  episode?: Pick<EpisodeDetail['episode'], 'system_prompt' | 'task_text'> & CostEpisode;
+  /** A search term: marked in every text block; a collapsed block holding it opens; the first hit is scrolled to. */
+  highlight?: string;
 }) {
+  const [view, setView] = useTurnView();
+  const actionAs = actionFormat(turn.tool, turn.action_type, turn.action);
   const costTitle =
     turn.cost_source === 'priced'
       ? 'Estimated from token counts × list prices (models/pool.json, or @pydantic/genai-prices for other models); the log had no cost'
       : turn.cost_source === 'none'
-        ? 'No cost logged and no price known for this model'
+        ? unknownTurnCostTitle(episode)
         : 'Cost as logged';
   return (
     <article className="turn-detail" data-testid="turn-detail" data-t={turn.t}>
       <header className="turn-detail-head">
-        <h2 data-testid="turn-title">
-          Turn {turn.t} <span className="faint">of {count}</span>
+        <h2 data-testid="turn-title" title={`Turn numbers as in the log, from 0 (this episode has ${count})`}>
+          Turn {turn.t}
         </h2>
         <ModelChip name={turn.model} />
         {turn.switched && previousModel && (
@@ -160,6 +194,7 @@ export function TurnDetailPanel({
           <span className="tag">{turn.action_type}</span>
           {turn.tool && <span className="tag mono">{turn.tool}</span>}
         </span>
+        <TurnViewSwitch view={view} onChange={setView} />
       </header>
       <dl className="figures">
         <Figure label="Tokens in">{formatCount(turn.tokens_in)}</Figure>
@@ -180,16 +215,18 @@ export function TurnDetailPanel({
         <Figure label="Cost" title={costTitle} testId="turn-cost">
           {turn.cost === null ? '—' : <Cost usd={turn.cost} estimated={turn.cost_source === 'priced'} />}
         </Figure>
-        <Figure label="Cumulative">{formatCost(turn.cumulative_cost)}</Figure>
+        <Figure label="Cumulative" title={turn.cumulative_cost === null ? unknownCumulativeTitle(episode) : 'Cost of the turns up to this one'}>
+          {formatCost(turn.cumulative_cost)}
+        </Figure>
         <Figure label="Latency">{formatLatency(turn.latency_ms)}</Figure>
         <Figure label="Propensity" title="Probability the logging router gave the chosen model">
           {formatUnit(turn.propensity)}
         </Figure>
         {turn.router && <RouterDecision router={turn.router} />}
-        <Figure label="S̃ target" title="AEC target S̃_t = S_norm − Σ_{k≥t} penalty_k (DESIGN §5)">
+        <Figure label="Target" title="What this turn went on to reach: the episode’s normalised final score less the penalties of the errors from this turn on. The estimator learns to predict it.">
           {formatUnit(turn.s_tilde, 3)}
         </Figure>
-        <Figure label="Penalty" title="AEC penalty of this turn's errors">
+        <Figure label="Error penalty" title="What this turn's errors take off the score of this turn and the turns before it (by error kind and severity)">
           {turn.penalty ? formatUnit(turn.penalty, 3) : <span className="faint">0</span>}
         </Figure>
       </dl>
@@ -205,11 +242,33 @@ export function TurnDetailPanel({
       <Errors turn={turn} />
       <Candidates turn={turn} />
       <Launched children={launched} />
-      {turn.reasoning && <TextBlock key={`r${turn.t}`} title="Reasoning" text={turn.reasoning} testId="turn-reasoning" />}
-      {turn.message && <TextBlock key={`m${turn.t}`} title="Message" text={turn.message} testId="turn-message" />}
-      <TextBlock key={`a${turn.t}`} title="Action" text={turn.action} testId="turn-action" />
-      <ToolCalls key={`c${turn.t}`} calls={turn.tool_calls} />
-      <TextBlock key={`o${turn.t}`} title="Observation" text={turn.observation} testId="turn-observation" />
+      <PlanTurnDag turn={turn} />
+      {view === 'raw' ? (
+        <TurnAsImported turn={turn} highlight={highlight} />
+      ) : (
+        <>
+          {episode && <EpisodeContext episode={episode} firstTurn={turn.t === 0} highlight={highlight} />}
+          {turn.reasoning && <TextBlock key={`r${turn.t}`} title="Reasoning" text={turn.reasoning} testId="turn-reasoning" format="markdown" highlight={highlight} />}
+          {turn.message && <TextBlock key={`m${turn.t}`} title="Message" text={turn.message} testId="turn-message" format="markdown" highlight={highlight} />}
+          <TextBlock
+            key={`a${turn.t}`}
+            title="Action"
+            text={turn.action}
+            testId="turn-action"
+            format={actionAs.format}
+            language={actionAs.language}
+            highlight={highlight}
+          />
+          <ToolCalls key={`c${turn.t}`} calls={turn.tool_calls} highlight={highlight} />
+          {observationIsResults(turn) ? (
+            <p className="faint turn-observation-same" data-testid="turn-observation-same">
+              Observation: the tool results above, as the log gave them.
+            </p>
+          ) : (
+            <TextBlock key={`o${turn.t}`} title="Observation" text={turn.observation} testId="turn-observation" highlight={highlight} />
+          )}
+        </>
+      )}
     </article>
   );
 }

@@ -1,29 +1,29 @@
 /** The list of turns beside the detail; virtualised, since some agents run for hundreds of turns. */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useRef } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import type { TurnDetail } from '../../../shared/api.ts';
 import { ErrorIcon, SwitchIcon } from '../../components/icons.tsx';
 import { ModelDot } from '../../components/ModelChip.tsx';
 import { actionSummary } from '../../format/actionSummary.ts';
 import { formatCost } from '../../format/numbers.ts';
+import { unknownTurnCostTitle, type CostEpisode } from '../../format/unknownCost.ts';
 
 const ROW_HEIGHT = 34;
-
-function summary(turn: TurnDetail): string {
-  return actionSummary(turn.action, turn.tool || turn.action_type);
-}
 
 export function TurnList({
   turns,
   current,
   onSelect,
   launched,
+  episode,
 }: {
   turns: TurnDetail[];
   current: number;
   onSelect(t: number): void;
   /** Child episodes (subagents) launched per turn t. */
   launched?: ReadonlyMap<number, number>;
+  /** The episode's total, to say why a turn's cost is unknown when the log gives only that total. */
+  episode?: CostEpisode;
 }) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
@@ -40,6 +40,8 @@ export function TurnList({
     previous.current = current;
     virtualizer.scrollToIndex(current, { align: jump ? 'center' : 'auto' });
   }, [current, virtualizer]);
+  const summaries = useMemo(() => turns.map(actionSummary), [turns]);
+  const unknownCost = useMemo(() => unknownTurnCostTitle(episode), [episode]);
 
   return (
     <div className="turn-list" ref={scrollRef} data-testid="turn-list" role="listbox" aria-label="Turns" aria-activedescendant={`turn-${current}`}>
@@ -48,6 +50,7 @@ export function TurnList({
           const turn = turns[item.index];
           if (!turn) return null;
           const worst = turn.max_severity;
+          const summary = summaries[item.index];
           return (
             <div
               key={item.key}
@@ -62,10 +65,15 @@ export function TurnList({
             >
               <span className="turn-item-t num">{turn.t}</span>
               <ModelDot name={turn.model} />
-              <span className="turn-item-text" title={turn.model}>
-                {summary(turn)}
+              <span className="turn-item-text" title={`${summary?.full ?? ''}\n(${turn.model})`} data-testid="turn-summary">
+                {summary?.text}
               </span>
               <span className="turn-item-flags">
+                {summary && summary.more > 0 ? (
+                  <span title={`${summary.more} more tool call(s) in this response`} data-testid="turn-more-calls">
+                    +{summary.more}
+                  </span>
+                ) : null}
                 {launched?.get(turn.t) ? (
                   <span className="flag-launched" title={`Launched ${launched.get(turn.t)} child episode(s): see the turn`} data-testid="flag-launched">
                     ↳{launched.get(turn.t)}
@@ -82,7 +90,9 @@ export function TurnList({
                   </span>
                 )}
               </span>
-              <span className="turn-item-cost num">{formatCost(turn.cost)}</span>
+              <span className="turn-item-cost num" title={turn.cost === null ? unknownCost : undefined} data-testid="turn-item-cost">
+                {formatCost(turn.cost)}
+              </span>
             </div>
           );
         })}

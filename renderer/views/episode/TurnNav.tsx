@@ -1,4 +1,9 @@
-/** Buttons for the inspector's keyboard moves, each with its key; a short note when there is nowhere to go. */
+/**
+ * Buttons for the inspector's keyboard moves, each with its key; a short note when there is nowhere to go.
+ * `children` go at the row's end (the layout toggles). On a narrow window the labels give way to the icons
+ * and keys, the full words staying in each button's title.
+ */
+import type { ReactNode } from 'react';
 import { ChevronLeftIcon, ChevronRightIcon, ErrorIcon, SwitchIcon } from '../../components/icons.tsx';
 import type { TurnKeyActions } from './useTurnKeys.ts';
 
@@ -7,11 +12,13 @@ export function TurnNav({
   canPrev,
   canNext,
   note,
+  children,
 }: {
   actions: TurnKeyActions;
   canPrev: boolean;
   canNext: boolean;
   note: string | null;
+  children?: ReactNode;
 }) {
   return (
     <div className="turn-nav" data-testid="turn-nav">
@@ -22,18 +29,38 @@ export function TurnNav({
         Next <kbd>j</kbd> <ChevronRightIcon />
       </button>
       <span className="turn-nav-sep" />
-      <button type="button" className="btn" onClick={actions.prevError} data-testid="prev-error" title="Previous error (Shift+N)">
-        <ErrorIcon /> Prev error <kbd>N</kbd>
+      <button type="button" className="btn" onClick={actions.prevError} data-testid="prev-error" aria-label="Previous error" title="Previous error (Shift+N)">
+        <ErrorIcon /> <span className="turn-nav-label">Prev error</span> <kbd>N</kbd>
       </button>
-      <button type="button" className="btn" onClick={actions.nextError} data-testid="next-error" title="Next error (n)">
-        <ErrorIcon /> Next error <kbd>n</kbd>
+      <button type="button" className="btn" onClick={actions.nextError} data-testid="next-error" aria-label="Next error" title="Next error (n)">
+        <ErrorIcon /> <span className="turn-nav-label">Next error</span> <kbd>n</kbd>
       </button>
-      <button type="button" className="btn" onClick={actions.nextSwitch} data-testid="next-switch" title="Next model switch (s)">
-        <SwitchIcon /> Next switch <kbd>s</kbd>
+      <button type="button" className="btn" onClick={actions.nextSwitch} data-testid="next-switch" aria-label="Next model switch" title="Next model switch (s)">
+        <SwitchIcon /> <span className="turn-nav-label">Next switch</span> <kbd>s</kbd>
+      </button>
+      <span className="turn-nav-sep" />
+      <button
+        type="button"
+        className="btn"
+        onClick={actions.prevEpisode}
+        data-testid="prev-episode" aria-label="Previous episode"
+        title="Previous episode ([ or Shift+K): in the Episodes list you came from, else by id in this run"
+      >
+        <ChevronLeftIcon /> <span className="turn-nav-label">Episode</span> <kbd>[</kbd>
+      </button>
+      <button
+        type="button"
+        className="btn"
+        onClick={actions.nextEpisode}
+        data-testid="next-episode" aria-label="Next episode"
+        title="Next episode (] or Shift+J): in the Episodes list you came from, else by id in this run"
+      >
+        <span className="turn-nav-label">Episode</span> <kbd>]</kbd> <ChevronRightIcon />
       </button>
       <span className="turn-nav-note faint" aria-live="polite" data-testid="turn-nav-note">
         {note}
       </span>
+      {children && <span className="turn-nav-end">{children}</span>}
     </div>
   );
 }

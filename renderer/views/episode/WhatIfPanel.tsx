@@ -2,14 +2,20 @@
  * "What if another model had taken this turn?" (issue 5 item 7) as a collapsible section at the top of the
  * inspector's turn detail: for each candidate model ŝ, Δŝ against the logged model, what the turn would have
  * cost on it against what it cost, and the nearest logged histories where that model was chosen, with their
- * real outcomes (each opens its turn). Says which estimator gave ŝ and whether it was stored or computed now
- * (and on which provider). `w` opens or closes it from any turn; it stays open while the user steps.
+ * real outcomes (each opens its turn), those of the turn's task type first. Shows the estimator in use (and
+ * lets the user pick another, for every view), what it was trained on, whether ŝ was stored or computed now
+ * (and on which provider), and flags a turn outside its training domain as extrapolation. `w` opens or closes
+ * it from any turn; it stays open while the user steps.
  */
 import { useEffect, useRef, type ReactNode } from 'react';
 import type { WhatIfResult } from '../../../shared/apiEstimator.ts';
 import { ModelChip } from '../../components/ModelChip.tsx';
 import { formatCost, plural } from '../../format/numbers.ts';
 import { useAppStore } from '../../store/index.ts';
+import { extrapolationText } from '../../../shared/estimatorDomain.ts';
+import { inUseOf } from '../../store/estimatorSlice.ts';
+import { EstimatorInUse } from '../estimator/EstimatorInUse.tsx';
+import { useEstimators } from '../estimator/useEstimators.ts';
 import { scoreCommand } from '../policy/scoreCommand.ts';
 import { useWhatIf } from './useWhatIf.ts';
 import { useWhatIfOpen } from './whatIfOpen.ts';
@@ -30,11 +36,20 @@ function Source({ r }: { r: WhatIfResult }) {
     r.source === 'estimates'
       ? `stored estimates${r.provider !== 'stored' ? ` (scored on ${r.provider})` : ''}`
       : `computed now on ${r.provider}`;
+  const turn = { task_type: r.task_type, model: r.logged_model };
   return (
-    <p className="whatif-source faint" data-testid="whatif-source" data-source={r.source} data-provider={r.provider}>
-      ŝ from estimator <strong className="mono">{r.estimator.name}</strong>, {where}. ŝ estimates S̃, the normalised final score less
-      future error penalties.
-    </p>
+    <>
+      <EstimatorInUse testId="whatif-estimator" />
+      <p className="whatif-source faint" data-testid="whatif-source" data-source={r.source} data-provider={r.provider} data-estimator-id={r.estimator.id}>
+        ŝ from estimator <strong className="mono">{r.estimator.name}</strong>, {where}. ŝ estimates the target: the episode’s normalised final
+        score less the penalties of the errors from this turn on.
+      </p>
+      {r.extrapolation.length > 0 && (
+        <p className="est-extrapolation" role="note" data-testid="extrapolation-flag" data-reasons={r.extrapolation.join(' ')}>
+          <strong>Extrapolation:</strong> {r.extrapolation.map((x) => extrapolationText(x, turn)).join('; ')}. Read ŝ here as a guess, not evidence.
+        </p>
+      )}
+    </>
   );
 }
 
@@ -47,15 +62,17 @@ function Neighbours({ c, r }: { c: WhatIfResult['candidates'][number]; r: WhatIf
         <li key={`${n.episode_id}-${n.turn}`}>
           <a
             href={`#/episode/${n.episode_id}/turn/${n.turn}`}
-            className={n.success === null ? 'whatif-neighbour' : n.success ? 'whatif-neighbour is-success' : 'whatif-neighbour is-failure'}
+            className={`${n.success === null ? 'whatif-neighbour' : n.success ? 'whatif-neighbour is-success' : 'whatif-neighbour is-failure'}${n.same_task_type ? '' : ' is-other-type'}`}
             data-testid="whatif-neighbour"
             data-episode-id={n.episode_id}
             data-turn={n.turn}
-            title={`Open turn ${n.turn} of episode ${n.episode}: its history is ${n.similarity.toFixed(2)} similar (cosine of sketches); the episode's outcome is ${n.outcome === null ? 'unknown' : `${n.outcome.toFixed(3)}${n.success === null ? '' : n.success ? ', solved' : ', failed'}`}`}
+            data-same-task-type={n.same_task_type}
+            title={`Open turn ${n.turn} of episode ${n.episode}: its history is ${n.similarity.toFixed(2)} similar (cosine of sketches); the episode's outcome is ${n.outcome === null ? 'unknown' : `${n.outcome.toFixed(3)}${n.success === null ? '' : n.success ? ', solved' : ', failed'}`}${n.same_task_type ? '' : `; another task type than this turn's${r.task_type ? ` (${r.task_type})` : ''}, shown for lack of closer evidence`}`}
             aria-label={`Episode ${n.episode}, turn ${n.turn}, outcome ${n.outcome === null ? 'unknown' : n.outcome.toFixed(2)}, similarity ${n.similarity.toFixed(2)}`}
           >
             <span className="whatif-outcome">{n.outcome === null ? '?' : n.outcome.toFixed(2)}</span>
             <span className="whatif-sim">{n.similarity.toFixed(2)}</span>
+            {!n.same_task_type && r.task_type !== null && <span className="whatif-other-type" aria-hidden="true">≠</span>}
           </a>
         </li>
       ))}
@@ -69,7 +86,10 @@ export function WhatIfPanel({ episodeId, turn }: { episodeId: number; turn: numb
   const dataVersion = useAppStore((s) => s.dataVersion);
   const dbPath = useAppStore((s) => s.dbInfo?.path);
   const navigate = useAppStore((s) => s.navigate);
-  const load = useWhatIf(episodeId, open ? turn : null, dataVersion);
+  const { list } = useEstimators();
+  const inUseId = inUseOf(list)?.id ?? null;
+  // Wait for the list, so the first question already names the estimator in use.
+  const load = useWhatIf(episodeId, open && list ? turn : null, dataVersion, inUseId);
   const ref = useRef<HTMLElement>(null);
 
   // Opened from anywhere (the key, the step debugger): bring it into view.
@@ -134,7 +154,8 @@ function WhatIfTable({ r, dbPath, toEstimator }: { r: WhatIfResult; dbPath: stri
   return (
     <>
       <Source r={r} />
-      {!loggedKnown && (
+      {/* The extrapolation flag already says the logged model is no candidate; say it once. */}
+      {!loggedKnown && !r.extrapolation.includes('model_not_candidate') && (
         <p className="faint" data-testid="whatif-logged-unknown">
           The logged model <span className="mono">{r.logged_model}</span> is not one of this estimator’s candidates, so there is no Δŝ.
         </p>
@@ -143,7 +164,7 @@ function WhatIfTable({ r, dbPath, toEstimator }: { r: WhatIfResult; dbPath: stri
         <thead>
           <tr>
             <th>Model</th>
-            <th className="num" title="Estimated S̃ had this model taken the turn">
+            <th className="num" title="Estimated target (final score less later error penalties) had this model taken the turn">
               ŝ
             </th>
             <th className="num" title="ŝ minus the logged model's ŝ">
@@ -197,7 +218,8 @@ function WhatIfTable({ r, dbPath, toEstimator }: { r: WhatIfResult; dbPath: stri
         </div>
       ) : (
         <p className="faint whatif-foot">
-          Neighbours are searched among {plural(r.sketched_turns, 'scored turn')}: at most one per episode, never from this episode.
+          Neighbours are searched among {plural(r.sketched_turns, 'scored turn')}: at most one per episode, never from this episode,
+          {r.task_type ? ` ${r.task_type} episodes first (≠ marks another task type)` : ' by similarity alone (this episode names no task type)'}.
         </p>
       )}
     </>

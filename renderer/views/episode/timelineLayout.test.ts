@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { timelineLayout } from './timelineLayout.ts';
 
-const turn = (t: number, model: string, cost: number, extra: Partial<{ switched: boolean; high: boolean }> = {}) => ({
+const turn = (t: number, model: string, cost: number | null, extra: Partial<{ switched: boolean; high: boolean }> = {}) => ({
   t,
   model,
   switched: extra.switched ?? false,
@@ -32,6 +32,28 @@ describe('timeline layout', () => {
     expect(layout.costLine.startsWith('M')).toBe(true);
     const top = Math.min(...layout.costTicks.map((t) => t.y));
     expect(top).toBeGreaterThanOrEqual(layout.plot.top - 0.001);
+  });
+
+  it('has every cost known: no gap', () => {
+    expect(layout.costGap).toBeNull();
+  });
+
+  it('draws no line, no $ axis and says so when the log gives no cost per turn (only an episode total)', () => {
+    const totalOnly = timelineLayout([turn(0, 'a', null), turn(1, 'a', null)], 600);
+    expect(totalOnly.costLine).toBe('');
+    expect(totalOnly.costArea).toBe('');
+    expect(totalOnly.costTicks).toEqual([]);
+    expect(totalOnly.costGap).toEqual({ x: totalOnly.band(0).x, t: 0, label: 'cost per turn unknown' });
+  });
+
+  it('stops the line at the first turn of unknown cost instead of drawing it flat', () => {
+    const partial = timelineLayout([turn(4, 'a', 0.1), turn(5, 'a', 0.2), turn(6, 'a', null), turn(7, 'a', null)], 600);
+    // M (start at $0) + one point per known turn: the line ends at turn 5's right edge.
+    const xs = [...partial.costLine.matchAll(/[ML]([\d.]+),/g)].map((m) => Number(m[1]));
+    expect(xs).toHaveLength(3);
+    expect(Math.max(...xs)).toBeLessThanOrEqual(partial.band(2).x + 0.001);
+    expect(partial.costTicks.length).toBeGreaterThan(0);
+    expect(partial.costGap).toMatchObject({ t: 6, x: partial.band(2).x, label: 'cost unknown from turn 6' });
   });
 
   it('copes with an episode without turns', () => {

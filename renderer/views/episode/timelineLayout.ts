@@ -46,7 +46,13 @@ export interface TimelineLayout {
   errors: ErrorMark[];
   costLine: string;
   costArea: string;
+  /** Empty when no turn's cost is known: an axis from $0 with nothing on it would read as a cost of $0. */
   costTicks: { y: number; value: number }[];
+  /**
+   * Where the cost line stops and why, drawn in its lane: at the first turn of unknown cost (x is the left edge of
+   * its band; for an episode with no known turn cost, the plot's left edge). Null when every turn's cost is known.
+   */
+  costGap: { x: number; t: number; label: string } | null;
   turnTicks: { x: number; t: number }[];
   errorY: number;
   axisY: number;
@@ -105,8 +111,8 @@ export function timelineLayout(
 
   // Cost accrues during a turn: the line goes from (start of turn 0, 0) through (end of turn t, cumulative at t).
   // It stops at the first turn of unknown cost: a flat line after it would show unknown as $0.
-  const known = turns.findIndex((t) => t.cumulative_cost === null);
-  const priced = known === -1 ? turns : turns.slice(0, known);
+  const firstUnknown = turns.findIndex((t) => t.cumulative_cost === null);
+  const priced = firstUnknown === -1 ? turns : turns.slice(0, firstUnknown);
   const points: [number, number][] =
     priced.length === 0 ? [] : [[band(0).x, 0], ...priced.map((turn, i): [number, number] => [band(i).x + bw, turn.cumulative_cost ?? 0])];
   const costLine = line<[number, number]>()
@@ -128,7 +134,15 @@ export function timelineLayout(
     errors,
     costLine,
     costArea,
-    costTicks: y.ticks(3).map((value) => ({ value, y: y(value) })),
+    costTicks: priced.length === 0 ? [] : y.ticks(3).map((value) => ({ value, y: y(value) })),
+    costGap:
+      firstUnknown === -1
+        ? null
+        : {
+            x: band(firstUnknown).x,
+            t: turns[firstUnknown]?.t ?? firstUnknown,
+            label: firstUnknown === 0 ? 'cost per turn unknown' : `cost unknown from turn ${turns[firstUnknown]?.t ?? firstUnknown}`,
+          },
     turnTicks: turnTicks(x, n, right - left),
     errorY: LANES.errorY,
     axisY: LANES.axisY,

@@ -6,6 +6,7 @@
 import type { EpisodePolicyChoices } from '../../../shared/apiReplay.ts';
 import { api } from '../../api/index.ts';
 import { AnswerCache, useCachedCall, type CallLoad } from '../../api/useCachedCall.ts';
+import { useAppStore } from '../../store/index.ts';
 
 export type ChoicesLoad = CallLoad<EpisodePolicyChoices>;
 
@@ -13,6 +14,8 @@ const cache = new AnswerCache<EpisodePolicyChoices>(16);
 
 /** `policies` null: nothing to ask (an invalid spec, say). */
 export function useEpisodeChoices(episodeId: number, policies: readonly string[] | null, dataVersion: number): ChoicesLoad {
-  const key = policies === null ? null : JSON.stringify([episodeId, policies, dataVersion]);
+  // The core reads ŝ of the database's estimator in use: a new pick is a new question.
+  const inUse = useAppStore((s) => s.estimators?.in_use?.id ?? null);
+  const key = policies === null ? null : JSON.stringify([episodeId, policies, dataVersion, inUse]);
   return useCachedCall(cache, key, () => api.episodePolicyChoices({ episode: episodeId, policies: [...(policies ?? [])] }));
 }

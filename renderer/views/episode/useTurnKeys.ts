@@ -1,5 +1,9 @@
-/** The inspector's keyboard: j/k or arrows step turns, n/N jump between errors, s/S between model switches. */
+/**
+ * The inspector's keyboard: j/k or arrows step turns, n/N jump between errors, s/S between model switches,
+ * ]/[ between episodes. The keys themselves are listed once, in shortcuts.ts (TURN_KEYS), which `?` shows.
+ */
 import { useEffect, useRef } from 'react';
+import { matches, TURN_KEYS } from '../../shortcuts.ts';
 
 export interface TurnKeyActions {
   next(): void;
@@ -10,6 +14,9 @@ export interface TurnKeyActions {
   prevError(): void;
   nextSwitch(): void;
   prevSwitch(): void;
+  /** Absent where there is no list of episodes to step through (the split inspector). */
+  nextEpisode?(): void;
+  prevEpisode?(): void;
 }
 
 /** Keys typed into a text field or a list are the field's; a focused checkbox or radio does not take letters. */
@@ -19,6 +26,14 @@ export function typingInto(target: EventTarget | null): boolean {
   return target.isContentEditable || ['TEXTAREA', 'SELECT'].includes(target.tagName);
 }
 
+/** The action a key press asks for, if any. */
+export function turnActionOf(e: { key: string; ctrlKey: boolean; metaKey: boolean; altKey: boolean }): keyof TurnKeyActions | null {
+  for (const [action, binding] of Object.entries(TURN_KEYS) as [keyof TurnKeyActions, (typeof TURN_KEYS)[keyof TurnKeyActions]][]) {
+    if (matches(binding, e)) return action;
+  }
+  return null;
+}
+
 export function useTurnKeys(actions: TurnKeyActions): void {
   const ref = useRef(actions);
   useEffect(() => {
@@ -26,26 +41,12 @@ export function useTurnKeys(actions: TurnKeyActions): void {
   });
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || typingInto(e.target)) return;
-      const a = ref.current;
-      const map: Record<string, () => void> = {
-        j: a.next,
-        ArrowDown: a.next,
-        ArrowRight: a.next,
-        k: a.prev,
-        ArrowUp: a.prev,
-        ArrowLeft: a.prev,
-        Home: a.first,
-        End: a.last,
-        n: a.nextError,
-        N: a.prevError,
-        s: a.nextSwitch,
-        S: a.prevSwitch,
-      };
-      const action = map[e.key];
-      if (!action) return;
+      if (e.defaultPrevented || typingInto(e.target)) return;
+      const action = turnActionOf(e);
+      const run = action ? ref.current[action] : undefined;
+      if (!run) return;
       e.preventDefault();
-      action();
+      run();
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);

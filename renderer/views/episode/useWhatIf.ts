@@ -1,6 +1,6 @@
 /**
  * What-if at one turn (`whatIf`): ŝ, Δŝ, cost and nearest logged evidence per candidate model. Answers are
- * kept per (episode, turn, database state), so stepping back to a turn shows it at once; a database change
+ * kept per (episode, turn, database state, estimator in use), so stepping back to a turn shows it at once; a database change
  * (an import, a scoring job: `dataVersion`) asks again.
  */
 import type { WhatIfResult } from '../../../shared/apiEstimator.ts';
@@ -14,8 +14,13 @@ export const WHAT_IF_NEIGHBOURS = 3;
 
 const cache = new AnswerCache<WhatIfResult>(64);
 
-/** `turn` null: nothing to ask (the panel is closed). */
-export function useWhatIf(episodeId: number, turn: number | null, dataVersion: number): WhatIfLoad {
-  const key = turn === null ? null : `${episodeId}:${turn}:${dataVersion}`;
-  return useCachedCall(cache, key, () => api.whatIf({ episodeId, turn: turn ?? 0, k: WHAT_IF_NEIGHBOURS }));
+/**
+ * `turn` null: nothing to ask (the panel is closed). `estimatorId`: the estimator in use (null: none yet, and
+ * the core then registers the shipped default); a new pick is a new question.
+ */
+export function useWhatIf(episodeId: number, turn: number | null, dataVersion: number, estimatorId: number | null): WhatIfLoad {
+  const key = turn === null ? null : `${episodeId}:${turn}:${dataVersion}:${estimatorId ?? ''}`;
+  return useCachedCall(cache, key, () =>
+    api.whatIf({ episodeId, turn: turn ?? 0, k: WHAT_IF_NEIGHBOURS, ...(estimatorId === null ? {} : { estimatorId }) }),
+  );
 }

@@ -7,11 +7,15 @@
 import { useTable, type SortingState, type Updater } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, type KeyboardEvent } from 'react';
+import type { EpisodeRow } from '../../../shared/api.ts';
 import { useAppStore } from '../../store/index.ts';
 import { COLUMN_TRACKS, episodeColumns, episodeTableFeatures, isSortColumn, NUMERIC_COLUMNS, type IndexedEpisode } from './columns.tsx';
+import { SearchMatch } from './SearchMatch.tsx';
 import type { EpisodeWindow } from './useEpisodeWindow.ts';
 
 const ROW_HEIGHT = 36;
+/** A searched list adds a line under each row: the matching turn and the text around the hit. */
+const SEARCHED_ROW_HEIGHT = 58;
 /** Rows fetched beyond the viewport on each side, so ordinary scrolling never shows a placeholder. */
 const PREFETCH = 100;
 /** Wait this long after scrolling stops before fetching, so a fling across 30k rows fetches only where it lands. */
@@ -32,7 +36,7 @@ function SortArrow({ direction }: { direction: false | 'asc' | 'desc' }) {
   return <span className="sort-arrow">{direction === 'asc' ? '↑' : '↓'}</span>;
 }
 
-export function EpisodeTable({ window: win, onOpen }: { window: EpisodeWindow; onOpen(episodeId: number): void }) {
+export function EpisodeTable({ window: win, onOpen }: { window: EpisodeWindow; onOpen(episode: EpisodeRow): void }) {
   const sort = useAppStore((s) => s.episodeFilters.sort);
   const desc = useAppStore((s) => s.episodeFilters.desc);
   const setEpisodeFilters = useAppStore((s) => s.setEpisodeFilters);
@@ -40,13 +44,17 @@ export function EpisodeTable({ window: win, onOpen }: { window: EpisodeWindow; o
   const scrollRef = useRef<HTMLDivElement>(null);
   const rows = win.rows;
   const total = rows?.total ?? 0;
+  const searched = !!win.shownQuery?.search;
+  const rowHeight = searched ? SEARCHED_ROW_HEIGHT : ROW_HEIGHT;
 
   const virtualizer = useVirtualizer({
     count: total,
     getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_HEIGHT,
+    estimateSize: () => rowHeight,
     overscan: 10,
   });
+  // Sizes are cached per index: a search started or cleared must drop them.
+  useEffect(() => virtualizer.measure(), [rowHeight, virtualizer]);
   const items = virtualizer.getVirtualItems();
   const start = items[0]?.index ?? 0;
   const end = (items[items.length - 1]?.index ?? -1) + 1;
@@ -93,8 +101,8 @@ export function EpisodeTable({ window: win, onOpen }: { window: EpisodeWindow; o
   });
   const byIndex = new Map(table.getRowModel().rows.map((r) => [r.original.index, r]));
 
-  const onRowKey = (e: KeyboardEvent<HTMLDivElement>, episodeId: number) => {
-    if (e.key === 'Enter') onOpen(episodeId);
+  const onRowKey = (e: KeyboardEvent<HTMLDivElement>, episode: EpisodeRow) => {
+    if (e.key === 'Enter') onOpen(episode);
     else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
       e.preventDefault();
       const sibling = e.key === 'ArrowDown' ? e.currentTarget.nextElementSibling : e.currentTarget.previousElementSibling;
@@ -142,7 +150,7 @@ export function EpisodeTable({ window: win, onOpen }: { window: EpisodeWindow; o
         <div className="etable-body" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
           {items.map((item) => {
             const row = byIndex.get(item.index);
-            const style = { transform: `translateY(${item.start}px)`, height: ROW_HEIGHT, gridTemplateColumns: GRID_TEMPLATE };
+            const style = { transform: `translateY(${item.start}px)`, height: rowHeight, gridTemplateColumns: GRID_TEMPLATE };
             if (!row) {
               return (
                 <div key={item.key} className="etable-row is-placeholder" role="row" style={style} aria-busy="true">
@@ -158,13 +166,13 @@ export function EpisodeTable({ window: win, onOpen }: { window: EpisodeWindow; o
             return (
               <div
                 key={item.key}
-                className="etable-row"
+                className={searched ? 'etable-row has-match' : 'etable-row'}
                 role="row"
                 aria-rowindex={item.index + 1}
                 tabIndex={0}
                 style={style}
-                onClick={() => onOpen(episode.id)}
-                onKeyDown={(e) => onRowKey(e, episode.id)}
+                onClick={() => onOpen(episode)}
+                onKeyDown={(e) => onRowKey(e, episode)}
                 data-testid="episode-row"
                 data-episode-id={episode.id}
                 data-ext-id={episode.ext_id}
@@ -179,6 +187,7 @@ export function EpisodeTable({ window: win, onOpen }: { window: EpisodeWindow; o
                     <table.FlexRender cell={cell} />
                   </div>
                 ))}
+                {episode.match !== undefined && <SearchMatch match={episode.match} />}
               </div>
             );
           })}

@@ -1,5 +1,5 @@
 /** Filters of the Episodes view: full-text search (debounced), runs, models, outcome, and the match count. */
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { CheckList } from '../../components/CheckList.tsx';
 import { CloseIcon, SearchIcon } from '../../components/icons.tsx';
 import { ModelDot } from '../../components/ModelChip.tsx';
@@ -7,6 +7,7 @@ import { Popover } from '../../components/Popover.tsx';
 import { RunSelector } from '../../components/RunSelector.tsx';
 import { formatCount } from '../../format/numbers.ts';
 import type { OutcomeFilter } from '../../store/episodeFiltersSlice.ts';
+import { useOverlays } from '../../overlays.ts';
 import { useAppStore } from '../../store/index.ts';
 import { visibleText } from '../../../shared/displayText.ts';
 
@@ -24,6 +25,17 @@ function SearchBox() {
   const committed = useAppStore((s) => s.episodeFilters.search);
   const setEpisodeFilters = useAppStore((s) => s.setEpisodeFilters);
   const [text, setText] = useState(committed);
+  const input = useRef<HTMLInputElement>(null);
+  const focusWanted = useOverlays((s) => s.searchFocusWanted);
+  const wantSearchFocus = useOverlays((s) => s.wantSearchFocus);
+
+  // `/` anywhere asks for this box; selected, so typing replaces the last search.
+  useEffect(() => {
+    if (!focusWanted) return;
+    input.current?.focus();
+    input.current?.select();
+    wantSearchFocus(false);
+  }, [focusWanted, wantSearchFocus]);
 
   useEffect(() => setText(committed), [committed]);
   useEffect(() => {
@@ -36,6 +48,7 @@ function SearchBox() {
     <label className="search-box">
       <SearchIcon />
       <input
+        ref={input}
         type="search"
         placeholder="Search actions and observations…"
         value={text}
@@ -47,6 +60,11 @@ function SearchBox() {
         data-testid="episode-search"
         maxLength={500}
       />
+      {text === '' && (
+        <kbd className="search-box-key" title="Press / anywhere to search">
+          /
+        </kbd>
+      )}
     </label>
   );
 }

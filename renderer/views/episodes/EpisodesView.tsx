@@ -58,7 +58,17 @@ export default function EpisodesView() {
           </button>
         </EmptyState>
       ) : (
-        <EpisodeTable window={win} onOpen={(episodeId) => navigate({ view: 'episode', episodeId, turn: null })} />
+        <EpisodeTable
+          window={win}
+          onOpen={(episode) =>
+            // A text hit opens at its turn with the search marked; an id hit (or no search) at the start.
+            navigate(
+              episode.match
+                ? { view: 'episode', episodeId: episode.id, turn: episode.match.index, q: win.shownQuery?.search }
+                : { view: 'episode', episodeId: episode.id, turn: null },
+            )
+          }
+        />
       )}
     </div>
   );

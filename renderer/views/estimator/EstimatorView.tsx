@@ -15,9 +15,13 @@ import { FigurePanel } from '../analyses/FigurePanel.tsx';
 import { useEstimatorJob } from './estimatorJobStore.ts';
 import { useEstimators } from './useEstimators.ts';
 import { JobPanel } from './JobPanel.tsx';
+import { RenameEstimator } from './RenameEstimator.tsx';
 import { ModelCardPanel } from './ModelCardPanel.tsx';
+import { inUseOf } from '../../store/estimatorSlice.ts';
+import { domainTaskTypesText, type EstimatorDomain } from '../../../shared/estimatorDomain.ts';
 import '../analyses/analyses.css';
 import './estimator.css';
+import './estimatorInUse.css';
 
 /** The selected entry: an estimator of this database, or the shipped default not yet used here. */
 type Selection = { kind: 'db'; id: number } | { kind: 'default' };
@@ -44,7 +48,7 @@ function EpochsInput({ value, onChange, label, testId }: { value: number; onChan
   );
 }
 
-function EstimatorItem({ e, selected, onSelect, turns }: { e: EstimatorSummary; selected: boolean; onSelect(): void; turns: number }) {
+function EstimatorItem({ e, selected, inUse, onSelect, turns }: { e: EstimatorSummary; selected: boolean; inUse: boolean; onSelect(): void; turns: number }) {
   return (
     <li>
       <button type="button" className={selected ? 'est-item is-selected' : 'est-item'} onClick={onSelect} aria-pressed={selected} data-testid="estimator-item" data-estimator-id={e.id}>
@@ -52,6 +56,11 @@ function EstimatorItem({ e, selected, onSelect, turns }: { e: EstimatorSummary; 
           {e.name}
         </span>
         {e.is_default && <span className="tag">default model</span>}
+        {inUse && (
+          <span className="tag tag-in-use" data-testid="estimator-in-use-tag" title="What-if, the step debugger, calibration and the policy lab read ŝ from this one">
+            in use
+          </span>
+        )}
         <span className="faint est-item-line">
           {e.encoder} · {e.created_at.slice(0, 10)}
         </span>
@@ -65,6 +74,19 @@ function EstimatorItem({ e, selected, onSelect, turns }: { e: EstimatorSummary; 
   );
 }
 
+/** What the estimator was trained on, in one line: the domain every view that shows its ŝ checks turns against. */
+function DomainSummary({ domain }: { domain: EstimatorDomain | null }) {
+  if (!domain) return <span data-testid="card-domain">Training domain unknown: no model card.</span>;
+  return (
+    <span data-testid="card-domain">
+      Training domain: {domainTaskTypesText(domain)}
+      {domain.task_types_from === 'runs_here' && ' (read from the runs of the same names here: the card predates recording task types)'}; runs{' '}
+      {domain.runs.join(', ')}; candidates {domain.models.join(', ')}. A turn outside it (another task type, or a logged model not among the
+      candidates) is flagged as extrapolation wherever its ŝ is shown.
+    </span>
+  );
+}
+
 export default function EstimatorView() {
   const { list, error } = useEstimators();
   const runs = useAppStore((s) => s.runs);
@@ -73,6 +95,7 @@ export default function EstimatorView() {
   const job = useEstimatorJob((s) => s.job);
   const start = useEstimatorJob((s) => s.start);
   const [choice, setChoice] = useState<Selection | null>(null);
+  const chooseEstimator = useAppStore((s) => s.chooseEstimator);
   const [maxEpochs, setMaxEpochs] = useState(DEFAULT_MAX_EPOCHS);
   const [patience, setPatience] = useState<number>(DEFAULT_TRAIN_PATIENCE);
   const [color, setColor] = useState<'model' | 'outcome'>('model');
@@ -87,9 +110,8 @@ export default function EstimatorView() {
   const selectedRuns = runIds.length > 0 ? runs.filter((r) => runIds.includes(r.id)) : runs;
   const runNames = useMemo(() => (runIds.length > 0 ? selectedRuns.map((r) => r.name).sort() : []), [runIds.length, selectedRuns]);
   const showDefault = list?.default_model && !list.estimators.some((e) => e.is_default);
-  // Until the user picks: the estimator that scored last (the one what-if and replay use), else the newest,
-  // else the shipped default.
-  const inUse = list?.estimators.filter((e) => e.scored_turns > 0).sort((a, b) => (b.scored_at ?? '').localeCompare(a.scored_at ?? ''))[0] ?? list?.estimators[0];
+  // Until the user opens another: the estimator in use (the database's one choice), else the shipped default.
+  const inUse = inUseOf(list);
   const selection: Selection | null =
     choice && (choice.kind === 'default' ? showDefault : list?.estimators.some((e) => e.id === choice.id))
       ? choice
@@ -116,8 +138,8 @@ export default function EstimatorView() {
       <header className="view-header">
         <h1>Estimator</h1>
         <p className="faint est-lede">
-          ŝ(h_t, a) estimates the target S̃ (final score less future error penalties) had model a taken turn t. It drives what-if,
-          replay and the step debugger.
+          ŝ estimates, for a turn and a model, the target the turn would reach had that model taken it: the episode’s normalised
+          final score less the penalties of the errors from that turn on. It drives what-if, replay and the step debugger.
         </p>
       </header>
       {error && <ErrorNotice title="The estimators could not be listed." message={error} />}
@@ -132,7 +154,14 @@ export default function EstimatorView() {
             )}
             <ul>
               {list.estimators.map((e) => (
-                <EstimatorItem key={e.id} e={e} turns={list.turns} selected={selection?.kind === 'db' && selection.id === e.id} onSelect={() => setChoice({ kind: 'db', id: e.id })} />
+                <EstimatorItem
+                  key={e.id}
+                  e={e}
+                  turns={list.turns}
+                  inUse={inUse?.id === e.id}
+                  selected={selection?.kind === 'db' && selection.id === e.id}
+                  onSelect={() => setChoice({ kind: 'db', id: e.id })}
+                />
               ))}
               {showDefault && list.default_model && (
                 <li>
@@ -198,9 +227,29 @@ export default function EstimatorView() {
               <section className="card est-card-wrap">
                 <header className="est-card-head">
                   <h2>
-                    Model card <span className="mono">{card?.name ?? selected?.name}</span>
+                    Model card <span className="mono" data-testid="estimator-card-name">{selected?.name ?? card?.name}</span>
                   </h2>
+                  {selected && <RenameEstimator key={selected.id} estimator={selected} />}
+                  <div className="toolbar-spacer" />
+                  {(selection.kind === 'default' || selection.id !== inUse?.id) ? (
+                    <button
+                      type="button"
+                      className="btn"
+                      onClick={() => void chooseEstimator(selection.kind === 'default' ? { default: true } : { estimatorId: selection.id })}
+                      data-testid="use-estimator"
+                      title="Make this the estimator what-if, the step debugger, calibration and the policy lab read ŝ from, for this database"
+                    >
+                      Use this estimator
+                    </button>
+                  ) : (
+                    <span className="tag tag-in-use" title="What-if, the step debugger, calibration and the policy lab read ŝ from this one">
+                      in use{list.in_use?.chosen ? '' : ' (it scored last; nobody picked one)'}
+                    </span>
+                  )}
                 </header>
+                <p className="faint est-card-domain">
+                  <DomainSummary domain={selection.kind === 'default' ? (list.default_model?.domain ?? null) : (selected?.domain ?? null)} />
+                </p>
                 {card ? (
                   <ModelCardPanel card={card} />
                 ) : (
@@ -211,7 +260,7 @@ export default function EstimatorView() {
               </section>
             )}
 
-            <FigurePanel page={analysisPage('calibration')!} request={selection ? calibration : null} heading="Calibration: ŝ against realised S̃" testId="calibration-figure" noRequest="Train or score an estimator to see its calibration." />
+            <FigurePanel page={analysisPage('calibration')!} request={selection ? calibration : null} heading="Calibration: ŝ against the realised target" testId="calibration-figure" noRequest="Train or score an estimator to see its calibration." />
             <div className="est-figure-controls" role="group" aria-label="Embedding map options">
               <span className="faint">Turn histories coloured by</span>
               {(['model', 'outcome'] as const).map((c) => (

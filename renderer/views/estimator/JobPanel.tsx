@@ -4,7 +4,7 @@
  */
 import type { EstimatorJob } from '../../../shared/apiEstimator.ts';
 import { formatCount } from '../../format/numbers.ts';
-import { useEstimatorJob } from './estimatorJobStore.ts';
+import { jobStage, useEstimatorJob } from './estimatorJobStore.ts';
 import { LossCurves } from './LossCurves.tsx';
 
 const STATE_LABEL: Record<EstimatorJob['state'], string> = { running: 'Running', done: 'Done', failed: 'Failed', cancelled: 'Cancelled' };
@@ -20,7 +20,11 @@ export function JobPanel({ maxEpochs }: { maxEpochs?: number }) {
       <header className="est-job-head">
         <h2>{job ? (job.kind === 'train' ? 'Training' : 'Scoring') : 'Estimator job'}</h2>
         {job && <span className={`tag est-state-${job.state}`}>{STATE_LABEL[job.state]}</span>}
-        {job && <span className="faint">phase: {job.phase}</span>}
+        {job && jobStage(job) && (
+          <span className="faint" data-testid="job-stage">
+            {jobStage(job)}
+          </span>
+        )}
         <div className="toolbar-spacer" />
         {job?.state === 'running' ? (
           <button type="button" className="btn" onClick={() => void cancel()} data-testid="job-cancel">

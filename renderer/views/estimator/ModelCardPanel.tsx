@@ -30,7 +30,7 @@ export function ModelCardPanel({ card }: { card: ModelCard }) {
       <section>
         <h3>Held-out quality</h3>
         <dl className="est-facts">
-          <Fact label="Validation MAE" title="Mean |ŝ − S̃| over the held-out episodes' turns" testId="card-val-mae">
+          <Fact label="Validation MAE" title="Mean |ŝ − target| over the held-out episodes' turns (target: final score less later error penalties)" testId="card-val-mae">
             {fx(m.val_mae)}
           </Fact>
           <Fact label="Constant predictor" title="The same MAE for always predicting the mean training target: the bar to beat">
@@ -39,7 +39,7 @@ export function ModelCardPanel({ card }: { card: ModelCard }) {
           <Fact label="Better by" title="1 − validation MAE / constant predictor's MAE">
             <span className={gain !== null && gain > 0 ? 'est-good' : 'est-bad'}>{gain === null ? 'n/a' : formatPercent(gain)}</span>
           </Fact>
-          <Fact label={<>Spearman <span className="est-keep-case">ρ</span></>} title="Rank correlation of ŝ and S̃ on the held-out turns">
+          <Fact label={<>Spearman <span className="est-keep-case">ρ</span></>} title="Rank correlation of ŝ and the target on the held-out turns">
             {fx(m.val_spearman, 3)}
           </Fact>
           <Fact label="Training MAE">{fx(m.train_mae)}</Fact>

@@ -94,3 +94,12 @@ describe('an estimator job from the window', () => {
     expect(useEstimatorJob.getState().job?.state).toBe('done');
   });
 });
+
+describe('jobStage', () => {
+  it('names the phase while the job runs and nothing once it has ended', async () => {
+    const { jobStage } = await import('./estimatorJobStore.ts');
+    expect(jobStage(job('running', 0.5))).toBe('phase: scoring');
+    expect(jobStage(job('done', 1))).toBeNull();
+    expect(jobStage(job('cancelled', 0.3))).toBeNull();
+  });
+});

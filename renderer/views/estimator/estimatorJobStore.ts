@@ -71,3 +71,11 @@ export const useEstimatorJob = create<EstimatorJobStore>()((set, get) => {
     },
   };
 });
+
+/**
+ * The phase the job's header names beside its state, while it runs; none once it has ended, when the state
+ * alone says how ("Done", not "Done · phase: scoring", which read as still going).
+ */
+export function jobStage(job: Pick<EstimatorJob, 'state' | 'phase'>): string | null {
+  return job.state === 'running' ? `phase: ${job.phase}` : null;
+}

@@ -12,6 +12,7 @@ import { formatBytes, formatCount, plural } from '../../format/numbers.ts';
 import { importBusy, type ImportPhase } from '../../store/importSlice.ts';
 import { useAppStore } from '../../store/index.ts';
 import { totalBytes, uploadProblem } from './encodeUpload.ts';
+import { pathParts } from './pathParts.ts';
 import { fromFileList } from './pickedFiles.ts';
 import './import.css';
 
@@ -180,13 +181,31 @@ function Progress({ phase }: { phase: Extract<ImportPhase, { kind: 'reading' | '
       <div className="muted num-inline" data-testid="import-progress-counts">
         {formatCount(p.filesDone)} of {plural(p.filesTotal, 'file')} · {plural(p.episodes, 'episode')} · {plural(p.turns, 'turn')} so far
       </div>
-      {p.file && <div className="import-path mono faint">{p.file}</div>}
+      {p.file && (
+        <div className="import-path mono faint">
+          <PathText path={p.file} />
+        </div>
+      )}
       <p className="faint import-note">You can close this dialog: the import goes on, and its runs appear when it is done.</p>
     </div>
   );
 }
 
 const STATUS_BADGE = { imported: 'badge-success', skipped: 'badge-unknown', rejected: 'badge-failure' } as const;
+
+/** A path that wraps at its folders (and inside a very long name), never mid-word. */
+function PathText({ path }: { path: string }) {
+  return (
+    <>
+      {pathParts(path).map((part, i) => (
+        <span key={i}>
+          {part}
+          <wbr />
+        </span>
+      ))}
+    </>
+  );
+}
 
 function Results({ report }: { report: ImportReport }) {
   const count = (status: keyof typeof STATUS_BADGE) => report.files.filter((f) => f.status === status).length;
@@ -196,7 +215,10 @@ function Results({ report }: { report: ImportReport }) {
   return (
     <div className="import-results" data-testid="import-results">
       <div className="import-summary" data-testid="import-summary">
-        <span className="badge badge-success">{formatCount(count('imported'))} imported</span>
+        {/* Nothing imported is the result to notice, not a success. */}
+        <span className={count('imported') === 0 ? 'badge badge-warning' : 'badge badge-success'} data-testid="import-count">
+          {formatCount(count('imported'))} imported
+        </span>
         {count('skipped') > 0 && <span className="badge badge-unknown">{formatCount(count('skipped'))} skipped</span>}
         {count('rejected') > 0 && <span className="badge badge-failure">{formatCount(count('rejected'))} rejected</span>}
         <span className="muted">
@@ -232,8 +254,8 @@ function Results({ report }: { report: ImportReport }) {
             <tbody>
               {report.files.map((f) => (
                 <tr key={f.path} data-testid="import-result" data-status={f.status} data-path={f.path}>
-                  <td className="import-path mono" data-col="path">
-                    {f.path}
+                  <td className="import-path mono" data-col="path" title={f.path}>
+                    <PathText path={f.path} />
                   </td>
                   <td data-col="format">{f.format ? <span className="format-tag">{f.format}</span> : <span className="faint">—</span>}</td>
                   <td data-col="status">
@@ -265,7 +287,9 @@ function Results({ report }: { report: ImportReport }) {
           <ul className="import-ignored-list mono">
             {report.ignored.map((i) => (
               <li key={i.path} data-testid="import-ignored-file" data-path={i.path}>
-                <span className="import-path">{i.path}</span>
+                <span className="import-path">
+                  <PathText path={i.path} />
+                </span>
                 <span className="faint">: {i.reason}</span>
               </li>
             ))}

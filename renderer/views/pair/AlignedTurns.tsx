@@ -17,10 +17,14 @@ type Row = AlignedRow<TurnDetail>;
 
 function Cell({ turn, side }: { turn: TurnDetail | null; side: 'a' | 'b' }) {
   if (turn === null) return <span className="pair-cell is-empty" data-testid={`pair-cell-${side}`} data-empty="true" aria-label="no turn" />;
+  const summary = actionSummary(turn);
   return (
     <span className="pair-cell" data-testid={`pair-cell-${side}`}>
       <ModelChip name={turn.model} compact />
-      <span className="pair-cell-text">{actionSummary(turn.action, turn.tool || turn.action_type)}</span>
+      <span className="pair-cell-text" title={summary.full}>
+        {summary.text}
+        {summary.more > 0 ? ` +${summary.more}` : ''}
+      </span>
       <span className="pair-cell-cost num">{formatCost(turn.cost)}</span>
     </span>
   );

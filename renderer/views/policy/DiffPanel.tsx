@@ -2,7 +2,7 @@
  * The paired diff: two policies over the selected runs, or two runs matched by task, turn by turn. The
  * summary gives the differences with their CIs; each disagreeing turn is a row that opens that turn.
  */
-import type { KeyboardEvent, MouseEvent } from 'react';
+import { useEffect, useRef, type KeyboardEvent, type MouseEvent, type RefObject } from 'react';
 import type { DiffRow, PolicyDiffInput, PolicyDiffResult } from '../../../shared/apiReplay.ts';
 import { ErrorNotice } from '../../components/EmptyState.tsx';
 import { ModelChip } from '../../components/ModelChip.tsx';
@@ -162,6 +162,21 @@ function DiffRows({ diff }: { diff: PolicyDiffResult }) {
   );
 }
 
+/**
+ * The diff answers below the fold (under the results and the figure), so a Compare click seemed to do
+ * nothing: when a new answer arrives it is scrolled into view. One already there when the view mounts (back
+ * from the inspector) stays where the user left it.
+ */
+function useScrollIntoViewOnArrival(diff: PolicyDiffResult | null, panel: RefObject<HTMLElement | null>) {
+  const seen = useRef(diff);
+  useEffect(() => {
+    if (!diff || diff === seen.current) return;
+    seen.current = diff;
+    const reduce = window.matchMedia?.('(prefers-reduced-motion: reduce)').matches;
+    panel.current?.scrollIntoView({ block: 'start', behavior: reduce ? 'auto' : 'smooth' });
+  }, [diff, panel]);
+}
+
 export function DiffPanel() {
   const lab = usePolicyLab();
   const runs = useAppStore((s) => s.runs);
@@ -183,9 +198,13 @@ export function DiffPanel() {
   };
   const diff = phase.kind === 'done' ? phase.value : null;
   const stale = phase.kind === 'done' && phase.value.kind === 'policies' && phase.runIds.join(',') !== runIds.join(',');
+  // The runs the diff read: the two compared, or the selection it was asked over (none selected = all).
+  const panel = useRef<HTMLElement>(null);
+  useScrollIntoViewOnArrival(diff, panel);
+  const diffRuns = !diff ? [] : diff.kind === 'runs' ? [{ name: diff.a }, { name: diff.b }] : runs.filter((r) => phase.kind === 'done' && phase.runIds.includes(r.id));
 
   return (
-    <section className="card policy-diff" data-testid="policy-diff">
+    <section className="card policy-diff" data-testid="policy-diff" ref={panel}>
       <header className="panel-head">
         <h2 className="panel-title">Paired diff</h2>
         <div className="segmented" role="radiogroup" aria-label="Compare">
@@ -259,7 +278,7 @@ export function DiffPanel() {
         {running && <Progress startedAt={phase.startedAt} onCancel={lab.cancelDiff} what="Comparing" testId="diff-progress" />}
         <span className="toolbar-spacer" />
         {diff && (
-          <button type="button" className="btn btn-ghost" onClick={() => downloadText(exportName('diff', [{ name: `${diff.a}-vs-${diff.b}` }]), diffCsv(diff), 'text/csv')} data-testid="diff-csv">
+          <button type="button" className="btn btn-ghost" onClick={() => downloadText(exportName('policy-diff', diffRuns, diff.kind === 'policies' ? `${diff.a}-vs-${diff.b}` : undefined), diffCsv(diff), 'text/csv')} data-testid="diff-csv">
             CSV
           </button>
         )}

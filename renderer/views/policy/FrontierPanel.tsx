@@ -1,14 +1,15 @@
-/** The score/cost figure of a replay, with the choice of which estimate is plotted, and its SVG download. */
-import { useMemo, useRef } from 'react';
+/** The score/cost figure of a replay, with the choice of which estimate is plotted, and its export (PNG, PDF, SVG, CSV). */
+import { useMemo } from 'react';
 import type { ReplayResult } from '../../../shared/apiReplay.ts';
 import { policyFrontierLayout } from '../../../shared/charts/layouts/policyFrontier.ts';
 import { chartTheme, runColor } from '../../../shared/charts/theme.ts';
 import { SceneSvg } from '../../charts/SceneSvg.tsx';
 import { useElementWidth } from '../../charts/useElementWidth.ts';
+import { saveSceneFile } from '../../charts/sceneFile.ts';
 import { useAppStore } from '../../store/index.ts';
-import { downloadText, svgDocument } from '../../charts/download.ts';
+import { ExportMenu } from '../analyses/ExportMenu.tsx';
 import { usePolicyLab } from './policyLabStore.ts';
-import { estimatorLabel, exportName, frontierPolicies, SCORE_ESTIMATORS } from './policyResults.ts';
+import { estimatorLabel, frontierCsv, frontierPolicies, SCORE_ESTIMATORS } from './policyResults.ts';
 
 const HEIGHT = 340;
 
@@ -17,7 +18,7 @@ export function FrontierPanel({ result }: { result: ReplayResult }) {
   const setEstimator = usePolicyLab((s) => s.setEstimator);
   const theme = useAppStore((s) => s.theme);
   const [ref, width] = useElementWidth<HTMLDivElement>();
-  const figure = useRef<HTMLDivElement>(null);
+  const chart = chartTheme(theme);
   const scene = useMemo(() => {
     if (width <= 0) return null;
     const policies = frontierPolicies(result, estimator, runColor);
@@ -25,9 +26,18 @@ export function FrontierPanel({ result }: { result: ReplayResult }) {
     return policyFrontierLayout({ policies, estimator: estimatorLabel(estimator) }, ctx);
   }, [result, estimator, theme, width]);
 
-  const saveSvg = () => {
-    const svg = figure.current?.querySelector('svg');
-    if (svg) downloadText(exportName('frontier', result.runs).replace(/\.csv$/, '.svg'), svgDocument(svg), 'image/svg+xml');
+  const save = async (choice: Parameters<typeof saveSceneFile>[1]) => {
+    if (!scene) throw new Error('the figure is not drawn yet');
+    await saveSceneFile(
+      {
+        scene,
+        what: 'policy-frontier',
+        caption: { title: `Policy lab: estimated score (${estimatorLabel(estimator)}) against cost per episode`, runs: result.runs.map((r) => r.name) },
+        theme: chart,
+        csv: () => frontierCsv(result, estimator),
+      },
+      choice,
+    );
   };
 
   return (
@@ -51,12 +61,10 @@ export function FrontierPanel({ result }: { result: ReplayResult }) {
           ))}
         </div>
         <span className="toolbar-spacer" />
-        <button type="button" className="btn btn-ghost" onClick={saveSvg} disabled={!scene} data-testid="frontier-svg">
-          SVG
-        </button>
+        {scene && <ExportMenu save={save} testId="frontier-export" />}
       </header>
       <div className="policy-frontier-body" ref={ref}>
-        <div ref={figure}>{scene && <SceneSvg scene={scene} testId="frontier-figure" />}</div>
+        {scene && <SceneSvg scene={scene} testId="frontier-figure" />}
       </div>
     </section>
   );

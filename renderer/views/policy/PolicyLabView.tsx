@@ -16,10 +16,11 @@ import { FrontierPanel } from './FrontierPanel.tsx';
 import { checkPolicySpec } from './policyForm.ts';
 import { PolicyPicker } from './PolicyPicker.tsx';
 import { usePolicyLab } from './policyLabStore.ts';
-import { exportName, opeNote, replayCsv } from './policyResults.ts';
+import { exportName, labNotes, opeNote, replayCsv } from './policyResults.ts';
 import { Progress } from './Progress.tsx';
 import { scoreCommand } from './scoreCommand.ts';
 import { ResultsTable } from './ResultsTable.tsx';
+import { RunsCount } from './RunsCount.tsx';
 import './policy.css';
 
 /** How to get ŝ: the command for this database, or the Estimator view. */
@@ -84,21 +85,18 @@ function NeedsScores({ message, policies, onDrop }: { message: string; policies:
 
 function Results({ result, stale }: { result: ReplayResult; stale: boolean }) {
   const note = opeNote(result);
-  const notes = [
-    ...result.notes.map((note) => ({ policy: null, note })),
-    ...result.policies.flatMap((p) => p.notes.map((note) => ({ policy: p.policy, note }))),
-  ];
+  const notes = labNotes(result);
   return (
     <>
       <div className="panel-head lab-results-head">
         <h2 className="panel-title">Results</h2>
         <span className="faint" data-testid="replay-scope">
-          {plural(result.episodes, 'episode')} · {plural(result.turns, 'turn')} of {result.runs.map((r) => r.name).join(', ')}
+          {plural(result.episodes, 'episode')} · {plural(result.turns, 'turn')} of <RunsCount runs={result.runs} testId="replay-scope-runs" />
           {result.logged.score !== null && ` · logged score ${result.logged.score.toFixed(3)}`}
           {result.bootstrap > 0 && ` · ${formatCount(result.bootstrap)} bootstrap resamples, seed ${result.seed}`}
         </span>
         <span className="toolbar-spacer" />
-        <button type="button" className="btn" onClick={() => downloadText(exportName('replay', result.runs), replayCsv(result), 'text/csv')} data-testid="replay-csv">
+        <button type="button" className="btn" onClick={() => downloadText(exportName('policy-replay', result.runs), replayCsv(result), 'text/csv')} data-testid="replay-csv">
           Export CSV
         </button>
       </div>
@@ -114,7 +112,7 @@ function Results({ result, stale }: { result: ReplayResult; stale: boolean }) {
         <ul className="lab-notes faint" data-testid="policy-notes">
           {notes.map((n, i) => (
             <li key={i}>
-              {n.policy !== null && <span className="mono">{n.policy}: </span>}
+              {n.policies !== null && <span className="mono">{n.policies.join(', ')}: </span>}
               {n.note}
             </li>
           ))}
@@ -158,11 +156,10 @@ export default function PolicyLabView() {
         <PolicyPicker disabled={running} />
         <section className="card lab-run" data-testid="lab-run">
           <h2 className="panel-title">Replay</h2>
-          <p>
-            {plural(policies.length, 'policy', 'policies')} over{' '}
-            <strong>{runIds.length === 0 ? `all ${plural(runs.length, 'run')}` : selected.map((r) => r.name).join(', ')}</strong>{' '}
+          <div className="lab-run-scope">
+            {plural(policies.length, 'policy', 'policies')} over <RunsCount runs={selected} all={runIds.length === 0} testId="lab-runs" />{' '}
             <span className="faint">({plural(episodes, 'episode')}; change the runs in the top bar)</span>
-          </p>
+          </div>
           <div className="lab-run-actions">
             <button
               type="button"

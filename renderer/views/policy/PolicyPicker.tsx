@@ -4,6 +4,7 @@ import { CloseIcon } from '../../components/icons.tsx';
 import { useAppStore } from '../../store/index.ts';
 import { addSpec, checkPolicySpec, policyHelp, POLICY_PRESETS, SPEC_SYNTAX } from './policyForm.ts';
 import { usePolicyLab } from './policyLabStore.ts';
+import { EstimatorInUse } from '../estimator/EstimatorInUse.tsx';
 
 export function PolicyPicker({ disabled }: { disabled: boolean }) {
   const policies = usePolicyLab((s) => s.policies);
@@ -92,6 +93,10 @@ export function PolicyPicker({ disabled }: { disabled: boolean }) {
           {message ?? (check?.ok ? `Adds ${check.spec}: ${policyHelp(check.spec)}` : SPEC_SYNTAX)}
         </p>
       </form>
+      {/* Policies that choose by ŝ, and the direct-method and doubly-robust values, read the database's estimator in use. */}
+      <div className="est-inuse-block">
+        <EstimatorInUse testId="policy-estimator" />
+      </div>
     </section>
   );
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PolicyDiffResult, ReplayResult, type PolicyReplay } from '../../../shared/apiReplay.ts';
-import { diffCsv, exportName, frontierPolicies, opeNote, replayCsv, scoreOf } from './policyResults.ts';
+import { diffCsv, exportName, frontierCsv, frontierPolicies, labNotes, opeNote, replayCsv, scoreOf } from './policyResults.ts';
 
 const policy = (over: Partial<PolicyReplay>): PolicyReplay => ({
   policy: 'logged',
@@ -120,8 +120,8 @@ describe('exports', () => {
   });
 
   it('names files after what was replayed, safely', () => {
-    expect(exportName('replay', [{ name: 'sw run/../x' }])).toBe('routelens-replay-sw_run_.._x.csv');
-    expect(exportName('diff', [{ name: 'a' }, { name: 'b' }])).toBe('routelens-diff-2-runs.csv');
+    expect(exportName('policy-replay', [{ name: 'sw run/../x' }], undefined, '2026-11-24')).toBe('policy-replay_sw-run-x_2026-11-24.csv');
+    expect(exportName('policy-diff', [{ name: 'a' }, { name: 'b' }], 'fixed:gpt-5-vs-random', '2026-11-24')).toBe('policy-diff_fixed-gpt-5-vs-random_a+b_2026-11-24.csv');
   });
 });
 
@@ -131,5 +131,40 @@ describe('opeNote', () => {
     const none = { ...result, policies: result.policies.map((p) => ({ ...p, ope: null })) };
     expect(opeNote(none)).toMatch(/none of the 4 replayed episodes has a logged propensity on every turn/);
     expect(opeNote({ ...result, s_hat_source: 'estimator' })).toBeNull();
+  });
+});
+
+describe('labNotes', () => {
+  it('says a note shared by every policy once, names the policies of one shared by some, and keeps the replay notes', () => {
+    const ope = 'off-policy estimates use the 3 of 4 episodes with a logged propensity on every turn and a known score';
+    const r = ReplayResult.parse({
+      ...result,
+      notes: ['1 of 4 episodes have no outcome'],
+      policies: [
+        policy({ notes: [ope, 'kept the logged model at 2 turns without ŝ'] }),
+        policy({ policy: 'cheapest', notes: [ope, 'kept the logged model at 2 turns without ŝ'] }),
+        policy({ policy: 'random', notes: [ope] }),
+      ],
+    });
+    expect(labNotes(r)).toEqual([
+      { policies: null, note: '1 of 4 episodes have no outcome' },
+      { policies: null, note: ope },
+      { policies: ['logged', 'cheapest'], note: 'kept the logged model at 2 turns without ŝ' },
+    ]);
+  });
+
+  it('names the policy when only one was replayed', () => {
+    const r = ReplayResult.parse({ ...result, notes: [], policies: [policy({ notes: ['a note'] })] });
+    expect(labNotes(r)).toEqual([{ policies: ['logged'], note: 'a note' }]);
+  });
+});
+
+describe('frontierCsv', () => {
+  it('writes the points the figure draws under the estimator shown, with the frontier and why a point is missing', () => {
+    const lines = frontierCsv(result, 'ips').trim().split('\r\n');
+    expect(lines[0]).toBe('policy,estimate,est_score,est_score_lo,est_score_hi,est_cost_usd,est_cost_lo_usd,est_cost_hi_usd,on_frontier,not_drawn_because,runs');
+    expect(lines[1]).toBe('logged,IPS,0.5,0.3,0.7,0.12,0.1,0.14,true,,sw run');
+    expect(lines[2]).toBe('cheapest,IPS,0.2,0,0.4,0.02,,,true,,sw run');
+    expect(frontierCsv(result, 'dm').split('\r\n')[1]).toContain('no ŝ from an estimator');
   });
 });

@@ -5,7 +5,8 @@
  */
 import type { PolicyDiffResult, PolicyReplay, ReplayResult } from '../../../shared/apiReplay.ts';
 import { toCsv } from '../../../shared/charts/csv.ts';
-import type { FrontierPolicy } from '../../../shared/charts/layouts/policyFrontier.ts';
+import { exportDate, figureExportName } from '../../../shared/charts/figureCaption.ts';
+import { frontierOf, type FrontierPolicy } from '../../../shared/charts/layouts/policyFrontier.ts';
 
 /** Which value the figure plots: the best each policy has (DR, else WIS, else DM, as the core ranks them) or one estimator. */
 export type ScoreEstimator = 'best' | 'dm' | 'ips' | 'wis' | 'dr';
@@ -97,8 +98,42 @@ export function opeNote(result: ReplayResult): string | null {
   return `IPS, WIS and DR are empty: none of the ${result.episodes} replayed episodes has a logged propensity on every turn, so the log's router probabilities are unknown and importance weights cannot be formed.`;
 }
 
-/** A file name for an export, from what was replayed (safe on every OS). */
-export function exportName(kind: string, runs: readonly { name: string }[]): string {
-  const what = runs.length === 1 ? (runs[0]?.name ?? 'runs') : `${runs.length}-runs`;
-  return `routelens-${kind}-${what}`.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 100) + '.csv';
+/** The score/cost figure's points as CSV, under the estimator shown: what the exported figure draws. */
+export function frontierCsv(result: ReplayResult, estimator: ScoreEstimator): string {
+  const points = frontierPolicies(result, estimator, () => '');
+  const drawn = points.flatMap((p) => (p.cost !== null && p.score !== null ? [{ policy: p.policy, cost: p.cost, score: p.score }] : []));
+  const onFrontier = new Set(frontierOf(drawn).map((p) => p.policy));
+  return toCsv(
+    ['policy', 'estimate', 'est_score', 'est_score_lo', 'est_score_hi', 'est_cost_usd', 'est_cost_lo_usd', 'est_cost_hi_usd', 'on_frontier', 'not_drawn_because', 'runs'],
+    points.map((p) => [
+      p.policy, estimatorLabel(estimator), p.score, lo(p.ci), hi(p.ci), p.cost, lo(p.costCi), hi(p.costCi),
+      p.cost !== null && p.score !== null ? onFrontier.has(p.policy) : null, p.missing ?? null, result.runs.map((r) => r.name).join(' + '),
+    ]),
+  );
+}
+
+/** A file name for an export: what, over which runs, today (`policy-replay_sw-mtrouter_2026-11-24.csv`). */
+export function exportName(what: string, runs: readonly { name: string }[], detail?: string, date: string = exportDate()): string {
+  return figureExportName(what, runs.map((r) => r.name), date, 'csv', detail);
+}
+
+/** A note under the results: said once, with the policies it is about (null: the replay as a whole, or every policy). */
+export interface LabNote {
+  policies: string[] | null;
+  note: string;
+}
+
+/**
+ * The replay's notes, each said once: the same sentence for several policies (the off-policy coverage, an
+ * unknown cost) is one note naming them, and one that holds for every policy names none.
+ */
+export function labNotes(result: ReplayResult): LabNote[] {
+  const byNote = new Map<string, string[]>();
+  for (const p of result.policies) {
+    for (const note of new Set(p.notes)) byNote.set(note, [...(byNote.get(note) ?? []), p.policy]);
+  }
+  const all = result.policies.length;
+  const shared = [...result.notes].filter((n) => !byNote.has(n)).map((note) => ({ policies: null, note }));
+  const grouped = [...byNote].map(([note, policies]) => ({ policies: all > 1 && policies.length === all ? null : policies, note }));
+  return [...shared, ...grouped];
 }

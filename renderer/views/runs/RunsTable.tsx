@@ -5,6 +5,7 @@ import { ModelChip } from '../../components/ModelChip.tsx';
 import { VisibleName } from '../../components/VisibleName.tsx';
 import { formatCost, formatCount, formatPercent, formatUnit } from '../../format/numbers.ts';
 import { useAppStore } from '../../store/index.ts';
+import type { RunSort, RunSortKey } from './runsTableModel.ts';
 
 function ShareBar({ value }: { value: number | null }) {
   if (value === null) return null;
@@ -91,23 +92,39 @@ function RunRow({ run }: { run: RunSummary }) {
   );
 }
 
-export function RunsTable({ runs }: { runs: RunSummary[] }) {
+const COLUMNS: { key: RunSortKey; label: string; num?: boolean; title?: string }[] = [
+  { key: 'name', label: 'Run' },
+  { key: 'episodes', label: 'Episodes', num: true },
+  { key: 'turns', label: 'Turns', num: true },
+  { key: 'cost', label: 'Total cost', num: true, title: 'Runs whose cost is unknown sort last' },
+  { key: 'success', label: 'Success', num: true, title: 'Share of episodes with success = true, among those with a known outcome' },
+  { key: 'score', label: 'Mean score', num: true, title: 'Mean normalised score in [0, 1]' },
+];
+
+function SortHeader({ column, sort, onSort }: { column: (typeof COLUMNS)[number]; sort: RunSort; onSort(key: RunSortKey): void }) {
+  const active = sort.key === column.key;
+  return (
+    <th className={column.num ? 'num' : undefined} aria-sort={active ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'} title={column.title}>
+      <button type="button" className="sort-button" onClick={() => onSort(column.key)} data-testid={`runs-sort-${column.key}`}>
+        {column.label}
+        <span className="sort-arrow" aria-hidden="true">
+          {active ? (sort.dir === 'asc' ? '▲' : '▼') : ''}
+        </span>
+      </button>
+    </th>
+  );
+}
+
+export function RunsTable({ runs, sort, onSort }: { runs: RunSummary[]; sort: RunSort; onSort(key: RunSortKey): void }) {
+  const header = (c: (typeof COLUMNS)[number]) => <SortHeader key={c.key} column={c} sort={sort} onSort={onSort} />;
   return (
     <div className="card table-card">
       <table className="runs-table" data-testid="runs-table">
         <thead>
           <tr>
-            <th>Run</th>
-            <th className="num">Episodes</th>
-            <th className="num">Turns</th>
+            {COLUMNS.slice(0, 3).map(header)}
             <th>Models</th>
-            <th className="num">Total cost</th>
-            <th className="num" title="Share of episodes with success = true, among those with a known outcome">
-              Success
-            </th>
-            <th className="num" title="Mean normalised score in [0, 1]">
-              Mean score
-            </th>
+            {COLUMNS.slice(3).map(header)}
           </tr>
         </thead>
         <tbody>

@@ -1,9 +1,16 @@
-/** Runs: one row per imported run with its KPIs; a click opens the Episodes view filtered to that run. */
+/**
+ * Runs: one row per imported run with its KPIs, sortable by column and filtered by a text box (name, format,
+ * model); the runs a filter finds can become the top bar's selection at once. A click on a row opens the
+ * Episodes view filtered to that run.
+ */
+import { useMemo, useState } from 'react';
 import { ImportButton } from '../../components/ImportButton.tsx';
+import { SearchIcon } from '../../components/icons.tsx';
 import { NoRunsYet } from '../../components/NoRunsYet.tsx';
 import { formatCost, plural } from '../../format/numbers.ts';
 import { useAppStore } from '../../store/index.ts';
 import { RunsTable } from './RunsTable.tsx';
+import { DEFAULT_RUN_SORT, filterRuns, nextSort, sortRuns, type RunSort } from './runsTableModel.ts';
 import './runs.css';
 
 export default function RunsView() {
@@ -11,9 +18,14 @@ export default function RunsView() {
   const runIds = useAppStore((s) => s.runIds);
   const setRunIds = useAppStore((s) => s.setRunIds);
   const dbPath = useAppStore((s) => s.dbInfo?.path);
+  const [query, setQuery] = useState('');
+  const [sort, setSort] = useState<RunSort>(DEFAULT_RUN_SORT);
+  const selected = useMemo(() => (runIds.length === 0 ? runs : runs.filter((r) => runIds.includes(r.id))), [runs, runIds]);
+  const rows = useMemo(() => sortRuns(filterRuns(selected, query), sort), [selected, query, sort]);
   if (runs.length === 0) return <NoRunsYet />;
 
-  const shown = runIds.length === 0 ? runs : runs.filter((r) => runIds.includes(r.id));
+  // The summary counts what the table lists.
+  const shown = rows;
   const episodes = shown.reduce((a, r) => a + r.episodes, 0);
   const turns = shown.reduce((a, r) => a + r.turns, 0);
   // One unknown cost makes the total unknown: show '—' with what is known in the tooltip, never the partial sum.
@@ -47,15 +59,51 @@ export default function RunsView() {
           <ImportButton />
         </div>
       </div>
-      {shown.length < runs.length && (
+      <div className="runs-toolbar">
+        <label className="search-box runs-filter">
+          <SearchIcon />
+          <input
+            type="search"
+            placeholder="Filter by name, format or model…"
+            value={query}
+            onChange={(e) => setQuery(e.target.value)}
+            aria-label="Filter runs by name, format or model"
+            data-testid="runs-filter"
+            maxLength={200}
+          />
+        </label>
+        {query.trim() !== '' && (
+          <>
+            <span className="muted" data-testid="runs-filter-count">
+              {rows.length} of {plural(selected.length, 'run')} match
+            </span>
+            <button
+              type="button"
+              className="btn"
+              disabled={rows.length === 0}
+              onClick={() => setRunIds(rows.map((r) => r.id))}
+              title="Make these runs the selection of the top bar: every view then compares them"
+              data-testid="runs-select-matching"
+            >
+              Select these {plural(rows.length, 'run')}
+            </button>
+          </>
+        )}
+      </div>
+      {selected.length < runs.length && (
         <div className="filter-banner" data-testid="runs-filter-banner">
-          Showing {shown.length} of {runs.length} runs, as selected in the top bar.
+          Showing {selected.length} of {runs.length} runs, as selected in the top bar.
           <button type="button" className="btn btn-ghost" onClick={() => setRunIds([])}>
             Show all runs
           </button>
         </div>
       )}
-      <RunsTable runs={shown} />
+      <RunsTable runs={rows} sort={sort} onSort={(key) => setSort((s) => nextSort(s, key))} />
+      {rows.length === 0 && (
+        <p className="muted runs-none" data-testid="runs-none">
+          No run matches “{query}”.
+        </p>
+      )}
       <p className="view-footnote faint">
         Add runs with Import logs, by dropping files or folders on the window, or with{' '}
         <code>routelens import &lt;path&gt; --db {dbPath ?? '<file>'}</code>. Costs marked ≈ include turns priced from token counts

@@ -9,7 +9,7 @@ import { bottomAxis, bottomAxisHeight, leftAxis, leftAxisWidth, legend, panelTit
 import type { FigureContext } from '../context.ts';
 import { fmtCount, fmtPct, fmtUsd } from '../format.ts';
 import type { Mark, Scene } from '../scene.ts';
-import { runColor } from '../theme.ts';
+import { runColors } from '../palette.ts';
 import { emptyNote, omittedRunsNote, scene } from './common.ts';
 
 const MODE_DASH: Record<string, string | undefined> = { low: '2 3', medium: '6 3', high: undefined };
@@ -26,6 +26,9 @@ export function budgetModesLayout(result: BudgetModesResult, ctx: FigureContext)
   const marks: Mark[] = [];
   const series = result.by_run && result.by_run.length > 1 ? result.by_run : [{ run: 'all selected runs', modes: result.modes }];
   const modes = [...new Set(series.flatMap((s) => s.modes.map((m) => m.mode)))];
+  // Each run keeps its own colour in every figure (palette.ts), not the colour of its place in this list.
+  const colorOfRun = runColors(series.map((s) => s.run));
+  const runColor = (i: number) => colorOfRun(series[i]!.run);
   const leg = legend(series.map((s, i) => ({ label: s.run, color: runColor(i) })), 12, 8, width - 24, theme, 'run');
   marks.push(...leg.marks);
   let top = 8 + leg.height + 10;

@@ -1,17 +1,20 @@
 /**
- * `calibration` (DESIGN §8): a reliability diagram of the estimator. Top, mean realised S̃ against mean ŝ per
- * ŝ bin — all selected runs together in the text colour with 95% intervals, each run in its run colour when
- * several are compared — over the y = x diagonal a perfectly calibrated estimator would follow; the legend
- * gives each curve's MAE, Spearman ρ and n. Bottom, the turns per ŝ bin, so a point's weight is visible.
+ * `calibration`: a reliability diagram of the estimator. Top, the mean realised target (the episode's
+ * normalised final score less the penalties of errors from that turn on) against the mean ŝ per ŝ bin — all
+ * selected runs together in the text colour with 95% intervals, and each run in its run colour when several
+ * are compared (at most MAX_RUNS_DRAWN, those with the most scored turns; the figure says how many of how
+ * many) — over the diagonal a perfectly calibrated estimator would follow; the legend gives each curve's MAE,
+ * Spearman ρ and n. Bottom, the turns per ŝ bin. Both panels share one x axis over ŝ's range, so a bin's
+ * bar sits under its point.
  */
 import { line, max, scaleLinear } from 'd3';
 import type { CalibrationResult } from '../../analysisResults.ts';
 import { bottomAxis, bottomAxisHeight, leftAxis, leftAxisWidth, legend, panelTitle } from '../axes.ts';
 import type { FigureContext } from '../context.ts';
 import { fmtCount, fmtN } from '../format.ts';
+import { runColors } from '../palette.ts';
 import type { Mark, Scene } from '../scene.ts';
-import { runColor } from '../theme.ts';
-import { emptyNote, scene } from './common.ts';
+import { capRuns, emptyNote, MAX_RUNS_DRAWN, runsNote, scene } from './common.ts';
 
 type Fit = CalibrationResult['overall'];
 
@@ -21,55 +24,83 @@ function fitLabel(name: string, f: Fit, inTraining?: boolean | null): string {
   return `${name}${inTraining ? ' (trained on)' : ''}: MAE ${fx(f.mae)}, ρ ${fx(f.spearman, 2)}, n = ${fmtCount(f.n)}`;
 }
 
+/**
+ * The ŝ range the x axis spans: the bins' own edges (equal-width over [0, 1]) widened to any bin mean that
+ * strays outside them; never the target's range, which can reach far below 0 and would squeeze the bins.
+ */
+export function sHatDomain(fits: readonly Fit[]): [number, number] {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const f of fits) {
+    for (const b of f.bins) {
+      lo = Math.min(lo, b.lo, b.mean_s_hat ?? b.lo);
+      hi = Math.max(hi, b.hi, b.mean_s_hat ?? b.hi);
+    }
+  }
+  return Number.isFinite(lo) && Number.isFinite(hi) && hi > lo ? [lo, hi] : [0, 1];
+}
+
 export function calibrationLayout(result: CalibrationResult, ctx: FigureContext): Scene {
   const { theme, width } = ctx;
   const fs = theme.fontSize;
   const marks: Mark[] = [];
-  const title = `Calibration of ${result.estimator ? `estimator ${result.estimator.name}` : 'the estimator'}: realised S̃ against ŝ of the logged model`;
+  const title = `Calibration of ${result.estimator ? `estimator ${result.estimator.name}` : 'the estimator'}: realised target against ŝ of the logged model`;
   if (!result.estimator || result.overall.n === 0) {
     marks.push(emptyNote(ctx, width / 2, 60, result.note ?? 'No scored turn with a known outcome in the selected runs.'));
     return scene(ctx, 120, title, marks);
   }
-  const perRun = result.runs.length > 1 ? result.runs : [];
+  const { shown: perRun, omitted } = result.runs.length > 1 ? capRuns(result.runs, (r) => r.n) : { shown: [], omitted: [] };
+  const colorOf = runColors(perRun.map((r) => r.run));
   const items = [
     { label: fitLabel('all selected runs', result.overall), color: theme.text, shape: 'circle' as const },
-    ...perRun.map((r, i) => ({ label: fitLabel(r.run, r, r.in_training), color: runColor(i), shape: 'line' as const })),
-    { label: 'perfect calibration (S̃ = ŝ)', color: theme.reference, shape: 'line' as const, dash: '4 3' },
+    ...perRun.map((r) => ({ label: fitLabel(r.run, r, r.in_training), color: colorOf(r.run), shape: 'line' as const })),
+    { label: 'perfect calibration (target = ŝ)', color: theme.reference, shape: 'line' as const, dash: '4 3' },
   ];
   if (perRun.length === 0 && result.runs[0]?.in_training) items[0] = { ...items[0]!, label: `${items[0]!.label} · run ${result.runs[0].run} was in the training data` };
   const leg = legend(items, 12, 8, width - 24, theme);
   marks.push(...leg.marks);
-  const top = 8 + leg.height + 10;
+  let top = 8 + leg.height + 10;
+  const note = runsNote(
+    ctx, `Showing ${perRun.length} of ${result.runs.length} runs as curves, those with the most scored turns (at most ${MAX_RUNS_DRAWN}); "all selected runs" counts every one`,
+    omitted.map((r) => r.run), 12, top - 2, width - 24,
+  );
+  if (note) {
+    marks.push(note);
+    top += fs + 8;
+  }
 
-  // S̃ can fall below 0 (penalties) and ŝ can stray outside [0, 1]: the axes grow to hold every point and interval.
+  // The target can fall below 0 (error penalties): the y axis grows to hold every point and interval.
   const bins = result.overall.bins;
   const values = [0, 1];
   for (const g of [result.overall, ...perRun]) {
     for (const b of g.bins) {
-      if (b.mean_s_hat !== null) values.push(b.mean_s_hat);
       if (b.mean_s_tilde !== null) values.push(b.mean_s_tilde);
       if (b.ci) values.push(...b.ci);
     }
   }
-  const lo = Math.min(...values);
-  const hi = Math.max(...values);
   const plotH = ctx.height ? Math.max(160, ctx.height - top - 180) : Math.round(Math.min(360, Math.max(220, width * 0.42)));
-  const y = scaleLinear().domain([lo, hi]).nice().range([top + fs + 10 + plotH, top + fs + 10]);
-  const yOpts = { theme, label: 'mean realised S̃', format: (v: number) => v.toFixed(1) };
+  const y = scaleLinear().domain([Math.min(...values), Math.max(...values)]).nice().range([top + fs + 10 + plotH, top + fs + 10]);
+  const yOpts = { theme, label: 'mean realised target', format: (v: number) => v.toFixed(1) };
   const histH = 90;
   const maxN = max(bins, (b) => b.n) ?? 1;
   const yn = scaleLinear().domain([0, maxN]).nice(3);
   const nOpts = { theme, label: 'turns', format: (v: number) => fmtCount(v), ticks: 3 };
   const left = 12 + Math.max(leftAxisWidth(y, yOpts), leftAxisWidth(yn.range([0, histH]), nOpts));
   const right = width - 16;
-  const x = scaleLinear().domain(y.domain() as [number, number]).range([left, right]);
+  // One x scale for both panels: the reliability points and the turn counts line up bin by bin.
+  const x = scaleLinear().domain(sHatDomain([result.overall, ...perRun])).range([left, right]);
+  const xFormat = (v: number) => v.toFixed(1);
   const plotTop = y.range()[1] as number;
   const plotBottom = y.range()[0] as number;
-  marks.push(panelTitle(`Reliability: mean S̃ per ŝ bin (${bins.length} bins of ${fx(bins[0] ? bins[0].hi - bins[0].lo : null, 2)})`, left, top, right - left, theme));
+  marks.push(panelTitle(`Reliability: mean realised target per ŝ bin (${bins.length} bins of ${fx(bins[0] ? bins[0].hi - bins[0].lo : null, 2)})`, left, top, right - left, theme));
   marks.push(...leftAxis(y, left, { ...yOpts, grid: right - left }));
-  marks.push(...bottomAxis(x, plotBottom, { theme, label: 'mean ŝ(h_t, a_t) in the bin', format: (v) => v.toFixed(1), grid: plotBottom - plotTop }));
-  const [d0, d1] = y.domain() as [number, number];
-  marks.push({ type: 'line', x1: x(d0), y1: y(d0), x2: x(d1), y2: y(d1), stroke: theme.reference, strokeWidth: 1, dash: '4 3', role: 'diagonal' });
+  marks.push(...bottomAxis(x, plotBottom, { theme, label: 'mean ŝ in the bin', format: xFormat, grid: plotBottom - plotTop }));
+  // The diagonal over the range both axes share.
+  const [x0, x1] = x.domain() as [number, number];
+  const [y0, y1] = y.domain() as [number, number];
+  const d0 = Math.max(x0, y0);
+  const d1 = Math.min(x1, y1);
+  if (d1 > d0) marks.push({ type: 'line', x1: x(d0), y1: y(d0), x2: x(d1), y2: y(d1), stroke: theme.reference, strokeWidth: 1, dash: '4 3', role: 'diagonal' });
 
   const curve = (fit: Fit, color: string, name: string, main: boolean) => {
     const pts = fit.bins.filter((b) => b.n > 0 && b.mean_s_hat !== null && b.mean_s_tilde !== null);
@@ -77,11 +108,12 @@ export function calibrationLayout(result: CalibrationResult, ctx: FigureContext)
     if (d) marks.push({ type: 'path', d, stroke: color, strokeWidth: main ? 2 : 1.5, opacity: main ? 1 : 0.85, role: 'curve' });
     for (const b of pts) {
       const cx = x(b.mean_s_hat as number);
+      const gap = (b.mean_s_tilde as number) - (b.mean_s_hat as number);
       const lines = [
         `${name}: ŝ in [${b.lo.toFixed(2)}, ${b.hi.toFixed(2)})`,
-        `mean ŝ ${fx(b.mean_s_hat)} · mean S̃ ${fx(b.mean_s_tilde)}`,
-        b.ci ? `S̃ 95% CI [${b.ci[0].toFixed(3)}, ${b.ci[1].toFixed(3)}]` : 'one turn: no interval',
-        `gap S̃ − ŝ ${((b.mean_s_tilde as number) - (b.mean_s_hat as number) >= 0 ? '+' : '')}${((b.mean_s_tilde as number) - (b.mean_s_hat as number)).toFixed(3)}`,
+        `mean ŝ ${fx(b.mean_s_hat)} · mean realised target ${fx(b.mean_s_tilde)}`,
+        b.ci ? `target 95% CI [${b.ci[0].toFixed(3)}, ${b.ci[1].toFixed(3)}]` : 'one turn: no interval',
+        `target − ŝ ${gap >= 0 ? '+' : ''}${gap.toFixed(3)}`,
         fmtN(b.n, 'turns'),
       ];
       if (main && b.ci) {
@@ -93,24 +125,23 @@ export function calibrationLayout(result: CalibrationResult, ctx: FigureContext)
       marks.push({ type: 'circle', cx, cy: y(b.mean_s_tilde as number), r, fill: color, stroke: theme.outline, strokeWidth: 1, role: 'point', datum: { lines } });
     }
   };
-  perRun.forEach((r, i) => curve(r, runColor(i), `run ${r.run}`, false));
+  for (const r of perRun) curve(r, colorOf(r.run), `run ${r.run}`, false);
   curve(result.overall, theme.text, 'all selected runs', true);
 
-  // Turns per bin, on the bins' own ŝ ranges.
+  // Turns per bin, on the bins' own ŝ ranges and the reliability panel's x scale.
   const hTop = plotBottom + bottomAxisHeight({ theme, label: 'x' }) + fs + 14;
   yn.range([hTop + histH, hTop]);
-  const xb = scaleLinear().domain([0, 1]).range([left, right]);
   marks.push(panelTitle('Turns per ŝ bin (all selected runs)', left, hTop - fs - 8, right - left, theme));
   marks.push(...leftAxis(yn, left, { ...nOpts, grid: right - left }));
   for (const b of bins) {
     if (b.n === 0) continue;
-    const x0 = xb(b.lo) + 1;
-    const w = Math.max(1, xb(b.hi) - xb(b.lo) - 2);
+    const x0b = x(b.lo) + 1;
+    const w = Math.max(1, x(b.hi) - x(b.lo) - 2);
     marks.push({
-      type: 'rect', x: x0, y: yn(b.n), width: w, height: hTop + histH - yn(b.n), fill: theme.sequential(0.55), role: 'bar',
-      datum: { lines: [`ŝ in [${b.lo.toFixed(2)}, ${b.hi.toFixed(2)})`, fmtN(b.n, 'turns'), `mean S̃ ${fx(b.mean_s_tilde)}`] },
+      type: 'rect', x: x0b, y: yn(b.n), width: w, height: hTop + histH - yn(b.n), fill: theme.sequential(0.55), role: 'bar',
+      datum: { lines: [`ŝ in [${b.lo.toFixed(2)}, ${b.hi.toFixed(2)})`, fmtN(b.n, 'turns'), `mean realised target ${fx(b.mean_s_tilde)}`] },
     });
   }
-  marks.push(...bottomAxis(xb, hTop + histH, { theme, label: 'ŝ of the logged model', format: (v) => v.toFixed(1) }));
+  marks.push(...bottomAxis(x, hTop + histH, { theme, label: 'ŝ of the logged model', format: xFormat }));
   return scene(ctx, hTop + histH + bottomAxisHeight({ theme, label: 'x' }) + 10, title, marks);
 }

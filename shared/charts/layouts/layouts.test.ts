@@ -5,7 +5,8 @@ import type { FigureContext } from '../context.ts';
 import { FIGURES, figureCsv, figureScene } from '../figures.ts';
 import type { Mark, RectMark, Scene } from '../scene.ts';
 import { textWidth } from '../text.ts';
-import { DARK_THEME, LIGHT_THEME, runColor } from '../theme.ts';
+import { runColors } from '../palette.ts';
+import { DARK_THEME, LIGHT_THEME } from '../theme.ts';
 import { liftColorT, liftLayout } from './lift.ts';
 import { paretoLayout } from './pareto.ts';
 
@@ -90,13 +91,14 @@ describe('pareto scatter', () => {
   const scene = paretoLayout(result, { ...ctx, theme: DARK_THEME });
   const points = byRole(scene, 'point');
 
-  it('places runs by cost (x) and score (y), coloured per run by name order, with a staircase frontier', () => {
+  it('places runs by cost (x) and score (y), each in its own run colour, with a staircase frontier', () => {
     const p = Object.fromEntries(points.map((m) => [m.datum?.lines[0]?.split(' ')[1], m])) as Record<string, Mark & { cx: number; cy: number; fill: string }>;
     expect(p.a!.cx).toBeLessThan(p.c!.cx);
     expect(p.c!.cx).toBeLessThan(p.b!.cx);
     expect(p.b!.cy).toBeLessThan(p.a!.cy);
     expect(p.a!.cy).toBeLessThan(p.c!.cy);
-    expect([p.a!.fill, p.b!.fill, p.c!.fill]).toEqual([runColor(0), runColor(1), runColor(2)]);
+    const color = runColors(['a', 'b', 'c']);
+    expect([p.a!.fill, p.b!.fill, p.c!.fill]).toEqual([color('a'), color('b'), color('c')]);
     const frontier = byRole(scene, 'frontier')[0];
     expect(frontier?.type === 'path' && frontier.d).toBe(`M${p.a!.cx},${p.a!.cy}H${p.b!.cx}V${p.b!.cy}`);
     expect(byRole(scene, 'reference-ring')).toHaveLength(1);

@@ -5,7 +5,8 @@ import type { ErrorRecoveryResult, LiftResult, SwitchCostResult, UsageByTurnResu
 import type { FigureContext } from '../context.ts';
 import type { Mark, RectMark, Scene, TextMark } from '../scene.ts';
 import { textWidth } from '../text.ts';
-import { LIGHT_THEME, runColor } from '../theme.ts';
+import { runColors } from '../palette.ts';
+import { LIGHT_THEME } from '../theme.ts';
 import { MAX_RUNS_DRAWN } from './common.ts';
 import { errorRecoveryLayout } from './errorRecovery.ts';
 import { liftLayout } from './lift.ts';
@@ -38,15 +39,16 @@ describe('switch-cost on a big result', () => {
   runs[8]!.episodes.push({ episode: 'outlier', switches: 40, cost: 0.6, turns: 50 });
   const result: SwitchCostResult = { runs };
   const scene = switchCostLayout(result, ctx);
-  const drawn = runs.slice(2); // the 7 with the most episodes
+  const drawn = runs.slice(3); // the 6 with the most episodes
+  const colorOf = runColors(drawn.map((r) => r.run));
 
   it('bins the scatter into at most ~2,000 hover marks, counting every episode of the runs it draws', () => {
     expect(byRole(scene, 'point')).toHaveLength(0);
     const cells = byRole(scene, 'cell') as RectMark[];
     expect(cells.length).toBeGreaterThan(50);
     expect(interactive(scene)).toBeLessThanOrEqual(2000);
-    for (const [i, r] of drawn.entries()) {
-      const mine = cells.filter((c) => c.fill === runColor(i));
+    for (const r of drawn) {
+      const mine = cells.filter((c) => c.fill === colorOf(r.run));
       expect(mine.reduce((a, c) => a + nOf(c), 0)).toBe(r.episodes.length);
     }
     expect(notes(scene).some((t) => t.startsWith(`${(drawn.reduce((a, r) => a + r.episodes.length, 0)).toLocaleString('en-US')} episodes binned`))).toBe(true);
@@ -60,11 +62,11 @@ describe('switch-cost on a big result', () => {
     expect(mark?.datum?.lines.slice(1)).toEqual([`mean cost $${mean.toPrecision(3).replace(/\.?0+$/, '')}`, `n = ${at3.length} episodes`]);
   });
 
-  it('draws the 7 runs with the most episodes and names the others', () => {
-    expect(MAX_RUNS_DRAWN).toBe(7);
+  it('draws the 6 runs with the most episodes and names the others', () => {
+    expect(MAX_RUNS_DRAWN).toBe(6);
     expect(byRole(scene, 'legend-label').map((m) => (m as TextMark).text)).toEqual(drawn.map((r) => `${r.run} (${r.episodes.length.toLocaleString('en-US')})`));
-    const note = byRole(scene, 'note').find((m) => (m as TextMark).text.startsWith('Showing the 7 runs'));
-    expect(note?.datum?.lines[1]).toBe('run-0, run-1');
+    const note = byRole(scene, 'note').find((m) => (m as TextMark).text.startsWith('Showing the 6 runs'));
+    expect(note?.datum?.lines[1]).toBe('run-0, run-1, run-2');
   });
 
   it('keeps an outlier visible as a cell of one episode, linked to it', () => {

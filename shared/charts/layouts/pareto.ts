@@ -2,23 +2,58 @@
  * `pareto`: one point per run at (mean cost per episode, mean normalised score), labelled with the run's
  * name; the frontier joins the non-dominated runs as a staircase; the reference run (when chosen) gets a
  * ring and dashed guides, and every tooltip gives the savings against it. Labels go where they cross no
- * point, label or frontier step; a run without room keeps its name in the tooltip.
+ * point, label or frontier step; a run without room keeps its name in the tooltip. At most MAX_RUNS_DRAWN
+ * runs are drawn (the reference, the frontier, then those with the most episodes) and the figure says how
+ * many of how many; the cost axis can be logarithmic for runs whose costs differ by orders of magnitude.
  */
-import { max, scaleLinear } from 'd3';
+import { max, min, scaleLinear, scaleLog } from 'd3';
 import type { ParetoResult } from '../../analysisResults.ts';
 import { bottomAxis, bottomAxisHeight, leftAxis, leftAxisWidth, legend } from '../axes.ts';
 import type { FigureContext } from '../context.ts';
 import { fmtCount, fmtPct, fmtUsd } from '../format.ts';
 import { placeLabel, type Box } from '../marks.ts';
 import type { Mark, Scene } from '../scene.ts';
-import { runColor } from '../theme.ts';
+import { runColors } from '../palette.ts';
+import { capRuns, MAX_RUNS_DRAWN, runsNote } from './common.ts';
+
+type Point = ParetoResult['points'][number];
+
+/** Which runs a crowded figure keeps: the reference, then the frontier, then the most episodes. */
+function keepWeight(p: Point, reference: string | null): number {
+  return (p.run === reference ? 2e12 : 0) + (p.frontier ? 1e12 : 0) + p.n;
+}
+
+/** The cost axis: linear from 0, or logarithmic over the positive costs (a zero cost sits at its left end). */
+function costScale(points: readonly Point[], log: boolean) {
+  if (log) {
+    const positive = points.map((p) => p.mean_cost).filter((c) => c > 0);
+    const lo = min(positive) ?? 0.001;
+    const hi = max(positive) ?? 1;
+    return scaleLog().domain([lo / 1.5, Math.max(hi * 1.5, lo * 10)]).nice().clamp(true);
+  }
+  const xMax = (max(points, (p) => p.mean_cost) ?? 1) * 1.12 || 1;
+  return scaleLinear().domain([0, xMax]).nice();
+}
+
+/**
+ * Labels of a log axis: a log scale ticks every 1–9 × 10^k; only 1, 2 and 5 are labelled (only 1 past three
+ * decades), the rest stay as unlabelled ticks, so labels never run into each other.
+ */
+export function logTickLabel([lo, hi]: [number, number]): (v: number) => string {
+  const keep = Math.log10(hi / lo) > 3 ? [1] : [1, 2, 5];
+  return (v) => {
+    const mantissa = v / 10 ** Math.floor(Math.log10(v) + 1e-9);
+    return keep.some((k) => Math.abs(mantissa - k) < 1e-6) ? fmtUsd(v) : '';
+  };
+}
 
 export function paretoLayout(result: ParetoResult, ctx: FigureContext): Scene {
   const { theme, width } = ctx;
   const height = ctx.height ?? Math.round(Math.min(520, Math.max(300, width * 0.62)));
   const marks: Mark[] = [];
-  const runs = [...result.points].sort((a, b) => a.run.localeCompare(b.run));
-  const colorOf = new Map(runs.map((p, i) => [p.run, runColor(i)]));
+  const log = ctx.costAxis === 'log';
+  const { shown: points, omitted } = capRuns(result.points, (p) => keepWeight(p, result.reference));
+  const colorOf = runColors(points.map((p) => p.run));
   const items = [
     { label: 'run (one point each)', color: theme.mutedText, shape: 'circle' as const },
     { label: 'frontier', color: theme.text, shape: 'line' as const },
@@ -26,32 +61,39 @@ export function paretoLayout(result: ParetoResult, ctx: FigureContext): Scene {
   ];
   const leg = legend(items, 12, 8, width - 24, theme);
   marks.push(...leg.marks);
+  let top = 8 + leg.height + 12;
+  const note = runsNote(
+    ctx, `Showing ${points.length} of ${result.points.length} runs: the reference, the frontier, then those with the most episodes (at most ${MAX_RUNS_DRAWN}; all are in the CSV)`,
+    omitted.map((p) => p.run), 12, top - 4, width - 24,
+  );
+  if (note) {
+    marks.push(note);
+    top += theme.fontSize + 8;
+  }
 
-  const top = 8 + leg.height + 12;
   const yAxis = { theme, label: 'mean normalised score', format: (v: number) => v.toFixed(1) };
-  const xMax = (max(result.points, (p) => p.mean_cost) ?? 1) * 1.12 || 1;
-  const x0 = scaleLinear().domain([0, xMax]).nice();
+  const x0 = costScale(points, log);
   const y = scaleLinear().domain([0, 1]).range([height - bottomAxisHeight({ theme, label: 'x' }) - 4, top]);
   const left = 12 + leftAxisWidth(y, yAxis);
   const x = x0.range([left, width - 16]);
   const plotH = (y.range()[0] as number) - top;
   const plotW = width - 16 - left;
-  const xAxis = { theme, label: 'mean cost per episode ($)', format: (v: number) => fmtUsd(v), grid: plotH };
+  const xAxis = { theme, label: `mean cost per episode ($${log ? ', log scale' : ''})`, format: log ? logTickLabel(x.domain() as [number, number]) : fmtUsd, grid: plotH };
   marks.push(...leftAxis(y, left, { ...yAxis, grid: plotW }));
   marks.push(...bottomAxis(x, y.range()[0] as number, xAxis));
 
-  if (result.points.length === 0) {
+  if (points.length === 0) {
     marks.push({ type: 'text', x: left + plotW / 2, y: top + plotH / 2, text: 'No episode with a known outcome in the selected runs.', fontSize: theme.fontSize + 1, anchor: 'middle', fill: theme.mutedText, role: 'empty' });
   }
 
-  const ref = result.points.find((p) => p.run === result.reference);
+  const ref = points.find((p) => p.run === result.reference);
   if (ref) {
     marks.push({ type: 'line', x1: x(ref.mean_cost), x2: x(ref.mean_cost), y1: top, y2: y(0), stroke: theme.reference, strokeWidth: 1, dash: '4 3', role: 'reference' });
     marks.push({ type: 'line', x1: left, x2: left + plotW, y1: y(ref.mean_score), y2: y(ref.mean_score), stroke: theme.reference, strokeWidth: 1, dash: '4 3', role: 'reference' });
   }
 
   // Frontier as a staircase: from each frontier run (by cost) across to the next, then up to it.
-  const frontier = result.points.filter((p) => p.frontier).sort((a, b) => a.mean_cost - b.mean_cost);
+  const frontier = points.filter((p) => p.frontier).sort((a, b) => a.mean_cost - b.mean_cost);
   if (frontier.length > 1) {
     let d = `M${x(frontier[0]!.mean_cost)},${y(frontier[0]!.mean_score)}`;
     for (const p of frontier.slice(1)) d += `H${x(p.mean_cost)}V${y(p.mean_score)}`;
@@ -59,7 +101,7 @@ export function paretoLayout(result: ParetoResult, ctx: FigureContext): Scene {
   }
 
   // Labels keep clear of every point and of the frontier's steps, not only of each other.
-  const placed: Box[] = result.points.map((p) => ({ x: x(p.mean_cost) - 7, y: y(p.mean_score) - 7, width: 14, height: 14 }));
+  const placed: Box[] = points.map((p) => ({ x: x(p.mean_cost) - 7, y: y(p.mean_score) - 7, width: 14, height: 14 }));
   for (let i = 1; i < frontier.length; i++) {
     const a = frontier[i - 1]!;
     const b = frontier[i]!;
@@ -68,13 +110,13 @@ export function paretoLayout(result: ParetoResult, ctx: FigureContext): Scene {
     placed.push({ x: xb - 2, y: Math.min(ya, yb), width: 4, height: Math.abs(yb - ya) });
   }
   const bounds: Box = { x: left, y: top, width: plotW, height: plotH };
-  for (const p of result.points) {
+  for (const p of points) {
     const cx = x(p.mean_cost);
     const cy = y(p.mean_score);
     const lines = [
       `run ${p.run}${p.run === result.reference ? ' (reference)' : ''}`,
       `mean score ${p.mean_score.toFixed(3)} (normalised 0–1)`,
-      `mean cost ${fmtUsd(p.mean_cost)} per episode`,
+      `mean cost ${fmtUsd(p.mean_cost)} per episode${log && p.mean_cost <= 0 ? ' (drawn at the left end of the log axis)' : ''}`,
       `n = ${fmtCount(p.n)} episodes with an outcome`,
       p.frontier ? 'on the frontier' : 'dominated by another run',
     ];
@@ -83,11 +125,11 @@ export function paretoLayout(result: ParetoResult, ctx: FigureContext): Scene {
     }
     if (p.run === result.reference) marks.push({ type: 'circle', cx, cy, r: 9, stroke: theme.reference, strokeWidth: 1.5, role: 'reference-ring' });
     marks.push({
-      type: 'circle', cx, cy, r: 6, fill: colorOf.get(p.run), stroke: theme.outline, strokeWidth: 1.5, role: 'point',
+      type: 'circle', cx, cy, r: 6, fill: colorOf(p.run), stroke: theme.outline, strokeWidth: 1.5, role: 'point',
       datum: { lines, link: { kind: 'episodes', runs: [p.run], label: `episodes of ${p.run}` } },
     });
   }
-  for (const p of [...result.points].sort((a, b) => b.mean_score - a.mean_score)) {
+  for (const p of [...points].sort((a, b) => b.mean_score - a.mean_score)) {
     const at = placeLabel(p.run, x(p.mean_cost), y(p.mean_score), 7, theme.fontSize, placed, bounds);
     if (at) marks.push({ type: 'text', x: at.x, y: at.y, text: p.run, fontSize: theme.fontSize, anchor: at.anchor, baseline: 'middle', fill: theme.text, role: 'point-label' });
   }

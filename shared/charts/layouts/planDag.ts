@@ -7,20 +7,36 @@
  */
 import { Graph, layout as dagreLayout } from '@dagrejs/dagre';
 import { line, scaleBand } from 'd3';
-import { isPlanDagEpisode, type PlanDagEpisodeResult, type PlanDagResult, type PlanDagSummaryResult } from '../../analysisResults.ts';
+import { isPlanDagEpisode, type PlanDagEpisodeResult, type PlanDagResult, type PlanDagSummaryResult, type PlanRound } from '../../analysisResults.ts';
 import { colorBar, legend, panelTitle } from '../axes.ts';
 import type { FigureContext } from '../context.ts';
 import { fmtCount, fmtNum, fmtPct } from '../format.ts';
 import { textOn } from '../marks.ts';
 import type { Mark, Scene } from '../scene.ts';
-import { fitText, textWidth } from '../text.ts';
+import { fitText, textWidth, wrapText } from '../text.ts';
 import { emptyNote, scene } from './common.ts';
 
 /** Behaviour modes in Paul Tol's muted scheme (distinct from model and run colours); 'none' uses the theme's muted. */
 export const MODE_COLORS: Record<string, string> = { lazy: '#88CCEE', oneshot: '#44AA99', continuation: '#DDCC77', decomp_repair: '#CC6677' };
 
 const NODE_W = 132;
+/** Nodes grow to their labels up to this; only a longer name (a hostile one) is shortened, in full on hover. */
+const NODE_MAX_W = 280;
 const NODE_H = 40;
+/** Left of a node's text: its model band and a gap. */
+const NODE_TEXT_X = 12;
+
+type PlanNode = PlanDagEpisodeResult['rounds'][number]['nodes'][number];
+
+const isFailed = (n: PlanNode): boolean => n.status !== null && !['ok', 'done', 'success', 'completed'].includes(n.status.toLowerCase());
+const nodeTitle = (n: PlanNode): string => n.primitive ?? n.id;
+const nodeSubtitle = (n: PlanNode): string => `${n.model ?? '?'}${isFailed(n) ? ` · ${n.status}` : ''}`;
+
+/** A node wide enough for its primitive (bold) and its model line, so neither is cut. */
+export function planNodeWidth(n: PlanNode, fontSize: number): number {
+  const text = Math.max(textWidth(nodeTitle(n), fontSize, true), textWidth(nodeSubtitle(n), fontSize - 1));
+  return Math.min(NODE_MAX_W, Math.max(NODE_W, Math.ceil(text) + NODE_TEXT_X + 8));
+}
 
 interface RoundGeometry {
   width: number;
@@ -34,7 +50,8 @@ function roundGeometry(round: PlanDagEpisodeResult['rounds'][number], episode: s
   const g = new Graph();
   g.setGraph({ rankdir, nodesep: 18, ranksep: 30, marginx: 4, marginy: 4 });
   g.setDefaultEdgeLabel(() => ({}));
-  for (const n of round.nodes) g.setNode(n.id, { width: NODE_W, height: NODE_H });
+  const widths = new Map(round.nodes.map((n) => [n.id, planNodeWidth(n, fs)]));
+  for (const n of round.nodes) g.setNode(n.id, { width: widths.get(n.id) as number, height: NODE_H });
   const known = new Set(round.nodes.map((n) => n.id));
   for (const [src, dst] of round.edges) if (known.has(src) && known.has(dst)) g.setEdge(src, dst);
   dagreLayout(g);
@@ -54,10 +71,11 @@ function roundGeometry(round: PlanDagEpisodeResult['rounds'][number], episode: s
   }
   for (const n of round.nodes) {
     const pos = g.node(n.id) as { x: number; y: number };
-    const x = pos.x - NODE_W / 2;
+    const w = widths.get(n.id) as number;
+    const x = pos.x - w / 2;
     const y = pos.y - NODE_H / 2;
     const color = n.model ? ctx.modelColor(n.model) : theme.muted;
-    const failed = n.status !== null && !['ok', 'done', 'success', 'completed'].includes(n.status.toLowerCase());
+    const failed = isFailed(n);
     const lines = [
       `subtask ${n.id} · round ${round.round}${round.turn != null ? ` (turn ${round.turn})` : ''}`,
       `primitive ${n.primitive ?? 'n/a'} on ${n.model ?? 'unknown model'}`,
@@ -65,13 +83,14 @@ function roundGeometry(round: PlanDagEpisodeResult['rounds'][number], episode: s
       `depends on ${round.edges.filter(([, dst]) => dst === n.id).map(([src]) => src).join(', ') || 'nothing'}`,
     ];
     marks.push({
-      type: 'rect', x, y, width: NODE_W, height: NODE_H, rx: 5, fill: theme.background, stroke: failed ? theme.status.failed : color,
+      type: 'rect', x, y, width: w, height: NODE_H, rx: 5, fill: theme.background, stroke: failed ? theme.status.failed : color,
       strokeWidth: 2, dash: failed ? '4 3' : undefined, role: 'node',
       datum: { lines, link: { kind: 'episode-ref', ext_id: episode, run, turn: round.turn ?? undefined } },
     });
     marks.push({ type: 'rect', x: x + 1, y: y + 1, width: 6, height: NODE_H - 2, fill: color, role: 'node-band' });
-    marks.push({ type: 'text', x: x + 12, y: y + 14, text: fitText(n.primitive ?? n.id, fs, NODE_W - 16, true), fontSize: fs, weight: 'bold', baseline: 'middle', fill: theme.text });
-    marks.push({ type: 'text', x: x + 12, y: y + 29, text: fitText(`${n.model ?? '?'}${failed ? ` · ${n.status}` : ''}`, fs - 1, NODE_W - 16), fontSize: fs - 1, baseline: 'middle', fill: failed ? theme.status.failed : theme.mutedText });
+    const room = w - NODE_TEXT_X - 6;
+    marks.push({ type: 'text', x: x + NODE_TEXT_X, y: y + 14, text: fitText(nodeTitle(n), fs, room, true), fontSize: fs, weight: 'bold', baseline: 'middle', fill: theme.text, role: 'node-title' });
+    marks.push({ type: 'text', x: x + NODE_TEXT_X, y: y + 29, text: fitText(nodeSubtitle(n), fs - 1, room), fontSize: fs - 1, baseline: 'middle', fill: failed ? theme.status.failed : theme.mutedText, role: 'node-model' });
   }
   const graph = g.graph() as { width?: number; height?: number };
   return { width: Math.max(graph.width ?? 0, NODE_W + 8), height: graph.height ?? NODE_H + 8, marks };
@@ -81,15 +100,20 @@ function episodeLayout(result: PlanDagEpisodeResult, ctx: FigureContext): Scene 
   const { theme, width } = ctx;
   const fs = theme.fontSize;
   const marks: Mark[] = [];
-  const header = `episode ${result.episode}${result.run ? ` (run ${result.run})` : ''} · behaviour mode: ${result.mode ?? 'none'} · ${result.rounds.length} planned round${result.rounds.length === 1 ? '' : 's'}`;
-  marks.push({ type: 'text', x: 12, y: 8, text: fitText(header, fs + 1, width - 24), fontSize: fs + 1, baseline: 'hanging', fill: theme.text, role: 'header' });
+  // On more lines when one would cut it (a narrow window, a long episode id).
+  const header = wrapText(
+    `episode ${result.episode}${result.run ? ` (run ${result.run})` : ''} · behaviour mode: ${result.mode ?? 'none'} · ${result.rounds.length} planned round${result.rounds.length === 1 ? '' : 's'}`,
+    fs + 1, width - 24, 3,
+  );
+  header.forEach((text, i) => marks.push({ type: 'text', x: 12, y: 8 + i * (fs + 5), text, fontSize: fs + 1, baseline: 'hanging', fill: theme.text, role: 'header' }));
+  const headerH = header.length * (fs + 5) - 4;
   const models = [...new Set(result.rounds.flatMap((r) => r.nodes.map((n) => n.model ?? 'unknown')))].sort((a, b) => a.localeCompare(b));
   const leg = legend(
     [...models.map((m) => ({ label: m, color: ctx.modelColor(m) })), { label: 'failed subtask (dashed)', color: theme.status.failed, shape: 'line' as const, dash: '4 3' }],
-    12, 8 + fs + 10, width - 24, theme, 'model',
+    12, 8 + headerH + 10, width - 24, theme, 'model',
   );
   marks.push(...leg.marks);
-  let y = 8 + fs + 10 + leg.height + 12;
+  let y = 8 + headerH + 10 + leg.height + 12;
   const title = `Plan DAGs of episode ${result.episode}`;
   if (result.rounds.length === 0) {
     marks.push(emptyNote(ctx, width / 2, y + 40, 'This episode planned no subtasks (behaviour mode: lazy).'));
@@ -197,6 +221,26 @@ function summaryLayout(result: PlanDagSummaryResult, ctx: FigureContext): Scene 
   }
   y += labelLen * 0.65 + fs + 12;
   return scene(ctx, y, title, marks);
+}
+
+/**
+ * One planned round on its own, for the inspector's plan turn: the round's DAG top-down, left to right when
+ * that is too wide, and as wide as it needs when even that is (the window scrolls it rather than cut it).
+ */
+export function planRoundLayout(round: PlanRound, episode: string, run: string | undefined, ctx: FigureContext): Scene {
+  const pad = 8;
+  let geo = roundGeometry(round, episode, run, ctx);
+  if (geo.width > ctx.width - 2 * pad) geo = roundGeometry(round, episode, run, ctx, 'LR');
+  const width = Math.max(ctx.width, Math.ceil(geo.width) + 2 * pad);
+  const nodes = round.nodes.length;
+  return {
+    width,
+    height: Math.ceil(geo.height) + 2 * pad,
+    background: ctx.theme.background,
+    fontFamily: ctx.theme.fontFamily,
+    title: `Plan of round ${round.round}: ${nodes} subtask${nodes === 1 ? '' : 's'} with their dependencies, primitives and models`,
+    marks: [{ type: 'group', x: pad, y: pad, marks: geo.marks }],
+  };
 }
 
 export function planDagLayout(result: PlanDagResult, ctx: FigureContext): Scene {

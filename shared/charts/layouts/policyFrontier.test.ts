@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CircleMark, LineMark, Mark, TextMark } from '../scene.ts';
+import { textWidth } from '../text.ts';
 import { LIGHT_THEME } from '../theme.ts';
 import { frontierOf, policyFrontierLayout, type FrontierPolicy } from './policyFrontier.ts';
 
@@ -75,6 +76,26 @@ describe('policyFrontierLayout', () => {
         expect(m.cx).toBeLessThan(ctx.width);
         expect(m.cy).toBeGreaterThan(0);
         expect(m.cy).toBeLessThan(ctx.height);
+      }
+    }
+  });
+
+  it('keeps every label clear of every whisker, with wide intervals on both axes', () => {
+    // Every spot right beside a point (left, right, above, below) is on one of its own whiskers.
+    const crowded: FrontierPolicy[] = ['logged', 'argmax', 'cheapest', 'fixed:gpt-5'].map((policy, i) => ({
+      policy, cost: 0.1 + i * 0.1, score: 0.4 + i * 0.1, ci: [0.3 + i * 0.1, 0.5 + i * 0.1], costCi: [0.06 + i * 0.1, 0.14 + i * 0.1], color: '#123',
+    }));
+    const fig = policyFrontierLayout({ policies: crowded, estimator: 'DR' }, ctx);
+    const labels = byRole<TextMark>(fig.marks, 'point-label');
+    expect(labels.map((l) => l.text).sort()).toEqual(['argmax', 'cheapest', 'fixed:gpt-5', 'logged']);
+    const lines = [...byRole<LineMark>(fig.marks, 'ci'), ...byRole<LineMark>(fig.marks, 'cost-ci')];
+    for (const t of labels) {
+      const w = textWidth(t.text, t.fontSize);
+      const x0 = t.anchor === 'end' ? t.x - w : t.anchor === 'middle' ? t.x - w / 2 : t.x;
+      const box = { x0, x1: x0 + w, y0: t.y - t.fontSize / 2, y1: t.y + t.fontSize / 2 };
+      for (const l of lines) {
+        const crosses = Math.max(l.x1, l.x2) >= box.x0 && Math.min(l.x1, l.x2) <= box.x1 && Math.max(l.y1, l.y2) >= box.y0 && Math.min(l.y1, l.y2) <= box.y1;
+        expect(crosses, `${t.text} crosses a whisker`).toBe(false);
       }
     }
   });

@@ -87,6 +87,22 @@ export function policyFrontierLayout(input: FrontierInput, ctx: FigureContext): 
     if (d) marks.push({ type: 'path', d, fill: 'none', stroke: theme.reference, strokeWidth: 1.2, dash: '5 4', opacity: 0.7, role: 'frontier' });
   }
 
+  /** The boxes a point's whiskers (with their caps) take, one pixel wider on each side. */
+  const whiskerBoxes = (p: FrontierPolicy & { cost: number; score: number }): Box[] => {
+    const px = x(p.cost);
+    const py = y(p.score);
+    const boxes: Box[] = [];
+    if (p.ci) {
+      const [top, bottom] = [y(p.ci[1]), y(p.ci[0])];
+      boxes.push({ x: px - CAP - 1, y: Math.min(top, bottom) - 1, width: 2 * CAP + 2, height: Math.abs(bottom - top) + 2 });
+    }
+    if (p.costCi) {
+      const [left, right] = [x(p.costCi[0]), x(p.costCi[1])];
+      boxes.push({ x: Math.min(left, right) - 1, y: py - CAP - 1, width: Math.abs(right - left) + 2, height: 2 * CAP + 2 });
+    }
+    return boxes;
+  };
+
   const fmt = (v: number) => v.toFixed(3);
   for (const p of drawn) {
     const px = x(p.cost);
@@ -104,8 +120,9 @@ export function policyFrontierLayout(input: FrontierInput, ctx: FigureContext): 
       marks.push({ type: 'line', x1: x1, x2: x1, y1: py - CAP, y2: py + CAP, stroke: p.color, strokeWidth: 1.5, opacity: 0.6, role: 'cost-ci' });
     }
   }
-  // Labels keep off every point, not only off each other (two policies often sit close together).
-  const placed: Box[] = drawn.map((p) => ({ x: x(p.cost) - R - 1, y: y(p.score) - R - 1, width: 2 * R + 2, height: 2 * R + 2 }));
+  // Labels keep off every point and every whisker, not only off each other (two policies often sit close
+  // together, and a label across an interval hides where it ends).
+  const placed: Box[] = [...drawn.map((p) => ({ x: x(p.cost) - R - 1, y: y(p.score) - R - 1, width: 2 * R + 2, height: 2 * R + 2 })), ...drawn.flatMap(whiskerBoxes)];
   const bounds: Box = { x: left + 2, y: top - 10, width: right - left, height: bottom - top + 8 };
   // Points after whiskers so a whisker never hides a point; labels placed frontier first (they matter most).
   const ordered = [...drawn].sort((a, b) => Number(onFrontier.has(b.policy)) - Number(onFrontier.has(a.policy)));
@@ -124,7 +141,11 @@ export function policyFrontierLayout(input: FrontierInput, ctx: FigureContext): 
       role: 'point', datum: { lines },
     });
     const label = fitText(p.policy, theme.fontSize, 160);
-    const spot = placeLabel(label, px, py, R + 1, theme.fontSize, placed, bounds);
+    // Beside the point first; where whiskers fill those spots, a step further out, clear of their caps.
+    const spot = [R + 1, R + CAP + 4, R + CAP + 14].reduce<ReturnType<typeof placeLabel>>(
+      (found, r) => found ?? placeLabel(label, px, py, r, theme.fontSize, placed, bounds),
+      null,
+    );
     if (spot) {
       marks.push({
         type: 'text', x: spot.x, y: spot.y, text: label, fontSize: theme.fontSize, anchor: spot.anchor, baseline: 'middle',

@@ -18,7 +18,7 @@ import type { FigureContext } from '../context.ts';
 import { fmtCount, fmtPct, fmtUsd } from '../format.ts';
 import type { Mark, Scene } from '../scene.ts';
 import { textWidth } from '../text.ts';
-import { runColor } from '../theme.ts';
+import { runColors } from '../palette.ts';
 import { capRuns, emptyNote, jitter, MAX_RUNS_DRAWN, runsNote, scene } from './common.ts';
 
 /** Past this many episodes (over the runs drawn) the scatter is binned. */
@@ -59,6 +59,9 @@ export function switchCostLayout(result: SwitchCostResult, ctx: FigureContext): 
   const fs = theme.fontSize;
   const marks: Mark[] = [];
   const { shown: runs, omitted } = capRuns(result.runs, (r) => r.episodes.length);
+  // Each run keeps its own colour in every figure (palette.ts), not the colour of its place in this list.
+  const colorOfRun = runColors(runs.map((r) => r.run));
+  const runColor = (i: number) => colorOfRun(runs[i]!.run);
   const leg = legend(runs.map((r, i) => ({ label: `${r.run} (${fmtCount(r.episodes.length)})`, color: runColor(i), shape: 'circle' as const })), 12, 8, width - 24, theme, 'run (successful episodes)');
   marks.push(...leg.marks);
   const title = 'Switches per successful episode against its cost, and mean cumulative cost by turn';

@@ -12,7 +12,7 @@ import type { FigureContext } from '../context.ts';
 import { fmtCount, fmtPct } from '../format.ts';
 import type { Mark, Scene } from '../scene.ts';
 import { fitText, textWidth } from '../text.ts';
-import { runColor } from '../theme.ts';
+import { runColors } from '../palette.ts';
 import { capRuns, emptyNote, MAX_RUNS_DRAWN, runsNote, scene } from './common.ts';
 
 export function usageRatioLayout(result: UsageRatioResult, ctx: FigureContext): Scene {
@@ -70,7 +70,8 @@ export function usageRatioLayout(result: UsageRatioResult, ctx: FigureContext): 
 
   const acc = runs.filter((r) => r.accuracy_by_max_turns.some((a) => a.accuracy !== null));
   if (acc.length > 0) {
-    const colorOf = (r: (typeof runs)[number]) => runColor(runs.indexOf(r));
+    const colorOfRun = runColors(runs.map((r) => r.run));
+    const colorOf = (r: (typeof runs)[number]) => colorOfRun(r.run);
     marks.push(panelTitle('Accuracy by turn limit (max turns)', 12, y, width - 24, theme));
     y += fs + 8;
     const leg = legend(acc.map((r) => ({ label: r.run, color: colorOf(r), shape: 'line' as const })), 12, y, width - 24, theme, 'run');

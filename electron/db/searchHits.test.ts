@@ -1,0 +1,97 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CanonicalEpisode } from '../../shared/canonical.ts';
+import { defaultErrorRules } from '../analysis/errorRules.ts';
+import { useTempDir } from '../testing/tmp.ts';
+import { openDatabase, type Db } from './database.ts';
+import { queryEpisodes } from './episodeQueries.ts';
+import { EpisodeWriter } from './episodeWriter.ts';
+import { ftsQuery, searchHits, snippetPieces } from './searchHits.ts';
+
+const tempDir = useTempDir();
+
+/** Turns numbered from `first` (logs do not always start at 0), each an action and its observation. */
+function episode(id: string, turns: [string, string][], first = 0): CanonicalEpisode {
+  return {
+    schema: 'routelens/v1',
+    run: 'r',
+    episode_id: id,
+    task: { id: 't', type: 'swe' },
+    outcome: { score: 1, score_range: [0, 1], success: true },
+    turns: turns.map(([text, observation], i) => ({ t: first + i, model: 'gpt-5', action: { type: 'tool', tool: 'bash', text }, observation })),
+  } as CanonicalEpisode;
+}
+
+function database(episodes: CanonicalEpisode[]): Db {
+  const db = openDatabase(join(tempDir(), 'search.db'));
+  const writer = new EpisodeWriter(db, defaultErrorRules());
+  db.exec('BEGIN');
+  for (const e of episodes) writer.write(e, 'canonical', 'f', null);
+  writer.flushText();
+  db.exec('COMMIT');
+  return db;
+}
+
+const ids = (db: Db): Record<string, number> =>
+  Object.fromEntries((db.prepare('SELECT ext_id, id FROM episodes').all() as { ext_id: string; id: number }[]).map((r) => [r.ext_id, r.id]));
+
+const marked = (pieces: { text: string; hit: boolean }[]): string => pieces.map((p) => (p.hit ? `[${p.text}]` : p.text)).join('');
+
+describe('search hits', () => {
+  it('finds the first matching turn, its position, the count and the text around the hit', () => {
+    const db = database([
+      episode('a', [['ls', 'README.md'], ['cat setup.py', 'Traceback:\n   NameError: x'], ['python x.py', 'NameError again']], 5),
+      episode('b', [['echo nameless', 'ok']]),
+      episode('c', [['grep NameError src', 'nothing']]),
+    ]);
+    const id = ids(db);
+    const hits = searchHits(db, [id.a!, id.b!, id.c!], 'nameerr');
+    expect(hits.get(id.a!)).toEqual({ t: 6, index: 1, turns: 2, field: 'observation', snippet: [{ text: 'Traceback: ', hit: false }, { text: 'NameError', hit: true }, { text: ': x', hit: false }] });
+    expect(hits.has(id.b!)).toBe(false);
+    // A hit in the command shows the command.
+    expect(hits.get(id.c!)?.field).toBe('action');
+    expect(marked(hits.get(id.c!)!.snippet)).toBe('grep [NameError] src');
+    db.close();
+  });
+
+  it('marks every word of the search, and only for the episodes asked about', () => {
+    const db = database([episode('a', [['open the door', 'the door is locked']]), episode('b', [['open door', 'done']])]);
+    const id = ids(db);
+    const hits = searchHits(db, [id.a!], 'door lock');
+    expect([...hits.keys()]).toEqual([id.a]);
+    expect(marked(hits.get(id.a!)!.snippet)).toBe('the [door] is [locked]');
+    db.close();
+  });
+
+  it('keeps log markup as text and stays quiet on text with no words', () => {
+    const db = database([episode('a', [['echo', '<img src=x onerror=alert(1)> done']])]);
+    const id = ids(db);
+    expect(marked(searchHits(db, [id.a!], 'onerror').get(id.a!)!.snippet)).toBe('<img src=x [onerror]=alert(1)> done');
+    expect(searchHits(db, [id.a!], '"( AND').size).toBe(0);
+    expect(ftsQuery('a "b" NEAR(')).toBe('"a"* AND "b"* AND "NEAR"*');
+    db.close();
+  });
+
+  it('rides along on a searched page of episodes, and only then', () => {
+    const db = database([episode('hit', [['ls', 'x'], ['make', 'error: missing']]), episode('error-in-name', [['ls', 'fine']])]);
+    const base = { sort: 'id', desc: false, offset: 0, limit: 50, outcome: 'any' } as const;
+    const page = queryEpisodes(db, { ...base, search: 'error' });
+    const byExt = Object.fromEntries(page.rows.map((r) => [r.ext_id, r]));
+    expect(byExt.hit?.match).toMatchObject({ t: 1, index: 1, turns: 1 });
+    // Listed for its id, not its text: no turn to open at.
+    expect(byExt['error-in-name']?.match).toBeNull();
+    expect(queryEpisodes(db, base).rows.every((r) => r.match === undefined)).toBe(true);
+    db.close();
+  });
+});
+
+describe('snippet pieces', () => {
+  it('splits on the marks, folds white space and merges neighbours', () => {
+    expect(snippetPieces('a\n\n  b\uE000c\uE001\uE000d\uE001 e')).toEqual([
+      { text: 'a b', hit: false },
+      { text: 'cd', hit: true },
+      { text: ' e', hit: false },
+    ]);
+    expect(snippetPieces('')).toEqual([]);
+  });
+});

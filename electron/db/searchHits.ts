@@ -1,0 +1,98 @@
+/**
+ * Where a full-text search matched inside each listed episode: its first matching turn, how many turns
+ * match, and a snippet of the matching text with the hit marked, so the Episodes view can show why an
+ * episode is listed and open it at that turn.
+ */
+import type { SearchHit } from '../../shared/api.ts';
+import { searchWords } from '../../shared/searchWords.ts';
+import type { Db } from './database.ts';
+
+/** Turns free text into an FTS5 query: each word quoted (no operator injection) and matched as a prefix, ANDed. */
+export function ftsQuery(text: string): string | null {
+  const words = searchWords(text);
+  if (words.length === 0) return null;
+  return words.map((w) => `"${w}"*`).join(' AND ');
+}
+
+/*
+ * snippet() marks hits with these two private-use characters; the text around them is the log's, so it
+ * goes back as plain pieces for the window to render as text, never as markup. A log that itself holds
+ * U+E000 or U+E001 can only shift which words are marked.
+ */
+const OPEN = '\uE000';
+const CLOSE = '\uE001';
+/** Tokens of context FTS5 keeps around the hit: about a line of the results table. */
+const SNIPPET_TOKENS = 16;
+
+export type SnippetPiece = SearchHit['snippet'][number];
+
+/** Splits a marked snippet into pieces, white space (line breaks, indentation) folded to single spaces. */
+export function snippetPieces(marked: string): SnippetPiece[] {
+  const out: SnippetPiece[] = [];
+  let hit = false;
+  let text = '';
+  const flush = () => {
+    const folded = text.replace(/\s+/g, ' ');
+    if (folded !== '') {
+      const last = out[out.length - 1];
+      if (last && last.hit === hit) last.text += folded;
+      else out.push({ text: folded, hit });
+    }
+    text = '';
+  };
+  for (const ch of marked) {
+    if (ch === OPEN || ch === CLOSE) {
+      flush();
+      hit = ch === OPEN;
+    } else text += ch;
+  }
+  flush();
+  return out;
+}
+
+function hitCount(pieces: SnippetPiece[]): number {
+  return pieces.filter((p) => p.hit).length;
+}
+
+/**
+ * The first matching turn of each of these episodes (ids from one page of results). FTS runs once for the
+ * page: asking it per turn (`rowid = ?`) re-expands the prefix terms every time, ~1 ms a row.
+ */
+export function searchHits(db: Db, episodeIds: readonly number[], search: string): Map<number, SearchHit> {
+  const out = new Map<number, SearchHit>();
+  const fts = ftsQuery(search);
+  if (!fts || episodeIds.length === 0) return out;
+  // SQLite takes the bare columns (turn_id) from the row where MIN(t.t) is reached.
+  const first = db
+    .prepare(`SELECT t.episode_id AS episode_id, MIN(t.t) AS t, t.id AS turn_id, COUNT(*) AS turns
+      FROM turn_fts JOIN turns t ON t.id = turn_fts.rowid
+      WHERE turn_fts MATCH ? AND t.episode_id IN (SELECT value FROM json_each(?))
+      GROUP BY t.episode_id`)
+    .all(fts, JSON.stringify(episodeIds)) as { episode_id: number; t: number; turn_id: number; turns: number }[];
+  if (first.length === 0) return out;
+  // `+rowid` keeps the id list out of FTS5's plan (it would run the match once per id); it filters the one scan.
+  const snippets = db
+    .prepare(`SELECT rowid AS turn_id,
+        snippet(turn_fts, 0, '${OPEN}', '${CLOSE}', '…', ${SNIPPET_TOKENS}) AS action,
+        snippet(turn_fts, 1, '${OPEN}', '${CLOSE}', '…', ${SNIPPET_TOKENS}) AS observation
+      FROM turn_fts WHERE turn_fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))`)
+    .all(fts, JSON.stringify(first.map((f) => f.turn_id))) as { turn_id: number; action: string | null; observation: string | null }[];
+  const byTurn = new Map(snippets.map((s) => [s.turn_id, s]));
+  // The inspector addresses turns by position; turn numbers from a log may start anywhere or skip.
+  const position = db.prepare('SELECT COUNT(*) FROM turns WHERE episode_id = ? AND t < ?').pluck();
+  for (const f of first) {
+    const s = byTurn.get(f.turn_id);
+    const action = snippetPieces(s?.action ?? '');
+    const observation = snippetPieces(s?.observation ?? '');
+    // The column with more of the words shows; the action (what the agent did) on a tie.
+    const inAction = hitCount(action) >= hitCount(observation) && hitCount(action) > 0;
+    out.set(f.episode_id, {
+      t: f.t,
+      index: position.get(f.episode_id, f.t) as number,
+      turns: f.turns,
+      field: inAction ? 'action' : 'observation',
+      snippet: inAction ? action : observation,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import type { RunSummary } from '../../../shared/api.ts';
+import { DEFAULT_RUN_SORT, filterRuns, nextSort, sortRuns } from './runsTableModel.ts';
+
+function run(id: number, name: string, over: Partial<RunSummary> = {}): RunSummary {
+  return {
+    id, name, format: 'mtrouter', source_path: null, imported_at: '2026-01-01', policy_name: null, episodes: 10, turns: 100, models: ['gpt-5'],
+    total_cost: 1, known_cost: 1, success_rate: 0.5, mean_score_norm: 0.5, unknown_outcome: 0, unpriced_episodes: 0, child_episodes: 0, priced_turns: 0, ...over,
+  };
+}
+
+const runs = [
+  run(1, 'sw-random', { total_cost: 3, success_rate: 0.2, episodes: 300 }),
+  run(2, 'swe-claude', { format: 'swe-agent', models: ['claude-sonnet-4-5'], total_cost: null, success_rate: null, episodes: 20 }),
+  run(3, 'sw-mtrouter', { total_cost: 1.5, success_rate: 0.6, episodes: 300 }),
+  run(4, 'run-10', { format: 'inspect', total_cost: 0, success_rate: 1, episodes: 5 }),
+  run(5, 'run-9', { format: 'inspect', models: ['gpt-5', 'kimi-k2'], episodes: 6 }),
+];
+const names = (rs: RunSummary[]) => rs.map((r) => r.name);
+
+describe('sortRuns', () => {
+  it('keeps the imported order by default', () => {
+    expect(names(sortRuns(runs, DEFAULT_RUN_SORT))).toEqual(['sw-random', 'swe-claude', 'sw-mtrouter', 'run-10', 'run-9']);
+  });
+  it('sorts names naturally (run-9 before run-10)', () => {
+    expect(names(sortRuns(runs, { key: 'name', dir: 'asc' }))).toEqual(['run-9', 'run-10', 'sw-mtrouter', 'sw-random', 'swe-claude']);
+  });
+  it('puts an unknown cost last in both directions, and a $0 cost among the known ones', () => {
+    expect(names(sortRuns(runs, { key: 'cost', dir: 'desc' }))).toEqual(['sw-random', 'sw-mtrouter', 'run-9', 'run-10', 'swe-claude']);
+    expect(names(sortRuns(runs, { key: 'cost', dir: 'asc' }))).toEqual(['run-10', 'run-9', 'sw-mtrouter', 'sw-random', 'swe-claude']);
+  });
+  it('breaks ties by imported order', () => {
+    expect(names(sortRuns(runs, { key: 'episodes', dir: 'desc' })).slice(0, 2)).toEqual(['sw-random', 'sw-mtrouter']);
+  });
+  it('starts numbers largest first and flips on a second click', () => {
+    expect(nextSort(DEFAULT_RUN_SORT, 'success')).toEqual({ key: 'success', dir: 'desc' });
+    expect(nextSort({ key: 'success', dir: 'desc' }, 'success')).toEqual({ key: 'success', dir: 'asc' });
+    expect(nextSort({ key: 'success', dir: 'desc' }, 'name')).toEqual({ key: 'name', dir: 'asc' });
+  });
+});
+
+describe('filterRuns', () => {
+  it('matches name, format and model, any case, every word', () => {
+    expect(names(filterRuns(runs, 'SW'))).toEqual(['sw-random', 'swe-claude', 'sw-mtrouter']);
+    expect(names(filterRuns(runs, 'sw-'))).toEqual(['sw-random', 'sw-mtrouter']);
+    expect(names(filterRuns(runs, 'inspect'))).toEqual(['run-10', 'run-9']);
+    expect(names(filterRuns(runs, 'kimi'))).toEqual(['run-9']);
+    expect(names(filterRuns(runs, 'swe claude'))).toEqual(['swe-claude']);
+    expect(names(filterRuns(runs, '  '))).toHaveLength(5);
+    expect(filterRuns(runs, 'nothing-like-this')).toEqual([]);
+  });
+});

@@ -1,0 +1,65 @@
+/** What the Runs table shows: runs matching a text filter, sorted by a column. Unknown values sort last either way. */
+import type { RunSummary } from '../../../shared/api.ts';
+
+export type RunSortKey = 'name' | 'episodes' | 'turns' | 'cost' | 'success' | 'score' | 'imported';
+export type SortDir = 'asc' | 'desc';
+export interface RunSort {
+  key: RunSortKey;
+  dir: SortDir;
+}
+
+/** Imported order, newest last: the order the table had before it sorted. */
+export const DEFAULT_RUN_SORT: RunSort = { key: 'imported', dir: 'asc' };
+
+/** Numbers read best largest first; names A to Z. */
+export const FIRST_DIR: Record<RunSortKey, SortDir> = { name: 'asc', imported: 'asc', episodes: 'desc', turns: 'desc', cost: 'desc', success: 'desc', score: 'desc' };
+
+function value(run: RunSummary, key: RunSortKey): number | string | null {
+  switch (key) {
+    case 'name':
+      return run.name;
+    case 'imported':
+      return run.id;
+    case 'episodes':
+      return run.episodes;
+    case 'turns':
+      return run.turns;
+    case 'cost':
+      return run.total_cost;
+    case 'success':
+      return run.success_rate;
+    case 'score':
+      return run.mean_score_norm;
+  }
+}
+
+export function sortRuns(runs: readonly RunSummary[], sort: RunSort): RunSummary[] {
+  const sign = sort.dir === 'asc' ? 1 : -1;
+  return [...runs].sort((a, b) => {
+    const va = value(a, sort.key);
+    const vb = value(b, sort.key);
+    // An unknown cost or rate is not the smallest value: it goes after every known one.
+    if (va === null || vb === null) return va === vb ? a.id - b.id : va === null ? 1 : -1;
+    const c = typeof va === 'string' ? va.localeCompare(vb as string, undefined, { numeric: true, sensitivity: 'base' }) : va - (vb as number);
+    return c !== 0 ? sign * c : a.id - b.id;
+  });
+}
+
+/** The next sort after a click on a column's header: its first direction, then the other one. */
+export function nextSort(current: RunSort, key: RunSortKey): RunSort {
+  if (current.key !== key) return { key, dir: FIRST_DIR[key] };
+  return { key, dir: current.dir === 'asc' ? 'desc' : 'asc' };
+}
+
+/**
+ * Runs whose name, format, policy or one of whose models contains every word of `query` (any case).
+ * Words, so "swe claude" finds the SWE-agent runs on a Claude model.
+ */
+export function filterRuns(runs: readonly RunSummary[], query: string): RunSummary[] {
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return [...runs];
+  return runs.filter((r) => {
+    const hay = [r.name, r.format, r.policy_name ?? '', ...r.models].join('\n').toLowerCase();
+    return words.every((w) => hay.includes(w));
+  });
+}

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { contrastRatio, deltaE2000, lab, labSeenWith, type Dichromacy } from './colorDistance.ts';
+import { MODEL_PALETTE, ownRunColor, RUN_PALETTE, runColors, UNKNOWN_MODEL_COLOR } from './palette.ts';
+import { DARK_THEME, LIGHT_THEME } from './theme.ts';
+import { MAX_RUNS_DRAWN } from './layouts/common.ts';
+
+function closestPair(colors: readonly string[], see: (hex: string) => readonly [number, number, number] = lab): { d: number; pair: string } {
+  let best = { d: Infinity, pair: '' };
+  for (let i = 0; i < colors.length; i++) {
+    for (let j = i + 1; j < colors.length; j++) {
+      const d = deltaE2000(see(colors[i]!), see(colors[j]!));
+      if (d < best.d) best = { d, pair: `${colors[i]} ${colors[j]}` };
+    }
+  }
+  return best;
+}
+
+describe('colour distance', () => {
+  it('matches published CIEDE2000 test pairs (Sharma, Wu & Dalal 2005)', () => {
+    expect(deltaE2000([50, 2.6772, -79.7751], [50, 0, -82.7485])).toBeCloseTo(2.0425, 4);
+    expect(deltaE2000([50, 2.5, 0], [73, 25, -18])).toBeCloseTo(27.1492, 4);
+    expect(deltaE2000([60.2574, -34.0099, 36.2677], [60.4626, -34.1751, 39.4387])).toBeCloseTo(1.2644, 4);
+  });
+  it('measures contrast as WCAG does', () => {
+    expect(contrastRatio('#000000', '#ffffff')).toBeCloseTo(21, 5);
+    expect(contrastRatio('#777777', '#ffffff')).toBeCloseTo(4.48, 2);
+  });
+});
+
+describe('model palette', () => {
+  const first12 = MODEL_PALETTE.slice(0, 12);
+  it('has at least 12 colours, the first 12 at least ΔE2000 15 apart and all of them at least 13', () => {
+    expect(MODEL_PALETTE.length).toBeGreaterThanOrEqual(12);
+    expect(closestPair(first12).d).toBeGreaterThan(15);
+    expect(closestPair(MODEL_PALETTE).d).toBeGreaterThan(13);
+    expect(new Set(MODEL_PALETTE.map((c) => c.toLowerCase())).size).toBe(MODEL_PALETTE.length);
+  });
+  it.each(['deuteranopia', 'protanopia'] as Dichromacy[])('keeps the first 12 apart under %s (ΔE2000 > 10)', (kind) => {
+    expect(closestPair(first12, (c) => labSeenWith(c, kind)).d).toBeGreaterThan(10);
+  });
+  it('reads on both theme backgrounds (contrast at least 2:1)', () => {
+    for (const c of [...MODEL_PALETTE, ...RUN_PALETTE]) {
+      expect(contrastRatio(c, LIGHT_THEME.background), c).toBeGreaterThanOrEqual(2);
+      expect(contrastRatio(c, DARK_THEME.background), c).toBeGreaterThanOrEqual(2);
+    }
+  });
+});
+
+describe('run palette', () => {
+  it('has a colour for every run a figure draws, each pair at least ΔE2000 15 apart', () => {
+    expect(RUN_PALETTE.length).toBe(MAX_RUNS_DRAWN);
+    expect(closestPair(RUN_PALETTE).d).toBeGreaterThan(15);
+  });
+  it('shares no colour with the models: every run colour is at least ΔE2000 10 from every model colour and the unknown grey', () => {
+    for (const r of RUN_PALETTE) {
+      for (const m of [...MODEL_PALETTE, UNKNOWN_MODEL_COLOR]) expect(deltaE2000(lab(r), lab(m)), `${r} vs ${m}`).toBeGreaterThan(10);
+    }
+  });
+});
+
+describe('run colours', () => {
+  const names = ['sw-mtrouter', 'sw-random', 'sw-gpt-5', 'swe-claude', 'math-critique', 'uno-orchestra', 'corl-low'];
+  it('gives a run the same colour whatever the order or company it is drawn in', () => {
+    const a = runColors(names.slice(0, 2));
+    const b = runColors([...names.slice(0, 2)].reverse());
+    expect(a('sw-mtrouter')).toBe(b('sw-mtrouter'));
+    expect(a('sw-random')).toBe(b('sw-random'));
+    // Drawn alone, a run has its own colour.
+    for (const n of names) expect(runColors([n])(n)).toBe(ownRunColor(n));
+  });
+  it('never gives two runs of one figure the same colour, up to the palette size', () => {
+    for (let k = 2; k <= RUN_PALETTE.length; k++) {
+      const color = runColors(names.slice(0, k));
+      expect(new Set(names.slice(0, k).map(color)).size).toBe(k);
+    }
+  });
+  it('is a run colour, never a model colour', () => {
+    const color = runColors(names);
+    for (const n of names) expect(RUN_PALETTE).toContain(color(n));
+  });
+});
