@@ -59,7 +59,16 @@ export interface RunEpisodes {
   policy: (string | null)[] | null;
   /** The per-(episode, model) rows, read only when needed (episodeModelsOf): ~4 rows an episode on a routed run. */
   models: EpisodeModels | null;
+  /** The whole run's cost by model, summed in SQL once per run (costAttribution.ts) and kept with the run. */
+  wholeRunCost: WholeRunCost | null;
   modelNames: Map<number, string>;
+}
+
+/** Rows of the whole-run sums: [model, is child, calls, tokens in/out/cached/written, cost, unknown calls]. */
+export interface WholeRunCost {
+  sums: [number, number, number, number, number, number, number, number, number][];
+  /** Episodes whose logged total exceeds their calls' costs: [is child, models, a model, the rest]. */
+  rests: [number, number, number | null, number][];
 }
 
 const cache = new WeakMap<Db, { stamp: string; runs: Map<number, RunEpisodes> }>();
@@ -109,6 +118,7 @@ function loadRun(db: Db, runId: number): RunEpisodes {
     split: new Array<string | null>(n),
     policy: null,
     models: null,
+    wholeRunCost: null,
     modelNames: new Map(db.prepare('SELECT id, name FROM models').raw().all() as [number, string][]),
   };
   rows.forEach(([id, ext, task, success, score, cost, unpriced, mode, split, parent, named], i) => {

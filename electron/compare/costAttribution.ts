@@ -11,7 +11,7 @@
  */
 import type { ModelCost } from '../../shared/apiCompare.ts';
 import type { Db } from '../db/database.ts';
-import { episodeModelsOf, type SidePart } from './compareSides.ts';
+import { episodeModelsOf, type RunEpisodes, type SidePart, type WholeRunCost } from './compareSides.ts';
 
 export interface Attribution {
   rows: ModelCost[];
@@ -72,9 +72,9 @@ class Accumulator {
   }
 }
 
-/** Whole runs, summed in SQL; a child is an episode naming a parent (RunEpisodes.plainChildren holds). */
-function addWholeRun(db: Db, part: SidePart, acc: Accumulator): void {
-  const runId = part.data.runId;
+/** A whole run's sums, read once per run while the database is unchanged (a warm comparison skips SQL). */
+function wholeRunCostOf(db: Db, data: RunEpisodes): WholeRunCost {
+  if (data.wholeRunCost) return data.wholeRunCost;
   // A call without a cost is unknown only when the episode's total is (no logged total covers it).
   const sums = db
     .prepare(`SELECT em.model_id, e.parent_ext_id IS NOT NULL, SUM(em.n_turns), SUM(COALESCE(em.tokens_in, 0)),
@@ -82,14 +82,21 @@ function addWholeRun(db: Db, part: SidePart, acc: Accumulator): void {
         SUM(em.cost), SUM(CASE WHEN e.unpriced_turns > 0 THEN em.unknown_turns ELSE 0 END)
       FROM episode_models em JOIN episodes e ON e.id = em.episode_id WHERE e.run_id = ? GROUP BY 1, 2`)
     .raw()
-    .all(runId) as [number, number, ...Sums][];
-  for (const [model, child, ...s] of sums) acc.add(child ? 'subagent' : 'main', model, s);
+    .all(data.runId) as WholeRunCost['sums'];
   const rests = db
     .prepare(`SELECT e.parent_ext_id IS NOT NULL, COUNT(em.model_id), MAX(em.model_id), e.total_cost - COALESCE(SUM(em.cost), 0) AS rest
       FROM episodes e LEFT JOIN episode_models em ON em.episode_id = e.id
       WHERE e.run_id = ? AND e.unpriced_turns = 0 GROUP BY e.id HAVING rest > 1e-12`)
     .raw()
-    .all(runId) as [number, number, number | null, number][];
+    .all(data.runId) as WholeRunCost['rests'];
+  data.wholeRunCost = { sums, rests };
+  return data.wholeRunCost;
+}
+
+/** Whole runs, summed in SQL; a child is an episode naming a parent (RunEpisodes.plainChildren holds). */
+function addWholeRun(db: Db, part: SidePart, acc: Accumulator): void {
+  const { sums, rests } = wholeRunCostOf(db, part.data);
+  for (const [model, child, ...s] of sums) acc.add(child ? 'subagent' : 'main', model, s);
   for (const [child, models, model, rest] of rests) acc.rest(child ? 'subagent' : 'main', models, model ?? -1, rest);
 }
 
