@@ -37,6 +37,26 @@ describe('routelens train, score, whatif', () => {
     expect(r.candidates.length).toBeGreaterThan(1);
   }, 240_000);
 
+  it('estimators lists them with the one in use; --use makes a choice every later command reads', () => {
+    const picked = join(dir, 'picked.db');
+    expect(routelens('import', join(dir, 'hle.jsonl'), '--db', picked).code).toBe(0);
+    expect(routelens('estimators', '--db', picked).stdout).toMatch(/no estimator yet/);
+    const episode = readFileSync(join(dir, 'hle.jsonl'), 'utf8').match(/"episode_id":"([^"]+)"/)?.[1] ?? '';
+    expect(routelens('whatif', '--db', picked, '--episode', episode, '--turn', '0', '--json').code).toBe(0); // registers the default
+    const before = JSON.parse(routelens('estimators', '--db', picked, '--json').stdout);
+    expect(before.estimators).toHaveLength(1);
+    const id = before.estimators[0].id;
+    expect(before.in_use).toEqual({ id, chosen: false });
+    const chose = routelens('estimators', '--db', picked, '--use', String(id));
+    expect(chose.code, chose.stderr).toBe(0);
+    expect(chose.stdout).toMatch(/\* in use$/m);
+    expect(JSON.parse(routelens('estimators', '--db', picked, '--json').stdout).in_use).toEqual({ id, chosen: true });
+    const wrong = routelens('estimators', '--db', picked, '--use', String(id + 41));
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr.trim().split('\n')).toHaveLength(1);
+    expect(wrong.stderr).toMatch(/no estimator/);
+  }, 240_000);
+
   it('train prints the loss per epoch on stderr and the model card as JSON', () => {
     const r = routelens('train', '--db', db, '--out', model, '--epochs', '2', '--seed', '1', '--truth', join(dir, 'hle.truth.json'), '--json');
     expect(r.code, r.stderr).toBe(0);

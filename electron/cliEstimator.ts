@@ -3,7 +3,7 @@
  * thread (estimatorJobs.ts) and draw progress on stderr: per epoch the training loss and validation MAE (the
  * loss curve, as numbers), while scoring the provider and turns/s.
  */
-import { extrapolationText } from '../shared/estimatorDomain.ts';
+import { domainTaskTypesText, extrapolationText } from '../shared/estimatorDomain.ts';
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { bar, Progress } from './cliProgress.ts';
@@ -18,6 +18,8 @@ import { TRAIN_DEFAULTS } from './estimator/train.ts';
 import { DEFAULT_ESTIMATOR_PATH, whatIf, WhatIfError } from './estimator/whatIf.ts';
 import { resolveEpisodeId } from './services/api.ts';
 import { registerEstimator } from './estimator/scoreDatabase.ts';
+import { setEstimatorInUse } from './estimator/inUse.ts';
+import { listEstimators } from './services/estimatorService.ts';
 
 const PROVIDERS = ['auto', 'cpu', 'cuda', 'webgpu'] as const;
 
@@ -147,6 +149,54 @@ export const estimatorCommands: Record<string, Command> = {
       err(`scored ${s.rows} turns × ${s.models.length} models with estimator ${s.estimatorId} (${s.estimator}) on ${s.provider}: ` +
         `${Math.round(s.rowsPerSec)} turns/s overall, ${Math.round(s.ortRowsPerSec)} turns/s in ONNX Runtime${s.cancelled ? ' — cancelled, the turns scored so far are kept' : ''}`);
       return s.cancelled ? 1 : 0;
+    },
+  },
+
+  estimators: {
+    summary: 'list the estimators of a database and which one is in use; --use ID makes another the one in use',
+    usage: 'routelens estimators --db FILE [--use ID] [--json]',
+    options: { db: { type: 'string' }, use: { type: 'string' }, json: { type: 'boolean' } },
+    async run(values) {
+      const dbPath = requireDb(values);
+      if (values.use !== undefined) {
+        const id = intFlag(values, 'use', 0, 1);
+        await waitForWriteTurn(dbPath, { what: 'estimator in use', onWait: (w) => err(describeWait(w)) });
+        const writer = openDatabase(dbPath);
+        try {
+          if (writer.prepare('SELECT 1 FROM estimators WHERE id = ?').get(id) === undefined) {
+            throw new UsageError(`no estimator ${id} in ${dbPath} (routelens estimators --db ${dbPath} lists them)`);
+          }
+          setEstimatorInUse(writer, id); // the window, serve and every later command read ŝ from it
+        } finally {
+          writer.close();
+        }
+      }
+      const db = openDatabase(dbPath, { readonly: true });
+      try {
+        const list = listEstimators(db);
+        if (values.json) {
+          print({
+            in_use: list.in_use,
+            estimators: list.estimators.map((e) => ({
+              id: e.id, name: e.name, created_at: e.created_at, encoder: e.encoder, scored_turns: e.scored_turns,
+              provider: e.provider, is_default: e.is_default, domain: e.domain,
+            })),
+          });
+          return 0;
+        }
+        if (list.estimators.length === 0) {
+          out('no estimator yet: `routelens train` makes one, and the first what-if registers the shipped default');
+          return 0;
+        }
+        for (const e of list.estimators) {
+          const mark = list.in_use?.id === e.id ? (list.in_use.chosen ? '* in use' : '* in use (scored last; none picked)') : '';
+          const domain = e.domain ? domainTaskTypesText(e.domain) : 'training domain unknown';
+          out(`${String(e.id).padStart(4)}  ${v(e.name).padEnd(36)} ${String(e.scored_turns).padStart(8)} turns scored  ${domain}  ${mark}`.trimEnd());
+        }
+        return 0;
+      } finally {
+        db.close();
+      }
     },
   },
 
