@@ -33,14 +33,17 @@ test('a run against a group: pairing, paired statistics, cost by model, counterf
   await expect(cmp.figure('paired-scatter').locator('[data-role="point"]')).toHaveCount(3);
   await expect(cmp.figure('cost-diff').locator('[data-role="bar"]').first()).toBeVisible();
   await expect(cmp.figure('model-cost').locator('[data-role="bar-main"]').first()).toBeVisible();
-  for (const [kind, header] of [['csv', /^task_id,a_score,b_score/], ['svg', /^<\?xml/]] as const) {
+  for (const [kind, header] of [['csv', /^task_id,a_score,b_score/], ['svg', /^<\?xml/], ['pdf', /^%PDF-/]] as const) {
     await cmp.figure('paired-scatter').getByTestId('export-menu').click();
     const download = page.waitForEvent('download');
     await page.getByTestId(`export-${kind}`).click();
     const file = await download;
-    expect(file.suggestedFilename()).toBe(`compare-paired-scatter-sw-mtrouter-vs-sw-random_sw-gpt-5_sw-minimax-m2.${kind}`);
-    const text = readFileSync(await file.path(), 'utf8');
+    // Named like an analysis figure: what, which sides, which day.
+    expect(file.suggestedFilename()).toMatch(new RegExp(`^compare-paired-scatter_sw-mtrouter-vs-sw-random[\\w.+-]*_\\d{4}-\\d{2}-\\d{2}\\.${kind}$`));
+    const text = readFileSync(await file.path(), 'latin1');
     expect(text).toMatch(header);
+    if (kind === 'svg') expect(text).toContain('Per-task score, B against A: A = sw-mtrouter'); // the caption
+    if (kind === 'pdf') expect(text).not.toContain('/Subtype /Image'); // drawn, not a picture of the figure
     if (kind === 'csv') expect(text.trim().split('\r\n')).toHaveLength(4);
   }
   await cmp.figure('cost-diff').getByTestId('export-menu').click();

@@ -53,6 +53,23 @@ describe('routelens compare', () => {
     expect(none.stdout).toMatch(/^no outcomes: only cost and behaviour compared$/m);
   });
 
+  it('writes a figure as the window exports it: captioned, vector PDF, or its data', () => {
+    for (const ext of ['svg', 'pdf', 'png', 'csv']) {
+      const file = join(dir, `scatter.${ext}`);
+      const r = routelens('compare', '--db', db, '--a', 'ra', '--b', 'rb', '--bootstrap', '50', '--figure', 'paired-scatter', '--out', file);
+      expect(r.code, r.stderr).toBe(0);
+      const bytes = readFileSync(file);
+      const head = bytes.subarray(0, 8).toString('latin1');
+      if (ext === 'svg') expect(bytes.toString('utf8')).toContain('Per-task score, B against A: A = ra, B = rb');
+      if (ext === 'pdf') {
+        expect(head).toMatch(/^%PDF-/);
+        expect(bytes.toString('latin1')).not.toContain('/Subtype /Image');
+      }
+      if (ext === 'png') expect(head.slice(1, 4)).toBe('PNG');
+      if (ext === 'csv') expect(bytes.toString('utf8').split('\r\n')[0]).toMatch(/^task_id,a_score,b_score/);
+    }
+  });
+
   it('splits a run by a field, and answers a mistake with one line and exit code 1', () => {
     const split = routelens('compare', '--db', db, '--a', 'ra', '--a-where', 'model=gpt-5', '--b', 'ra', '--b-where', 'model=kimi-k2', '--json');
     expect(split.code, split.stderr).toBe(0);
@@ -62,6 +79,9 @@ describe('routelens compare', () => {
       [['--a', 'ra', '--b', 'rb', '--a-where', 'colour=red'], /^routelens compare: --a-where takes FIELD=VALUE/],
       [['--a', 'ra', '--a-where', 'split=test', '--b', 'rb'], /^routelens compare: side A: no episode of "ra" has split = "test" \(values there: none\)/],
       [['--a', 'ra', '--b', 'rb', '--counterfactual', 'nope'], /^routelens compare: no model named "nope"/],
+      [['--a', 'ra', '--b', 'rb', '--figure', 'pie'], /^routelens compare: --figure is one of paired-scatter, cost-diff, model-cost/],
+      [['--a', 'ra', '--b', 'rb', '--figure', 'cost-diff'], /^routelens compare: --figure needs --out/],
+      [['--a', 'ra', '--b', 'rb', '--figure', 'cost-diff', '--out', 'x.gif'], /^routelens compare: --out must end in \.svg/],
     ] as const) {
       const r = routelens('compare', '--db', db, ...args);
       expect(r.code).toBe(1);

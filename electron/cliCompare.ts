@@ -3,12 +3,18 @@
  * CompareResult (shared/apiCompare.ts); without it, a summary. `--out FILE.csv` writes every paired task.
  */
 import { writeFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import { FIGURE_FORMATS, FigureFormat } from '../shared/apiAnalysis.ts';
 import { COMPARE_FIELDS, type CompareField, type CompareResult, type CompareSide } from '../shared/apiCompare.ts';
+import { modelColorFrom } from '../shared/charts/context.ts';
+import { COMPARE_FIGURE_IDS, type CompareFigureId } from '../shared/charts/layouts/compareFigureIds.ts';
 import { toCsv } from '../shared/charts/csv.ts';
 import { visibleText as v } from '../shared/displayText.ts';
 import { err, intFlag, money, out, print, requireDb, UsageError, type Command } from './cliCommon.ts';
 import { compare, CompareError } from './compare/compare.ts';
 import { openDatabase, type Db } from './db/database.ts';
+import { compareFigureFile } from './export/compareFigureFile.ts';
+import { listModels } from './services/api.ts';
 
 /** `--a r1,r2` (or `--a r1 --a r2`): run ids by name; a name that holds a comma is taken whole when it exists. */
 function runsOf(db: Db, given: string[] | undefined, flag: string): number[] {
@@ -89,17 +95,30 @@ export function compareTasksCsv(r: CompareResult): string {
   ]));
 }
 
+/** `--figure ID` with `--out FILE.ext`: which figure, in the format the file name asks for. */
+function figureOf(given: unknown, outFile: string | undefined): { id: CompareFigureId; format: FigureFormat } | null {
+  if (given === undefined) return null;
+  const id = COMPARE_FIGURE_IDS.find((f) => f === given);
+  if (!id) throw new UsageError(`--figure is one of ${COMPARE_FIGURE_IDS.join(', ')} (got "${v(String(given))}")`);
+  if (outFile === undefined) throw new UsageError('--figure needs --out FILE.svg|.png|.pdf|.csv');
+  const format = FigureFormat.safeParse(extname(outFile).slice(1).toLowerCase());
+  if (!format.success) throw new UsageError(`--out must end in ${FIGURE_FORMATS.map((f) => `.${f}`).join(', ')} (got "${v(outFile)}")`);
+  return { id, format: format.data };
+}
+
 export const compareCommands: Record<string, Command> = {
   compare: {
     summary: 'compare two runs, models or routers paired by task: success, score and cost differences, cost per model',
     usage: [
       'routelens compare --db FILE --a RUN[,RUN] --b RUN[,RUN] [--a-where FIELD=VALUE] [--b-where FIELD=VALUE] [--a-label L] [--b-label L]',
       '                  [--counterfactual MODEL] [--bootstrap N] [--seed S] [--json] [--out FILE.csv]',
+      `                  [--figure ${COMPARE_FIGURE_IDS.join('|')} --out FILE.svg|.png|.pdf|.csv [--theme light|dark]]`,
       '',
       `A side is runs, or runs split by a field (${COMPARE_FIELDS.join(', ')}): --a r1 --a-where model=gpt-5 --b r1 --b-where model=kimi-k2.`,
       'Episodes are paired by task id (several per task averaged first); differences are B − A. Success: exact McNemar',
       "and Newcombe's 95% interval; score and cost: 95% paired bootstrap intervals. --counterfactual MODEL prices every",
-      "call on MODEL (replay's pricing). --out writes every paired task as CSV.",
+      "call on MODEL (replay's pricing). --out writes every paired task as CSV; with --figure, that figure (as the",
+      'window exports it: captioned, vector PDF) or its data.',
     ].join('\n'),
     options: {
       db: { type: 'string' },
@@ -114,13 +133,19 @@ export const compareCommands: Record<string, Command> = {
       seed: { type: 'string' },
       json: { type: 'boolean' },
       out: { type: 'string' },
+      figure: { type: 'string' },
+      theme: { type: 'string' },
     },
     async run(values) {
       const path = requireDb(values);
       const bootstrap = intFlag(values, 'bootstrap', 2000, 0, 20_000);
       const seed = intFlag(values, 'seed', 1, 0, 2 ** 31 - 1);
-      const csv = values.out as string | undefined;
-      if (csv !== undefined && csv.trim() === '') throw new UsageError('--out needs a file name');
+      const outFile = values.out as string | undefined;
+      if (outFile !== undefined && outFile.trim() === '') throw new UsageError('--out needs a file name');
+      const figure = figureOf(values.figure, outFile);
+      const csv = figure ? undefined : outFile;
+      const theme = values.theme ?? 'light';
+      if (theme !== 'light' && theme !== 'dark') throw new UsageError(`--theme is light or dark (got "${v(String(theme))}")`);
       const db = openDatabase(path, { readonly: true });
       try {
         const side = (s: 'a' | 'b'): CompareSide => ({
@@ -139,6 +164,11 @@ export const compareCommands: Record<string, Command> = {
         if (csv) {
           writeFileSync(csv, compareTasksCsv(result));
           err(`wrote ${v(csv)}: ${result.tasks.length} paired tasks`);
+        }
+        if (figure && outFile) {
+          const file = await compareFigureFile(result, figure.id, { format: figure.format, theme, modelColor: modelColorFrom(listModels(db)) });
+          writeFileSync(outFile, file.data);
+          err(`wrote ${v(outFile)}: ${figure.id} (${file.data.length.toLocaleString('en-US')} bytes)`);
         }
         if (values.json) return print(result);
         printSummary(result);

@@ -6,6 +6,8 @@
  * Differences are always B − A.
  */
 import { z } from 'zod';
+import { ExportFigureResult, FigureFormat } from './apiAnalysis.ts';
+import { COMPARE_FIGURE_IDS } from './charts/layouts/compareFigureIds.ts';
 
 const id = z.number().int().positive();
 const nullableNumber = z.number().nullable();
@@ -153,8 +155,22 @@ export const CompareResult = z.object({
 });
 export type CompareResult = z.infer<typeof CompareResult>;
 
+export const ExportCompareFigureRequest = z.object({
+  request: CompareInput,
+  figure: z.enum(COMPARE_FIGURE_IDS),
+  format: FigureFormat,
+  theme: z.enum(['light', 'dark']).default('light'),
+  /** As for an analysis figure (exportFigure): the window passes its chart's width. */
+  width: z.number().int().min(200).max(4000).optional(),
+  scale: z.number().min(0.25).max(8).optional(),
+  dpi: z.number().int().min(36).max(1200).optional(),
+});
+export type ExportCompareFigureRequest = z.input<typeof ExportCompareFigureRequest>;
+
 /** The contract entry for shared/api.ts. */
 export const compareContract = {
   /** A against B, paired by task: statistics, cost attribution, counterfactual cost, per-task rows. */
   compare: { input: CompareInput, output: CompareResult },
+  /** One of the comparison's figures as SVG, PNG or vector PDF (captioned, named like analysis figures), or its data as CSV. */
+  exportCompareFigure: { input: ExportCompareFigureRequest, output: ExportFigureResult },
 } as const;

@@ -36,6 +36,9 @@ const api: RouteLensApi = {
   compare: vi.fn(async () => {
     throw new NotFoundError('not under test');
   }),
+  exportCompareFigure: vi.fn(async () => {
+    throw new NotFoundError('not under test');
+  }),
   episodePolicyChoices: vi.fn(async () => {
     throw new NotFoundError('not under test');
   }),

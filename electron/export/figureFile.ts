@@ -7,6 +7,7 @@ import type { AnalysisResponse } from '../../shared/analysisResults.ts';
 import { DEFAULT_FIGURE_WIDTH, FIGURE_MIME, type FigureFormat } from '../../shared/apiAnalysis.ts';
 import { captionScene, exportDate, figureExportName, type FigureCaption } from '../../shared/charts/figureCaption.ts';
 import { figureCsv, figureScene, FIGURES } from '../../shared/charts/figures.ts';
+import type { Scene } from '../../shared/charts/scene.ts';
 import { chartTheme, type ThemeName } from '../../shared/charts/theme.ts';
 import { sceneToPdf } from './pdf.ts';
 import { svgToPng } from './png.ts';
@@ -50,9 +51,12 @@ export async function figureFile(response: AnalysisResponse, options: FigureFile
   if (format === 'csv') return { filename, mime, data: Buffer.from(figureCsv(response), 'utf8') };
   const theme = chartTheme(options.theme ?? 'light');
   const figure = figureScene(response, { theme, width: options.width ?? DEFAULT_FIGURE_WIDTH, height: options.height, modelColor: options.modelColor });
-  const scene = captionScene(figure, figureCaption(response, date), theme);
-  if (format === 'pdf') return { filename, mime, data: await sceneToPdf(scene) };
+  return { filename, mime, data: await drawnFigureBytes(captionScene(figure, figureCaption(response, date), theme), format, options) };
+}
+
+/** A captioned figure as the bytes of an SVG, a PNG (2× or a DPI) or a vector PDF: every drawn export ends here. */
+export async function drawnFigureBytes(scene: Scene, format: Exclude<FigureFormat, 'csv'>, png: { scale?: number; dpi?: number }): Promise<Buffer> {
+  if (format === 'pdf') return sceneToPdf(scene);
   const svg = sceneToSvg(scene);
-  if (format === 'svg') return { filename, mime, data: Buffer.from(svg, 'utf8') };
-  return { filename, mime, data: svgToPng(svg, { scale: options.scale, dpi: options.dpi }) };
+  return format === 'svg' ? Buffer.from(svg, 'utf8') : svgToPng(svg, { scale: png.scale, dpi: png.dpi });
 }

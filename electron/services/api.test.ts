@@ -42,6 +42,7 @@ describe('API contract through dispatch', () => {
       listEstimators: {}, startEstimatorJob: { kind: 'score', ep: 'cpu' }, estimatorJobStatus: { job: 1 }, cancelEstimatorJob: { job: 1 },
       whatIf: { episodeId: 1, turn: 0 }, setEstimatorInUse: { default: true }, renameEstimator: { estimatorId: 1, name: 'ScienceWorld, simulated' },
       compare: { a: { runIds: [1] }, b: { runIds: [2] }, bootstrap: 20, counterfactual_model: 'gpt-5' },
+      exportCompareFigure: { request: { a: { runIds: [1] }, b: { runIds: [2] }, bootstrap: 20 }, figure: 'model-cost', format: 'pdf' },
     };
     for (const name of API_NAMES) {
       const r = await call(name, inputs[name]);

@@ -6,21 +6,33 @@
  * names what is not there (a run, a model, a field value) is the caller's input error.
  */
 import type { RouteLensApi } from '../../shared/api.ts';
+import { ExportCompareFigureRequest, type CompareInput, type CompareResult } from '../../shared/apiCompare.ts';
+import { modelColorFrom } from '../../shared/charts/context.ts';
 import type { AnalysisThread } from '../analysis/analysisThread.ts';
 import { AnalysisInputError } from '../analysis/runAnalysis.ts';
 import { compare, CompareError } from '../compare/compare.ts';
 import type { Db } from '../db/database.ts';
+import { compareFigureFile } from '../export/compareFigureFile.ts';
+import { listModels } from './api.ts';
 import { InputError } from './dispatch.ts';
 
-export function compareServices(db: Db, thread: AnalysisThread | null = null): Pick<RouteLensApi, 'compare'> {
+export function compareServices(db: Db, thread: AnalysisThread | null = null): Pick<RouteLensApi, 'compare' | 'exportCompareFigure'> {
+  const run = async (input: CompareInput): Promise<CompareResult> => {
+    try {
+      return thread ? await thread.compare(input) : compare(db, input);
+    } catch (e) {
+      if (e instanceof CompareError || e instanceof AnalysisInputError) throw new InputError(e.message);
+      throw e;
+    }
+  };
   return {
-    compare: async (input) => {
-      try {
-        return thread ? await thread.compare(input) : compare(db, input);
-      } catch (e) {
-        if (e instanceof CompareError || e instanceof AnalysisInputError) throw new InputError(e.message);
-        throw e;
-      }
+    compare: run,
+    exportCompareFigure: async (input) => {
+      const req = ExportCompareFigureRequest.parse(input);
+      // The same comparison the window drew (a warm one: the runs' episodes are cached), drawn here as analysis
+      // figures are, so the PDF is vector and the file is captioned and named like theirs.
+      const file = await compareFigureFile(await run(req.request), req.figure, { ...req, modelColor: modelColorFrom(listModels(db)) });
+      return { filename: file.filename, mime: file.mime, data_base64: file.data.toString('base64') };
     },
   };
 }

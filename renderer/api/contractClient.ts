@@ -55,5 +55,6 @@ export function contractClient(transport: Transport): RouteLensApi {
     setEstimatorInUse: checked('setEstimatorInUse', apiContract.setEstimatorInUse.output),
     renameEstimator: checked('renameEstimator', apiContract.renameEstimator.output),
     compare: checked('compare', apiContract.compare.output),
+    exportCompareFigure: checked('exportCompareFigure', apiContract.exportCompareFigure.output),
   };
 }

@@ -19,6 +19,8 @@ export interface AxisOptions {
   /** Approximate number of ticks of a continuous scale. */
   ticks?: number;
   format?: (value: number) => string;
+  /** A format chosen from all the axis's tick values (wins over `format`), e.g. one number of decimals for all. */
+  tickFormat?: (values: readonly number[]) => (value: number) => string;
   /** Length of grid lines drawn across the plot from each tick (0: none). */
   grid?: number;
   /** Longest category label in px before it is cut with an ellipsis. */
@@ -44,7 +46,7 @@ function ticksOf(scale: AnyScale, opts: AxisOptions): Tick[] {
   }
   const count = opts.ticks ?? 5;
   const values = scale.ticks(count);
-  const fmt = opts.format ?? scale.tickFormat(count);
+  const fmt = opts.tickFormat?.(values) ?? opts.format ?? scale.tickFormat(count);
   return values.map((v) => ({ pos: scale(v), text: fmt(v) }));
 }
 

@@ -13,6 +13,18 @@ export function fmtUsd(x: number): string {
   return `$${format('.3~r')(x)}`;
 }
 
+/**
+ * Money tick labels with one number of decimals along the axis ($0.50 $1.00 $1.50, not $0.5 $1.00 $1.50): as
+ * many as the step between ticks needs, at least two below a dollar step, none from a whole-dollar step.
+ */
+export function fmtUsdTicks(values: readonly number[]): (x: number) => string {
+  const step = values.length > 1 ? Math.abs((values[1] as number) - (values[0] as number)) : 0;
+  if (!(step > 0)) return fmtUsd;
+  const decimals = step >= 1 && Number.isInteger(step) ? 0 : Math.min(8, Math.max(2, Math.ceil(-Math.log10(step) - 1e-9)));
+  const digits = format(`,.${decimals}f`);
+  return (x) => `${x < 0 ? '−' : ''}$${digits(Math.abs(x))}`;
+}
+
 /** 0.423 → "42.3%". */
 export function fmtPct(x: number | null, digits = 1): string {
   if (x === null || !Number.isFinite(x)) return 'n/a';

@@ -49,6 +49,7 @@ export default function CompareView() {
   const counterfactual = useCompare((s) => s.counterfactual);
   const call = useCompare((s) => s.call);
   const shownInput = useCompare((s) => s.shownInput);
+  const shownRequest = useCompare((s) => s.shownRequest);
   const run = useCompare((s) => s.run);
 
   // Two runs chosen in the top bar and nothing chosen here yet: they are A and B.
@@ -107,9 +108,8 @@ export default function CompareView() {
           <CompareStats result={result} />
           <CostAttribution result={result} />
           <div className="compare-figures">
-            {COMPARE_FIGURE_IDS.map((id) => (
-              <CompareFigure key={id} id={id} result={result} />
-            ))}
+            {shownRequest &&
+              COMPARE_FIGURE_IDS.map((id) => <CompareFigure key={id} id={id} result={result} request={shownRequest} />)}
           </div>
           <TaskTable result={result} />
         </div>

@@ -19,6 +19,8 @@ export interface CompareState {
   call: CallPhase<CompareResult>;
   /** The input of the result shown, to tell when the form has moved on. */
   shownInput: string | null;
+  /** That input itself: a figure's export asks the core for the same comparison. */
+  shownRequest: CompareInput | null;
   filter: TaskFilter;
   sorting: SortingState;
   setSide(side: 'a' | 'b', patch: Partial<SideDraft>): void;
@@ -39,6 +41,7 @@ export const useCompare = create<CompareState>()((set, get) => ({
   counterfactual: '',
   call: { kind: 'idle' },
   shownInput: null,
+  shownRequest: null,
   filter: 'all',
   sorting: [],
   setSide: (side, patch) => set({ [side]: { ...get()[side], ...patch } }),
@@ -55,7 +58,7 @@ export const useCompare = create<CompareState>()((set, get) => ({
     };
     try {
       const value = await api.compare(input);
-      if (current()) set({ call: { kind: 'done', value, runIds: [...input.a.runIds, ...input.b.runIds] }, shownInput: JSON.stringify(input) });
+      if (current()) set({ call: { kind: 'done', value, runIds: [...input.a.runIds, ...input.b.runIds] }, shownInput: JSON.stringify(input), shownRequest: input });
     } catch (err) {
       if (current()) set({ call: { kind: 'failed', message: errorMessage(err) } });
     }

@@ -4,13 +4,14 @@
  */
 import type { CompareResult } from '../../apiCompare.ts';
 import type { FigureContext } from '../context.ts';
+import { figureExportName, type FigureCaption } from '../figureCaption.ts';
 import type { Scene } from '../scene.ts';
 import { compareCostDiffCsv, compareCostDiffLayout } from './compareCostDiff.ts';
 import { compareModelCostCsv, compareModelCostLayout } from './compareModelCost.ts';
+import type { CompareFigureId } from './compareFigureIds.ts';
 import { compareScatterCsv, compareScatterLayout } from './compareScatter.ts';
 
-export const COMPARE_FIGURE_IDS = ['paired-scatter', 'cost-diff', 'model-cost'] as const;
-export type CompareFigureId = (typeof COMPARE_FIGURE_IDS)[number];
+export { COMPARE_FIGURE_IDS, type CompareFigureId } from './compareFigureIds.ts';
 
 export interface CompareFigureSpec {
   title: string;
@@ -24,9 +25,12 @@ export const COMPARE_FIGURES: Record<CompareFigureId, CompareFigureSpec> = {
   'model-cost': { title: 'Cost per model', layout: compareModelCostLayout, csv: compareModelCostCsv },
 };
 
-const safe = (s: string): string => s.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, 40);
+/** The caption a drawn comparison carries: which figure, and the two sides by their labels. */
+export function compareFigureCaption(result: CompareResult, id: CompareFigureId, date: string): FigureCaption {
+  return { title: `${COMPARE_FIGURES[id].title}: A = ${result.a.label}, B = ${result.b.label}`, runs: [result.a.label, result.b.label], date };
+}
 
-/** `compare-paired-scatter-runA-vs-runB.svg`: what the file holds, safe on every file system. */
-export function compareFigureFilename(result: CompareResult, id: CompareFigureId, ext: string): string {
-  return `compare-${id}-${safe(result.a.label) || 'A'}-vs-${safe(result.b.label) || 'B'}.${ext}`;
+/** `compare-paired-scatter_run-a-vs-run-b_2026-11-24.svg`: which figure of which comparison, and when. */
+export function compareFigureFilename(result: CompareResult, id: CompareFigureId, ext: string, date: string): string {
+  return figureExportName(`compare-${id}`, [`${result.a.label}-vs-${result.b.label}`], date, ext);
 }

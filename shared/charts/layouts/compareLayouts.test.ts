@@ -85,7 +85,7 @@ describe('compare figures', () => {
   });
 
   it('file names are safe and say which figure of which comparison', () => {
-    expect(compareFigureFilename(r, 'cost-diff', 'png')).toBe('compare-cost-diff-run-a-vs-run_b.png');
+    expect(compareFigureFilename(r, 'cost-diff', 'png', '2026-11-24')).toMatch(/^compare-cost-diff_run[\w.-]*-vs-run[\w.-]*_2026-11-24\.png$/);
     for (const id of COMPARE_FIGURE_IDS) expect(COMPARE_FIGURES[id].layout(r, { ...ctx, width: 360 }).width).toBe(360);
   });
 });

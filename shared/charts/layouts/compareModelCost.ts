@@ -10,7 +10,7 @@ import type { CompareResult, ModelCost } from '../../apiCompare.ts';
 import { bottomAxis, bottomAxisHeight, leftAxis, legend, panelTitle } from '../axes.ts';
 import type { FigureContext } from '../context.ts';
 import { toCsv } from '../csv.ts';
-import { fmtCount, fmtUsd } from '../format.ts';
+import { fmtCount, fmtUsd, fmtUsdTicks } from '../format.ts';
 import type { Mark, Scene } from '../scene.ts';
 import { fitText, textWidth } from '../text.ts';
 import { emptyNote, panelGrid, scene } from './common.ts';
@@ -87,7 +87,7 @@ export function compareModelCostLayout(result: CompareResult, ctx: FigureContext
     const right = Math.max(left + 40, px + panelWidth - tailW);
     const x = x0.copy().range([left, right]);
     const y = scaleBand<string>().domain(bars[side].map((b) => b.model)).range([plotTop, plotTop + bars[side].length * ROW]).paddingInner(0.25);
-    marks.push(...bottomAxis(x, plotBottom, { theme, label: 'cost ($, known calls)', format: (v) => fmtUsd(v), ticks: Math.max(2, Math.floor((right - left) / 80)), grid: plotBottom - plotTop }));
+    marks.push(...bottomAxis(x, plotBottom, { theme, label: 'cost ($, known calls)', tickFormat: fmtUsdTicks, ticks: Math.max(2, Math.floor((right - left) / 80)), grid: plotBottom - plotTop }));
     if (bars[side].length === 0) {
       marks.push(emptyNote(ctx, (left + right) / 2, (plotTop + plotBottom) / 2, 'No model calls on this side.'));
       return;

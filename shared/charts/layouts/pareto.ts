@@ -10,7 +10,7 @@ import { max, min, scaleLinear, scaleLog } from 'd3';
 import type { ParetoResult } from '../../analysisResults.ts';
 import { bottomAxis, bottomAxisHeight, leftAxis, leftAxisWidth, legend } from '../axes.ts';
 import type { FigureContext } from '../context.ts';
-import { fmtCount, fmtPct, fmtUsd } from '../format.ts';
+import { fmtCount, fmtPct, fmtUsd, fmtUsdTicks } from '../format.ts';
 import { placeLabel, type Box } from '../marks.ts';
 import type { Mark, Scene } from '../scene.ts';
 import { runColors } from '../palette.ts';
@@ -78,7 +78,7 @@ export function paretoLayout(result: ParetoResult, ctx: FigureContext): Scene {
   const x = x0.range([left, width - 16]);
   const plotH = (y.range()[0] as number) - top;
   const plotW = width - 16 - left;
-  const xAxis = { theme, label: `mean cost per episode ($${log ? ', log scale' : ''})`, format: log ? logTickLabel(x.domain() as [number, number]) : fmtUsd, grid: plotH };
+  const xAxis = { theme, label: `mean cost per episode ($${log ? ', log scale' : ''})`, format: log ? logTickLabel(x.domain() as [number, number]) : fmtUsd, tickFormat: log ? undefined : fmtUsdTicks, grid: plotH };
   marks.push(...leftAxis(y, left, { ...yAxis, grid: plotW }));
   marks.push(...bottomAxis(x, y.range()[0] as number, xAxis));
 

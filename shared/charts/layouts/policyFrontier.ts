@@ -7,7 +7,7 @@
 import { line, scaleLinear } from 'd3';
 import { bottomAxis, bottomAxisHeight, leftAxis, leftAxisWidth } from '../axes.ts';
 import type { FigureContext } from '../context.ts';
-import { fmtUsd } from '../format.ts';
+import { fmtUsd, fmtUsdTicks } from '../format.ts';
 import { placeLabel, type Box } from '../marks.ts';
 import type { Mark, Scene } from '../scene.ts';
 import { fitText } from '../text.ts';
@@ -77,7 +77,7 @@ export function policyFrontierLayout(input: FrontierInput, ctx: FigureContext): 
 
   const marks: Mark[] = [
     ...leftAxis(y, left, { theme, label: yLabel, grid: right - left }),
-    ...bottomAxis(x, bottom, { theme, label: xLabel, format: (v) => fmtUsd(v), grid: bottom - top }),
+    ...bottomAxis(x, bottom, { theme, label: xLabel, tickFormat: fmtUsdTicks, grid: bottom - top }),
   ];
 
   const frontier = frontierOf(drawn);

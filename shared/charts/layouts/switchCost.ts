@@ -15,7 +15,7 @@ import { line, max, scaleLinear } from 'd3';
 import type { SwitchCostResult, SwitchCostRun } from '../../analysisResults.ts';
 import { bottomAxis, bottomAxisHeight, leftAxis, leftAxisWidth, legend, panelTitle } from '../axes.ts';
 import type { FigureContext } from '../context.ts';
-import { fmtCount, fmtPct, fmtUsd } from '../format.ts';
+import { fmtCount, fmtPct, fmtUsd, fmtUsdTicks } from '../format.ts';
 import type { Mark, Scene } from '../scene.ts';
 import { textWidth } from '../text.ts';
 import { runColors } from '../palette.ts';
@@ -100,7 +100,7 @@ export function switchCostLayout(result: SwitchCostResult, ctx: FigureContext): 
   const maxSwitch = max(runs, (r) => max(r.episodes, (e) => e.switches)) ?? 0;
   const maxCost = max(runs, (r) => max(r.episodes, (e) => e.cost)) ?? 0;
   const yCost = scaleLinear().domain([0, maxCost || 1]).nice().range([bottom - 6, plotTop + 6]);
-  const yAxisOpts = { theme, label: 'episode cost ($)', format: fmtUsd };
+  const yAxisOpts = { theme, label: 'episode cost ($)', tickFormat: fmtUsdTicks };
   const left = 12 + leftAxisWidth(yCost, yAxisOpts);
   const xSw = scaleLinear().domain([-0.5, Math.max(1, maxSwitch) + 0.5]).range([left, 12 + panelW]);
   const xTicks = Math.min(maxSwitch + 1, 8);
@@ -193,7 +193,7 @@ export function switchCostLayout(result: SwitchCostResult, ctx: FigureContext): 
   const maxT = max(runs, (r) => max(r.mean_cumulative_cost, (p) => p.t)) ?? 0;
   const maxCum = max(runs, (r) => max(r.mean_cumulative_cost, (p) => p.mean)) ?? 0;
   const yCum = scaleLinear().domain([0, maxCum || 1]).nice().range([bottom - 6, plotTop + 6]);
-  const yCumOpts = { theme, label: 'mean cumulative cost ($)', format: fmtUsd };
+  const yCumOpts = { theme, label: 'mean cumulative cost ($)', tickFormat: fmtUsdTicks };
   const left2 = x0 + leftAxisWidth(yCum, yCumOpts);
   const lastTick = fmtCount(maxT);
   const xT = scaleLinear().domain([0, Math.max(1, maxT)]).range([left2, width - 12 - textWidth(lastTick, fs) / 2]);
