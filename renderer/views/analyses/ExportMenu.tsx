@@ -6,6 +6,7 @@
  */
 import { useState } from 'react';
 import type { AnalysisRequest } from '../../../shared/analysisResults.ts';
+import type { ExportFigureResult } from '../../../shared/apiAnalysis.ts';
 import type { ThemeName } from '../../../shared/charts/theme.ts';
 import { api, errorMessage } from '../../api/index.ts';
 import { downloadBase64 } from '../../charts/download.ts';
@@ -33,11 +34,19 @@ const CHOICES: Choice[] = [
 
 const DPI_CHOICES = [150, 300, 600];
 
-/** An analysis figure's files, drawn by the core at the width shown. */
-export function analysisSaver(request: AnalysisRequest, width: number, theme: ThemeName): (choice: ExportChoice) => Promise<void> {
+/** What the core needs besides the figure to draw its file: the choice, at the width and theme shown. */
+export interface DrawnFileOptions {
+  format: FigureFormat;
+  theme: ThemeName;
+  width: number;
+  scale?: number;
+  dpi?: number;
+}
+
+/** A figure's files drawn by the core (`draw` asks for one), at the width shown, downloaded as it names them. */
+export function coreSaver(draw: (options: DrawnFileOptions) => Promise<ExportFigureResult>, width: number, theme: ThemeName): (choice: ExportChoice) => Promise<void> {
   return async (choice) => {
-    const file = await api.exportFigure({
-      request,
+    const file = await draw({
       format: choice.format,
       theme,
       width: Math.max(320, Math.round(width)),
@@ -46,6 +55,11 @@ export function analysisSaver(request: AnalysisRequest, width: number, theme: Th
     });
     downloadBase64(file.filename, file.mime, file.data_base64);
   };
+}
+
+/** An analysis figure's files, drawn by the core at the width shown. */
+export function analysisSaver(request: AnalysisRequest, width: number, theme: ThemeName): (choice: ExportChoice) => Promise<void> {
+  return coreSaver((options) => api.exportFigure({ request, ...options }), width, theme);
 }
 
 export function ExportMenu({ save, testId = 'export-menu' }: { save(choice: ExportChoice): Promise<void>; testId?: string }) {

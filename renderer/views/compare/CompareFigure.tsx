@@ -5,29 +5,17 @@ import { modelColorFrom } from '../../../shared/charts/context.ts';
 import { COMPARE_FIGURES, type CompareFigureId } from '../../../shared/charts/layouts/compareFigures.ts';
 import { chartTheme, type ThemeName } from '../../../shared/charts/theme.ts';
 import { api } from '../../api/index.ts';
-import { downloadBase64 } from '../../charts/download.ts';
 import { followMarkLink } from '../../charts/markLink.ts';
 import { SceneSvg } from '../../charts/SceneSvg.tsx';
 import type { MarkLink } from '../../../shared/charts/scene.ts';
 import { useElementWidth } from '../../charts/useElementWidth.ts';
 import type { ExportChoice } from '../../charts/sceneFile.ts';
 import { useAppStore } from '../../store/index.ts';
-import { ExportMenu } from '../analyses/ExportMenu.tsx';
+import { coreSaver, ExportMenu } from '../analyses/ExportMenu.tsx';
 
 /** A Compare figure's files, drawn by the core from the same comparison at the width shown (vector PDF). */
 function compareSaver(request: CompareInput, figure: CompareFigureId, width: number, theme: ThemeName): (choice: ExportChoice) => Promise<void> {
-  return async (choice) => {
-    const file = await api.exportCompareFigure({
-      request,
-      figure,
-      format: choice.format,
-      theme,
-      width: Math.max(320, Math.round(width)),
-      ...(choice.scale ? { scale: choice.scale } : {}),
-      ...(choice.dpi ? { dpi: choice.dpi } : {}),
-    });
-    downloadBase64(file.filename, file.mime, file.data_base64);
-  };
+  return coreSaver((options) => api.exportCompareFigure({ request, figure, ...options }), width, theme);
 }
 
 /** A per-task point opens its two episodes in the split inspector (the only link Compare's figures carry). */
