@@ -13,13 +13,23 @@ import { cli, freePort, startServe, type ServeProcess } from './serveProcess.ts'
 import { expect, test } from './fixtures.ts';
 
 const SYSTEM_PROMPT = 'You are a careful agent.\n\n## Rules\n\n- Run **one** command per turn.\n- Never guess.';
-const TASK = 'Fix the `parse()` bug in *src/a.py*.';
+const TASK = 'Fix the `parse()` bug in *src/a.py* (the okapi case).';
 const MESSAGE = 'Here is the plan:\n\n```python\ndef plan():\n    return 42\n```\n\n| step | what |\n|---|---|\n| 1 | look |';
 const REASONING = 'I should **look** before editing.';
 const COMMAND = 'ls -la src/ && grep -n "def parse" src/a.py';
-const NUMBERED = Array.from({ length: 300 }, (_, i) => (i === 250 ? 'line 250: zebrafish-marker' : `line ${i}: output`)).join('\n');
+const NUMBERED = Array.from({ length: 300 }, (_, i) => (i === 250 ? 'line 250: zebrafish-marker' : i === 280 ? 'line 280: okapi-trace' : `line ${i}: output`)).join('\n');
 const MEGABYTE = Array.from({ length: 16_384 }, (_, i) => `${String(i).padStart(6, '0')} ${'x'.repeat(56)}`).join('\n');
 const THOUGHT_ACTION = 'THOUGHT: read the file.\n\n```bash\ncat src/a.py\n```';
+// A Claude Code response: the action is the importer's digest of the calls, the observation their results joined.
+const SHELL_INPUT = JSON.stringify({ command: 'npm test -- --grep parse', description: 'Run the parser tests' });
+const CALLS_TURN = {
+  action: { type: 'tool', tool: 'bash', text: 'bash: npm test -- --grep parse\nRead src/a.py' },
+  tool_calls: [
+    { id: 'c4', name: 'Bash', input: SHELL_INPUT, result: '2 passing' },
+    { id: 'c5', name: 'Read', input: '{"file_path":"src/a.py"}', result: 'def parse(x):\n    return x' },
+  ],
+  observation: '2 passing\n\ndef parse(x):\n    return x',
+};
 const HOSTILE_MESSAGE = 'See <img src=x onerror="window.__pwned=1"> and [this](javascript:window.__pwned=2).';
 
 function readerEpisode(): string {
@@ -49,6 +59,7 @@ function readerEpisode(): string {
       turn(1, { observation: MEGABYTE }),
       turn(2, { action: { type: 'tool', tool: 'bash', text: THOUGHT_ACTION }, tool_calls: [{ name: 'bash', input: 'cat src/a.py', result: 'ok' }] }),
       turn(3, { message: HOSTILE_MESSAGE }),
+      turn(4, CALLS_TURN),
     ],
   });
 }
@@ -96,12 +107,15 @@ test('a message and reasoning render as markdown with highlighted code; the comm
   // The observation is what the terminal printed: plain monospace, no markdown.
   await expect(inspector.block('turn-observation').root).toHaveAttribute('data-format', 'terminal');
 
-  // mini-swe-agent's response (THOUGHT, then a fenced command) reads as markdown, not as one bash block.
-  await page.keyboard.press('End');
-  await page.keyboard.press('k');
+  // mini-swe-agent's response (THOUGHT, then a fenced command): the thought is reasoning, the command the action.
+  await page.keyboard.press('j');
+  await inspector.expectTurn(1);
+  await page.keyboard.press('j');
   await inspector.expectTurn(2);
-  await expect(inspector.block('turn-action').root).toHaveAttribute('data-format', 'markdown');
+  await expect(inspector.block('turn-reasoning').text).toHaveText('read the file.');
+  await expect(inspector.block('turn-action').root).toHaveAttribute('data-format', 'code');
   await expect(inspector.block('turn-action').text.locator('code.language-bash')).toHaveText('cat src/a.py');
+  await expect(inspector.detail).not.toContainText('```');
   // Its observation is the tool's result (as Claude Code logs it): said once, with the call.
   await expect(page.getByTestId('tool-call-result-text')).toHaveText('ok');
   await expect(page.getByTestId('turn-observation-same')).toBeVisible();
@@ -112,6 +126,23 @@ test('a message and reasoning render as markdown with highlighted code; the comm
   await expect(inspector.block('turn-message').text).toContainText('<img src=x onerror="window.__pwned=1">');
   await expect(page.locator('#root img, #root a[href^="javascript"]')).toHaveCount(0);
   expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
+});
+
+test('a response with tool calls shows each call once: a shell call as its command, the digest and joined results not repeated', async ({ page, inspector }) => {
+  await openTurn(page, 4);
+  await inspector.waitReady();
+  // The action is only the digest of the calls the turn list shows: not a block of its own here.
+  await expect(inspector.block('turn-action').root).toHaveCount(0);
+  const inputs = inspector.detail.getByTestId('tool-call-input');
+  await expect(inputs).toHaveCount(2);
+  // The shell call reads as the command it ran, highlighted, with its description beside the tool's name.
+  await expect(inputs.first()).toHaveAttribute('data-format', 'code');
+  await expect(inputs.first().locator('code.language-bash')).toHaveText('npm test -- --grep parse');
+  await expect(inputs.first().getByTestId('tool-call-args')).toHaveText('description: Run the parser tests');
+  await expect(inputs.nth(1).locator('.hljs-attr')).toHaveText('"file_path"');
+  await expect(inspector.detail.getByTestId('tool-call-result-text')).toHaveText(['2 passing', 'def parse(x):\n    return x']);
+  await expect(page.getByTestId('turn-observation-same')).toBeVisible();
+  await expect(inspector.block('turn-observation').root).toHaveCount(0);
 });
 
 test('the system prompt and task open above the first turn and stay one click away on the others', async ({ page, inspector }) => {
@@ -181,6 +212,17 @@ test('a search term is marked, opens the collapsed block holding it, and is scro
   await expect(hit).toHaveText('zebrafish');
   await expect(inspector.block('turn-observation').toggle).toHaveText('Show less');
   await expect(hit).toBeInViewport();
+});
+
+test('a search hit in the turn is scrolled to, not the same word in the task shown above it', async ({ page, inspector }) => {
+  await openTurn(page, 0, '?q=okapi');
+  await inspector.waitReady();
+  const inTask = inspector.block('turn-task').text.locator('mark.search-hit');
+  const inTurn = inspector.block('turn-observation').text.locator('mark.search-hit');
+  await expect(inTask).toHaveText('okapi');
+  await expect(inTurn).toHaveText('okapi');
+  await expect(inTurn).toBeInViewport();
+  await expect(inTask).not.toBeInViewport();
 });
 
 test('a 1 MB observation opens fast, collapsed, and expands whole', async ({ page, inspector }) => {

@@ -75,6 +75,9 @@ test('a paired diff that arrives below the fold is scrolled into view', async ({
   await expect(lab.diff).not.toBeInViewport();
   await lab.compare('logged', 'cheapest');
   await expect(page.getByTestId('diff-caption')).toBeInViewport();
+  // Its rows fit the window's width: the Δŝ column is not cut at the right edge.
+  const rows = page.locator('.diff-rows-scroll');
+  expect(await rows.evaluate((e) => e.scrollWidth - e.clientWidth)).toBeLessThanOrEqual(1);
 });
 
 test('an analysis export is captioned and named after the analysis, runs and day; its CSV numbers are rounded', async ({ app, analyses }) => {

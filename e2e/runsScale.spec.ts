@@ -124,3 +124,62 @@ test('calibration spans ŝ’s range on x and lines its two panels up', async ({
   expect(text).not.toContain('S̃');
   expect(text).toContain('mean realised target');
 });
+
+test('the Runs header says the cost it knows and how many runs have none, never a bare dash', async ({ app, runs, page }) => {
+  await app.open('#/runs');
+  await runs.waitReady();
+  const costs = await page.getByTestId('run-cost').allTextContents();
+  const unknown = costs.filter((c) => c.trim() === '—').length;
+  await expect(runs.summary).not.toContainText('— total');
+  if (unknown === 0) {
+    await expect(page.getByTestId('runs-unknown-cost')).toHaveCount(0);
+    await expect(page.getByTestId('runs-total-cost')).toHaveText(/^≈?\$[\d.,]+ total$/);
+  } else {
+    await expect(page.getByTestId('runs-unknown-cost')).toHaveText(unknown === costs.length ? /^cost unknown for/ : `${unknown} ${unknown === 1 ? 'run' : 'runs'} with an unknown cost`);
+    if (unknown < costs.length) await expect(page.getByTestId('runs-total-cost')).toHaveText(/^at least ≈?\$[\d.,]+ total$/);
+  }
+  // One run with a known cost alone: its total, nothing unknown.
+  const known = await page.locator('[data-testid="run-row"]').filter({ has: page.getByTestId('run-cost').filter({ hasText: '$' }) }).first().getAttribute('data-run-name');
+  await runs.filter(known!);
+  const shown = await page.getByTestId('run-cost').allTextContents();
+  if (shown.every((c) => c.includes('$'))) await expect(page.getByTestId('runs-unknown-cost')).toHaveCount(0);
+});
+
+test('at 1024×700 every column of the Runs and Episodes tables is in view, none cut at the right edge', async ({ app, runs, episodes, page }) => {
+  await page.setViewportSize({ width: 1024, height: 700 });
+  await app.open('#/runs');
+  await runs.waitReady();
+  const fits = (card: string, cells: string) =>
+    page.evaluate(([card, cells]) => {
+      const box = document.querySelector(card)!.getBoundingClientRect();
+      const scroller = document.querySelector(card)!;
+      const right = Math.max(...[...document.querySelectorAll(cells)].map((c) => c.getBoundingClientRect().right));
+      return { overflow: scroller.scrollWidth - scroller.clientWidth, past: right - box.right };
+    }, [card, cells] as const);
+  const runsFit = await fits('.runs-view .table-card', '.runs-table th');
+  expect(runsFit.overflow).toBeLessThanOrEqual(1);
+  expect(runsFit.past).toBeLessThanOrEqual(1);
+  await expect(runs.header('score')).toBeInViewport();
+  await expect(runs.header('cost')).toBeInViewport();
+  await app.open('#/episodes');
+  await episodes.waitReady();
+  const episodesFit = await fits('.etable-scroll', '.etable-th');
+  expect(episodesFit.overflow).toBeLessThanOrEqual(1);
+  // No header label spills out of its column.
+  const spilled = await page.locator('.etable-th').evaluateAll((ths) => ths.filter((t) => t.scrollWidth > t.clientWidth + 1).map((t) => t.textContent));
+  expect(spilled).toEqual([]);
+});
+
+test('model usage by turn gives every model it draws its own colour', async ({ app, analyses }) => {
+  await app.open('#/analyses/usage-by-turn');
+  await analyses.waitFigure();
+  // Each legend entry: its label and the swatch drawn just before it.
+  const entries = await analyses
+    .panel()
+    .locator('[data-role="legend-label"]')
+    .evaluateAll((labels) => labels.map((l) => ({ label: l.textContent, fill: l.previousElementSibling ? getComputedStyle(l.previousElementSibling).fill : '' })));
+  expect(entries.length).toBeGreaterThan(3);
+  const byFill = new Map<string, string[]>();
+  for (const e of entries) byFill.set(e.fill, [...(byFill.get(e.fill) ?? []), e.label ?? '']);
+  expect([...byFill.values()].filter((labels) => labels.length > 1)).toEqual([]);
+});

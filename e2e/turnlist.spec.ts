@@ -51,13 +51,38 @@ test('mini-swe-agent turns show the bash command that ran, not code quoted in th
   await expect(list.summary(3)).toHaveText("sed -n '497,550p' astropy/utils/misc.py");
 });
 
-test('a Claude Code turn with several tool calls shows the first and counts the rest', async ({ app, inspector, list, server }) => {
+test('a mini-swe-agent reply reads as its thought, then the command that ran', async ({ app, inspector, server }) => {
+  await app.open(`#/episode/${server.episodeId('astropy__astropy-7166')}/turn/3`);
+  await inspector.waitReady();
+  await expect(inspector.block('turn-reasoning').text).toContainText('starts on line 497');
+  await expect(inspector.block('turn-reasoning').text).not.toContainText('THOUGHT');
+  await expect(inspector.block('turn-action').root).toHaveAttribute('data-format', 'code');
+  await expect(inspector.block('turn-action').text).toHaveText("sed -n '497,550p' astropy/utils/misc.py");
+});
+
+test('at 1440×900 beside the step debugger, the turn list has room for a command of about 30 characters', async ({ app, inspector, list, page, server }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await app.open(`#/episode/${server.episodeId('8463c716-a2ea-4c14-9efa-87158ebd9f20')}/turn/0`);
+  await inspector.waitReady();
+  await expect(page.getByTestId('step-debugger')).toHaveAttribute('data-open', 'true');
+  // 12.5 px text is about 7 px a character; 18 characters (126 px) was what the list showed before.
+  expect(await list.summary(1).evaluate((el) => el.clientWidth)).toBeGreaterThanOrEqual(200);
+  await expect(list.summary(1)).toHaveText('bash: bd show spotter-fum.1');
+  expect(await list.summary(1).evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+});
+
+test('a Claude Code turn with several tool calls shows the first and counts the rest', async ({ app, inspector, list, page, server }) => {
   await app.open(`#/episode/${server.episodeId('8463c716-a2ea-4c14-9efa-87158ebd9f20')}/turn/2`);
   await inspector.waitReady();
   await expect(list.summary(2)).toHaveText('bash: bd update spotter-fum.1 --status in_progress');
   await expect(list.moreCalls(2)).toHaveText('+2');
   await expect(list.summary(2)).toHaveAttribute('title', /Read …\/spotter\/services\/transcript_renderer\.ex\nRead …\/spotter\/transcripts\/jsonl_parser\.ex/);
   await expect(list.moreCalls(1)).toHaveCount(0);
+  // In the turn, each call once: the shell call as its command; no Action block repeating the list's digest.
+  await expect(inspector.block('turn-action').root).toHaveCount(0);
+  await expect(inspector.detail.getByTestId('tool-call-input')).toHaveCount(3);
+  await expect(inspector.block('tool-call-input').text).toHaveText('bd update spotter-fum.1 --status in_progress');
+  await expect(page.getByTestId('turn-observation-same')).toBeVisible();
 });
 
 for (const theme of ['light', 'dark'] as const) {

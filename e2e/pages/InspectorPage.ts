@@ -13,6 +13,15 @@ export class InspectorPage {
   readonly observation: Locator;
   readonly note: Locator;
   readonly turnItems: Locator;
+  readonly header: Locator;
+  readonly headerToggle: Locator;
+  readonly timeline: Locator;
+  readonly timelineToggle: Locator;
+  readonly nav: Locator;
+  readonly detailScroll: Locator;
+  readonly taskText: Locator;
+  readonly taskToggle: Locator;
+  readonly debugger: Locator;
 
   constructor(readonly page: Page) {
     this.view = page.getByTestId('inspector-view');
@@ -27,6 +36,15 @@ export class InspectorPage {
     this.observation = page.getByTestId('turn-observation-text');
     this.note = page.getByTestId('turn-nav-note');
     this.turnItems = page.getByTestId('turn-item');
+    this.header = page.getByTestId('episode-header');
+    this.headerToggle = page.getByTestId('header-toggle');
+    this.timeline = page.getByTestId('timeline');
+    this.timelineToggle = page.getByTestId('timeline-toggle');
+    this.nav = page.getByTestId('turn-nav');
+    this.detailScroll = page.getByTestId('turn-detail-scroll');
+    this.taskText = page.getByTestId('task-text');
+    this.taskToggle = page.getByTestId('task-toggle');
+    this.debugger = page.getByTestId('step-debugger');
   }
 
   async waitReady(): Promise<void> {
@@ -38,7 +56,12 @@ export class InspectorPage {
     await expect(this.page).toHaveURL(new RegExp(`#/episode/\\d+/turn/${t}(\\?|$)`));
   }
 
-  button(name: 'prev-turn' | 'next-turn' | 'prev-error' | 'next-error' | 'next-switch'): Locator {
+  /** The episode shown, by database id. */
+  async episodeShown(): Promise<number> {
+    return Number(await this.view.getAttribute('data-episode-id'));
+  }
+
+  button(name: 'prev-turn' | 'next-turn' | 'prev-error' | 'next-error' | 'next-switch' | 'prev-episode' | 'next-episode'): Locator {
     return this.page.getByTestId(name);
   }
 

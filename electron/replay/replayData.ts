@@ -331,10 +331,10 @@ function load(db: Db, options: LoadOptions): ReplayData {
       cost[j * K + k] = (inUsd + outTokens * p.pout) / 1e6;
     }
   }
-  if (unpriced > 0) notes.push(`${unpriced} turn × model pairs have no price or no token counts: their cost is unknown, and episodes where a policy chooses one are left out of its cost`);
+  if (unpriced > 0) notes.push(`${unpriced.toLocaleString('en-US')} turn × model pairs have no price or no token counts: their cost is unknown, and episodes where a policy chooses one are left out of its cost`);
   let unknownLogged = 0;
   for (let j = 0; j < nTurns; j++) if (Number.isNaN(loggedCost[j] as number)) unknownLogged++;
-  if (unknownLogged > 0) notes.push(`${unknownLogged} of ${nTurns} logged turns have an unknown cost (the log gives none and the model has no price)`);
+  if (unknownLogged > 0) notes.push(`${unknownLogged.toLocaleString('en-US')} of ${nTurns.toLocaleString('en-US')} logged turns have an unknown cost (the log gives none and the model has no price)`);
 
   return {
     ...candidateLists(sHat, nTurns, K, actionSpace),

@@ -89,6 +89,8 @@ describe('turn summary: tool-calling agents show the first call and how many mor
   });
   it('Codex: the shell command; a plan update by its step under way', () => {
     expect(line('codexShell').text).toBe('bash: ls -la');
+    const script = { action: 'bash: set -e\necho hi', tool: 'bash', action_type: 'tool', tool_calls: [{ id: null, name: 'shell', input: '{"command":["bash","-lc","set -e\\necho hi"]}', result: null, is_error: null }] };
+    expect(actionSummary(script).text).toBe('bash: set -e …');
     expect(line('codexPlan').text).toBe('update_plan: Scan repo for go.mod and version strings');
   });
   it('Gemini CLI and Copilot CLI: a raw-argument call by its key argument', () => {

@@ -16,6 +16,8 @@
  * - Inspect and OpenTelemetry write calls as `name({json})` lines after the reply's text.
  */
 import type { TurnDetail } from '../../shared/api.ts';
+import { BASH_BLOCK } from './codeFence.ts';
+import { commandOfArgv } from './turnBlocks.ts';
 
 export interface ActionSummary {
   /** The line shown. */
@@ -29,7 +31,6 @@ export interface ActionSummary {
 type SummaryInput = Pick<TurnDetail, 'action' | 'tool' | 'action_type'> & { tool_calls?: TurnDetail['tool_calls'] };
 
 // The same patterns the importers use to decide what ran (electron/importers/miniSweAgent.ts, mtrouterActions.ts).
-const BASH_BLOCK = /```bash\s*\n([\s\S]*?)\n```/g;
 const TEXT_BLOCK = /```text\s*\n([\s\S]*?)\n```/g;
 const CALL_MARKUP = [
   /<tool_call>\s*([\s\S]*?)\s*<\/tool_call>/g,
@@ -108,8 +109,7 @@ function argText(key: string, value: unknown): string | null {
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   // Codex `shell`: ["bash", "-lc", "ls -la"]; what ran is the last word.
   if (key === 'command' && Array.isArray(value) && value.every((v) => typeof v === 'string')) {
-    const words = value as string[];
-    return commandLine(words.length >= 3 && /^-\w*c$/.test(words.at(-2) ?? '') ? (words.at(-1) ?? '') : words.join(' '));
+    return commandLine(commandOfArgv(value as string[]));
   }
   const step = planStep(value);
   return step === null ? null : commandLine(step);
@@ -198,7 +198,9 @@ export function actionSummary(turn: SummaryInput): ActionSummary {
     const first = calls[0];
     const line = text.split('\n', 1)[0]?.trim() ?? '';
     const raw = first !== undefined && (line === '' || line.startsWith(`${first.name}(`) || line.startsWith(`${first.name} {`));
-    const head = raw && first !== undefined ? callSummary(first.name, first.input) : shortenPathLine(clip(line));
+    // One call written on several lines (a script) is its first line and “…”, as a text agent's command is.
+    const continued = calls.length === 1 && text.includes('\n') && !line.endsWith('…') ? ' …' : '';
+    const head = raw && first !== undefined ? callSummary(first.name, first.input) : shortenPathLine(clip(line)) + continued;
     return { ...summaryOf([head], fallback), more: calls.length - 1, full: [head, ...calls.slice(1).map((c) => callSummary(c.name, c.input))].join('\n') };
   }
   // A reply that ran nothing (a final answer, a format error) is summarised by what it says.

@@ -10,7 +10,11 @@ export function codeFence(text: string, language: string): string {
   return `${fence}${language}\n${text}\n${fence}`;
 }
 
-const SHELL_TOOLS = /^(bash|sh|shell|zsh|terminal|run|run_command|execute_bash|exec_command|local_shell|cmd|command)$/i;
+/** The fenced bash block a text agent (mini-swe-agent) runs; the importer uses the same pattern. */
+export const BASH_BLOCK = /```bash\s*\n([\s\S]*?)\n```/g;
+
+/** Tools whose input is a shell command, by the names the agents give them. */
+export const SHELL_TOOLS = /^(bash|sh|shell|zsh|terminal|run|run_command|run_shell_command|execute_bash|exec_command|local_shell|local_shell_call|cmd|command)$/i;
 const PYTHON_TOOLS = /^(python|execute_python|ipython|run_python|code_interpreter)$/i;
 
 /**

@@ -1,6 +1,6 @@
 /** What every figure layout is given besides the analysis result. */
 import type { ModelInfo } from '../api.ts';
-import { paletteColor, UNKNOWN_MODEL_COLOR } from './palette.ts';
+import { paletteColor, UNKNOWN_MODEL_COLOR, type ModelColorOf } from './palette.ts';
 import type { ChartTheme } from './theme.ts';
 
 export interface FigureContext {
@@ -10,13 +10,14 @@ export interface FigureContext {
   /** Height in CSS px; omitted, the layout picks one for its content (small multiples grow with the runs compared). */
   height?: number;
   /** A model's colour, the same in every view and export: `paletteColor(color_index)` from listModels. */
-  modelColor(name: string): string;
+  modelColor: ModelColorOf;
   /** pareto: the cost axis (the request's `costAxis`; default linear). */
   costAxis?: 'linear' | 'log';
 }
 
 /** `modelColor` from a `listModels` answer; models it does not know get the "unknown" grey. */
-export function modelColorFrom(models: readonly Pick<ModelInfo, 'name' | 'color_index'>[]): (name: string) => string {
+export function modelColorFrom(models: readonly Pick<ModelInfo, 'name' | 'color_index'>[]): ModelColorOf {
   const byName = new Map(models.map((m) => [m.name, paletteColor(m.color_index)]));
-  return (name) => byName.get(name) ?? UNKNOWN_MODEL_COLOR;
+  const index = new Map(models.map((m) => [m.name, m.color_index]));
+  return Object.assign((name: string) => byName.get(name) ?? UNKNOWN_MODEL_COLOR, { order: (name: string) => index.get(name) ?? Number.MAX_SAFE_INTEGER });
 }

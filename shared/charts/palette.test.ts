@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { contrastRatio, deltaE2000, lab, labSeenWith, type Dichromacy } from './colorDistance.ts';
-import { MODEL_PALETTE, ownRunColor, RUN_PALETTE, runColors, UNKNOWN_MODEL_COLOR } from './palette.ts';
+import { distinctModelColors, MODEL_PALETTE, ownRunColor, RUN_PALETTE, runColors, UNKNOWN_MODEL_COLOR } from './palette.ts';
 import { DARK_THEME, LIGHT_THEME } from './theme.ts';
 import { MAX_RUNS_DRAWN } from './layouts/common.ts';
 
@@ -29,8 +29,9 @@ describe('colour distance', () => {
 
 describe('model palette', () => {
   const first12 = MODEL_PALETTE.slice(0, 12);
-  it('has at least 12 colours, the first 12 at least ΔE2000 15 apart and all of them at least 13', () => {
-    expect(MODEL_PALETTE.length).toBeGreaterThanOrEqual(12);
+  it('has at least 20 colours, the first 12 at least ΔE2000 15 apart and all of them at least 13', () => {
+    // A real database (the demo's) holds 20 models or more; they should not share colours in one figure.
+    expect(MODEL_PALETTE.length).toBeGreaterThanOrEqual(20);
     expect(closestPair(first12).d).toBeGreaterThan(15);
     expect(closestPair(MODEL_PALETTE).d).toBeGreaterThan(13);
     expect(new Set(MODEL_PALETTE.map((c) => c.toLowerCase())).size).toBe(MODEL_PALETTE.length);
@@ -77,5 +78,37 @@ describe('run colours', () => {
   it('is a run colour, never a model colour', () => {
     const color = runColors(names);
     for (const n of names) expect(RUN_PALETTE).toContain(color(n));
+  });
+});
+
+describe('model colours of one figure', () => {
+  // color_index wraps past the palette: these four models share two colours.
+  const n = MODEL_PALETTE.length;
+  const index: Record<string, number> = { 'gpt-5': 0, 'claude-3-5-sonnet': n, 'kimi-k2': 3, 'gpt-4o': n + 3, 'deepseek-v3.2': 1 };
+  const own = (name: string) => MODEL_PALETTE[(index[name] ?? 0) % n] as string;
+  it('keeps every model whose colour no other drawn model has', () => {
+    const color = distinctModelColors(own, ['gpt-5', 'kimi-k2', 'deepseek-v3.2']);
+    for (const m of ['gpt-5', 'kimi-k2', 'deepseek-v3.2']) expect(color(m)).toBe(own(m));
+  });
+  it('lets the model given a shared colour first keep it', () => {
+    const ordered = Object.assign((name: string) => own(name), { order: (name: string) => index[name] ?? 99 });
+    const color = distinctModelColors(ordered, Object.keys(index));
+    expect(color('gpt-5')).toBe(own('gpt-5'));
+    expect(color('kimi-k2')).toBe(own('kimi-k2'));
+    expect(color('claude-3-5-sonnet')).not.toBe(own('claude-3-5-sonnet'));
+  });
+  it('gives models that share a colour distinct ones, without an order the first by name keeping its own', () => {
+    const names = Object.keys(index);
+    const color = distinctModelColors(own, names);
+    expect(new Set(names.map(color)).size).toBe(names.length);
+    expect(color('claude-3-5-sonnet')).toBe(own('claude-3-5-sonnet'));
+    expect(color('gpt-5')).not.toBe(own('gpt-5'));
+    expect(color('deepseek-v3.2')).toBe(own('deepseek-v3.2'));
+    for (const m of names) expect(MODEL_PALETTE).toContain(color(m));
+  });
+  it('repeats no colour for as many models as the palette has', () => {
+    const names = Array.from({ length: n }, (_, i) => `m${String(i).padStart(2, '0')}`);
+    const color = distinctModelColors(() => MODEL_PALETTE[0] as string, names);
+    expect(new Set(names.map(color)).size).toBe(n);
   });
 });

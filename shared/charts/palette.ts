@@ -27,6 +27,14 @@ export const MODEL_PALETTE: readonly string[] = [
   '#007755', // pine
   '#44CCAA', // aquamarine
   '#DD0055', // crimson
+  // Six more by the same rule, kept vivid (CIELAB chroma ≥ 35) so none reads as a run or the unknown grey:
+  // a figure of one database's 20 or so models then repeats no colour.
+  '#665500', // olive
+  '#99BB00', // lime
+  '#DD00FF', // electric purple
+  '#448800', // leaf green
+  '#BBAAEE', // lavender
+  '#665599', // dusk
 ];
 
 /** Colour of a model not (yet) known to listModels. */
@@ -82,4 +90,45 @@ export function runColors(names: readonly string[]): (name: string) => string {
     colors.set(name, RUN_PALETTE[slot] as string);
   }
   return (name) => colors.get(name) ?? ownRunColor(name);
+}
+
+/** A model's colour, with (when known) the order colours were given in: color_index, the older model first. */
+export type ModelColorOf = ((name: string) => string) & { order?: (name: string) => number };
+
+/**
+ * Model colours for the models one figure draws. A database can hold more models than MODEL_PALETTE has
+ * colours, so their own colours (`modelColor`, from color_index) wrap and two drawn models may share one.
+ * Every model whose own colour is free keeps it, so a model looks the same as in every other view; of models
+ * that share one, the one given it first (`order`; else the first by name) keeps it, and the others take the
+ * next palette colours no drawn model has.
+ * A figure of up to MODEL_PALETTE.length models thus repeats no colour.
+ */
+export function distinctModelColors(modelColor: ModelColorOf, names: readonly string[]): (name: string) => string {
+  const order = modelColor.order ?? (() => 0);
+  const sorted = [...new Set(names)].sort((a, b) => order(a) - order(b) || a.localeCompare(b));
+  const colors = new Map<string, string>();
+  const taken = new Set<string>();
+  for (const name of sorted) {
+    const own = modelColor(name);
+    if (taken.has(own) && own !== UNKNOWN_MODEL_COLOR) continue;
+    colors.set(name, own);
+    taken.add(own);
+  }
+  const n = MODEL_PALETTE.length;
+  for (const name of sorted) {
+    if (colors.has(name)) continue;
+    const own = modelColor(name);
+    const start = Math.max(0, MODEL_PALETTE.indexOf(own));
+    let color = own;
+    for (let k = 1; k <= n; k++) {
+      const candidate = MODEL_PALETTE[(start + k) % n] as string;
+      if (!taken.has(candidate)) {
+        color = candidate;
+        break;
+      }
+    }
+    colors.set(name, color);
+    taken.add(color);
+  }
+  return (name) => colors.get(name) ?? modelColor(name);
 }

@@ -7,7 +7,7 @@ import type { EpisodeDetail } from '../../../shared/api.ts';
 import { OutcomeBadge } from '../../components/figures.tsx';
 import { ChevronDownIcon, ChevronLeftIcon } from '../../components/icons.tsx';
 import { ModelChip } from '../../components/ModelChip.tsx';
-import { VisibleName } from '../../components/VisibleName.tsx';
+import { VisibleName, visibleTitle } from '../../components/VisibleName.tsx';
 import { formatCost, formatCount, formatUnit, plural } from '../../format/numbers.ts';
 import { formatHash } from '../../routing/route.ts';
 import { useAppStore } from '../../store/index.ts';
@@ -66,14 +66,17 @@ function TaskText({ text, lines }: { text: string; lines: number }) {
   }, [open, text, lines]);
   return (
     <div className="task">
-      <pre
-        ref={ref}
-        className={open ? 'task-text' : 'task-text is-clamped'}
-        style={open ? undefined : ({ '--task-lines': lines } as CSSProperties)}
-        data-testid="task-text"
-      >
-        {text}
-      </pre>
+      {/* The padding is the box's, not the text's: a clip at the text's padding edge would show a sliver of the next line. */}
+      <div className="task-box">
+        <pre
+          ref={ref}
+          className={open ? 'task-text is-open' : 'task-text is-clamped'}
+          style={{ '--task-lines': lines } as CSSProperties}
+          data-testid="task-text"
+        >
+          {text}
+        </pre>
+      </div>
       {(overflows || open) && (
         <button type="button" className="btn btn-ghost task-toggle" onClick={() => setOpen((o) => !o)} aria-expanded={open} data-testid="task-toggle">
           {open ? 'Less' : 'Full task'}
@@ -142,7 +145,9 @@ export function EpisodeHeader({ detail, density, onDensity }: { detail: EpisodeD
         <ChevronLeftIcon /> Episodes
       </a>
       <span className="faint">/</span>
-      <VisibleName name={ep.run} className="muted" />
+      <span className="muted crumb-run" title={visibleTitle(ep.run)}>
+        <VisibleName name={ep.run} />
+      </span>
       {ep.parent && (
         <>
           <span className="faint">/</span>
@@ -165,16 +170,15 @@ export function EpisodeHeader({ detail, density, onDensity }: { detail: EpisodeD
   );
   const title = (
     <>
-      <h1 className="mono" data-testid="episode-title">
+      <h1 className="mono" data-testid="episode-title" title={visibleTitle(ep.ext_id)}>
         <VisibleName name={ep.ext_id} />
       </h1>
       <OutcomeBadge success={ep.success} score={ep.final_score} />
-      {ep.exit_reason && <span className="tag">{ep.exit_reason}</span>}
     </>
   );
 
   if (compact) {
-    // One line: where, which, outcome and the three totals a reader checks first; the rest behind "More".
+    // One line: where, which, outcome and the three totals a reader checks first; the rest (the exit reason too) behind "More".
     return (
       <header className="episode-header is-compact" data-testid="episode-header" data-density="compact">
         <div className="episode-title-row">
@@ -210,7 +214,10 @@ export function EpisodeHeader({ detail, density, onDensity }: { detail: EpisodeD
         {crumbs}
         <DensityToggle density={density} onDensity={onDensity} />
       </div>
-      <div className="episode-title-row">{title}</div>
+      <div className="episode-title-row">
+        {title}
+        {ep.exit_reason && <span className="tag">{ep.exit_reason}</span>}
+      </div>
       <dl className="episode-stats">
         <div>
           <dt>Total cost</dt>

@@ -50,7 +50,8 @@ export function Timeline({
   const height = compact ? COMPACT.height : TIMELINE_HEIGHT;
 
   return (
-    <div className={compact ? 'timeline is-compact' : 'timeline'} ref={ref} data-testid="timeline" data-density={density}>
+    // The box takes the drawing's height (content-box, the border outside it), so folding the plot leaves no empty box.
+    <div className={compact ? 'timeline is-compact' : 'timeline'} ref={ref} style={{ height }} data-testid="timeline" data-density={density}>
       {layout && (
         <svg width={layout.width} height={height} role="img" aria-label={`Timeline of ${turns.length} turns`}>
           <text className="timeline-lane-label" x={4} y={layout.errorY + errorShift + 4}>

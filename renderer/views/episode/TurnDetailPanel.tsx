@@ -8,6 +8,8 @@ import { unknownCumulativeTitle, unknownTurnCostTitle, type CostEpisode } from '
 import { formatHash } from '../../routing/route.ts';
 import { useAppStore, useModelColors } from '../../store/index.ts';
 import { actionFormat, actionLanguage, jsonInput } from '../../format/codeFence.ts';
+import { actionRepeatsCalls, observationIsResults, shellCall, thoughtAndCommand } from '../../format/turnBlocks.ts';
+import { HitText } from '../../components/HitText.tsx';
 import { PlanTurnDag } from './PlanTurnDag.tsx';
 import { TextBlock } from './TextBlock.tsx';
 import { EpisodeContext, TurnAsImported, TurnViewSwitch, useTurnView } from './TurnReading.tsx';
@@ -126,13 +128,38 @@ function ToolCalls({ calls, highlight }: { calls: TurnDetail['tool_calls']; high
   );
 }
 
-/** A tool call's input: JSON indented and highlighted, a shell command highlighted, anything else as logged. */
+/**
+ * A tool call's input: a shell call's command as highlighted bash with its other arguments (a description, a
+ * working directory) beside the name; JSON indented and highlighted; anything else as logged.
+ */
 function ToolInput({ name, isError, input, highlight }: { name: string; isError: boolean; input: string | null; highlight?: string }) {
+  const title = `${name}${isError ? ' · error' : ''}`;
+  const shell = shellCall(name, input);
+  if (shell) {
+    const others = shell.others.join(' · ');
+    return (
+      <TextBlock
+        title={title}
+        text={shell.command}
+        testId="tool-call-input"
+        format="code"
+        language={actionLanguage(name, '', shell.command) ?? undefined}
+        highlight={highlight}
+        aside={
+          others ? (
+            <span className="faint tool-call-args" title={shell.others.join('\n')} data-testid="tool-call-args">
+              <HitText text={others} highlight={highlight} />
+            </span>
+          ) : undefined
+        }
+      />
+    );
+  }
   const json = input === null ? null : jsonInput(input);
   const language = json !== null ? 'json' : input === null ? null : actionLanguage(name, '', input);
   return (
     <TextBlock
-      title={`${name}${isError ? ' · error' : ''}`}
+      title={title}
       text={json ?? input}
       testId="tool-call-input"
       format={language ? 'code' : 'terminal'}
@@ -140,12 +167,6 @@ function ToolInput({ name, isError, input, highlight }: { name: string; isError:
       highlight={highlight}
     />
   );
-}
-
-/** Some formats (Claude Code) make the observation the tool results joined: shown once, with the calls. */
-function observationIsResults(turn: TurnDetail): boolean {
-  const results = turn.tool_calls.flatMap((c) => (c.result != null ? [c.result] : []));
-  return turn.observation != null && results.length > 0 && turn.observation === results.join('\n\n');
 }
 
 export function TurnDetailPanel({
@@ -166,7 +187,11 @@ export function TurnDetailPanel({
   highlight?: string;
 }) {
   const [view, setView] = useTurnView();
-  const actionAs = actionFormat(turn.tool, turn.action_type, turn.action);
+  // A text agent's reply (mini-swe-agent): its thought reads as reasoning, the command it ran as the action.
+  const split = turn.reasoning ? null : thoughtAndCommand(turn.action);
+  const reasoning = split?.thought ?? turn.reasoning;
+  const action = split?.command ?? turn.action;
+  const actionAs = split ? { format: 'code' as const, language: 'bash' } : actionFormat(turn.tool, turn.action_type, turn.action);
   const costTitle =
     turn.cost_source === 'priced'
       ? 'Estimated from token counts × list prices (models/pool.json, or @pydantic/genai-prices for other models); the log had no cost'
@@ -248,19 +273,22 @@ export function TurnDetailPanel({
       ) : (
         <>
           {episode && <EpisodeContext episode={episode} firstTurn={turn.t === 0} highlight={highlight} />}
-          {turn.reasoning && <TextBlock key={`r${turn.t}`} title="Reasoning" text={turn.reasoning} testId="turn-reasoning" format="markdown" highlight={highlight} />}
+          {reasoning && <TextBlock key={`r${turn.t}`} title="Reasoning" text={reasoning} testId="turn-reasoning" format="markdown" highlight={highlight} />}
           {turn.message && <TextBlock key={`m${turn.t}`} title="Message" text={turn.message} testId="turn-message" format="markdown" highlight={highlight} />}
-          <TextBlock
-            key={`a${turn.t}`}
-            title="Action"
-            text={turn.action}
-            testId="turn-action"
-            format={actionAs.format}
-            language={actionAs.language}
-            highlight={highlight}
-          />
+          {/* The calls' digest (`bash: ls`) is for the turn list; here the calls below say it in full. */}
+          {!actionRepeatsCalls(turn.action, turn.tool_calls) && (
+            <TextBlock
+              key={`a${turn.t}`}
+              title="Action"
+              text={action}
+              testId="turn-action"
+              format={actionAs.format}
+              language={actionAs.language}
+              highlight={highlight}
+            />
+          )}
           <ToolCalls key={`c${turn.t}`} calls={turn.tool_calls} highlight={highlight} />
-          {observationIsResults(turn) ? (
+          {observationIsResults(turn.observation, turn.tool_calls) ? (
             <p className="faint turn-observation-same" data-testid="turn-observation-same">
               Observation: the tool results above, as the log gave them.
             </p>

@@ -57,7 +57,7 @@ export function TurnNav({
       >
         <span className="turn-nav-label">Episode</span> <kbd>]</kbd> <ChevronRightIcon />
       </button>
-      <span className="turn-nav-note faint" aria-live="polite" data-testid="turn-nav-note">
+      <span className="turn-nav-note faint" aria-live="polite" title={note ?? undefined} data-testid="turn-nav-note">
         {note}
       </span>
       {children && <span className="turn-nav-end">{children}</span>}

@@ -98,7 +98,12 @@ export function EpisodeContext({
   if (!prompt && !task) return null;
   const parts = [prompt ? 'system prompt' : null, task ? 'task' : null].filter(Boolean).join(' and ');
   return (
-    <details className="turn-context" open={firstTurn || hasHit(prompt ?? '', highlight) || hasHit(task ?? '', highlight)} data-testid="turn-context">
+    <details
+      className="turn-context"
+      open={firstTurn || hasHit(prompt ?? '', highlight) || hasHit(task ?? '', highlight)}
+      data-testid="turn-context"
+      data-hits-secondary=""
+    >
       <summary>
         The episode's {parts}
         {firstTurn ? '' : ', as given before the first turn'}

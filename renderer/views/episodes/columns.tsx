@@ -26,17 +26,18 @@ export function isSortColumn(id: string): id is EpisodeSortColumn {
 
 /** CSS grid track per column, in column order (fixed widths for figures, the rest share the space). */
 export const COLUMN_TRACKS: Record<string, string> = {
-  id: '64px',
-  ext_id: 'minmax(160px, 2fr)',
-  run: 'minmax(120px, 1.3fr)',
-  task_category: 'minmax(90px, 0.8fr)',
-  n_turns: '68px',
-  total_cost: '92px',
-  final_score: '72px',
-  success: '104px',
+  // The minimums add up to what a 1024 px window leaves the table (episodes.css min-width), so no column is cut there.
+  id: '52px',
+  ext_id: 'minmax(102px, 2fr)',
+  run: 'minmax(90px, 1.3fr)',
+  task_category: 'minmax(96px, 0.8fr)',
+  n_turns: '66px',
+  total_cost: '88px',
+  final_score: '70px',
+  success: '100px',
   n_errors: '68px',
-  n_switches: '80px',
-  models: 'minmax(90px, 0.8fr)',
+  n_switches: '84px',
+  models: 'minmax(80px, 0.8fr)',
 };
 
 export const NUMERIC_COLUMNS = new Set(['id', 'n_turns', 'total_cost', 'final_score', 'n_errors', 'n_switches']);

@@ -48,7 +48,7 @@ function ScoreSourceNote({ result }: { result: ReplayResult }) {
     return (
       <p className="faint lab-source" data-testid="shat-source">
         ŝ from estimator <span className="mono">{result.estimator?.name}</span>
-        {result.estimator ? ` (${result.estimator.created_at})` : ''}.
+        {result.estimator ? `, created ${result.estimator.created_at.slice(0, 16).replace('T', ' ')}` : ''}.
       </p>
     );
   }

@@ -7,10 +7,10 @@ import { useMemo, useState } from 'react';
 import { ImportButton } from '../../components/ImportButton.tsx';
 import { SearchIcon } from '../../components/icons.tsx';
 import { NoRunsYet } from '../../components/NoRunsYet.tsx';
-import { formatCost, plural } from '../../format/numbers.ts';
+import { plural } from '../../format/numbers.ts';
 import { useAppStore } from '../../store/index.ts';
 import { RunsTable } from './RunsTable.tsx';
-import { DEFAULT_RUN_SORT, filterRuns, nextSort, sortRuns, type RunSort } from './runsTableModel.ts';
+import { costSummary, DEFAULT_RUN_SORT, filterRuns, nextSort, sortRuns, type RunSort } from './runsTableModel.ts';
 import './runs.css';
 
 export default function RunsView() {
@@ -28,10 +28,7 @@ export default function RunsView() {
   const shown = rows;
   const episodes = shown.reduce((a, r) => a + r.episodes, 0);
   const turns = shown.reduce((a, r) => a + r.turns, 0);
-  // One unknown cost makes the total unknown: show '—' with what is known in the tooltip, never the partial sum.
-  const cost = shown.some((r) => r.total_cost === null) ? null : shown.reduce((a, r) => a + (r.total_cost ?? 0), 0);
-  const knownCost = shown.reduce((a, r) => a + r.known_cost, 0);
-  const unpriced = shown.reduce((a, r) => a + r.unpriced_episodes, 0);
+  const cost = costSummary(shown);
   const unknownOutcome = shown.reduce((a, r) => a + r.unknown_outcome, 0);
 
   return (
@@ -42,13 +39,16 @@ export default function RunsView() {
           <span>{plural(shown.length, 'run')}</span>
           <span>{plural(episodes, 'episode')}</span>
           <span>{plural(turns, 'turn')}</span>
-          <span
-            className="num"
-            data-testid="runs-total-cost"
-            title={cost === null ? `${plural(unpriced, 'episode')} with an unknown cost; ${formatCost(knownCost)} is known` : undefined}
-          >
-            {formatCost(cost)} total
-          </span>
+          {cost.total && (
+            <span className="num" data-testid="runs-total-cost" title={cost.title}>
+              {cost.total}
+            </span>
+          )}
+          {cost.unknown && (
+            <span data-testid="runs-unknown-cost" title={cost.title}>
+              {cost.unknown}
+            </span>
+          )}
           {unknownOutcome > 0 && (
             <span data-testid="runs-unknown-outcome" title="Left out of success rates and mean scores, not counted as failures">
               {unknownOutcome} of {plural(episodes, 'episode')} without an outcome

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../../shared/api.ts';
-import { DEFAULT_RUN_SORT, filterRuns, nextSort, sortRuns } from './runsTableModel.ts';
+import { costSummary, DEFAULT_RUN_SORT, filterRuns, nextSort, sortRuns } from './runsTableModel.ts';
 
 function run(id: number, name: string, over: Partial<RunSummary> = {}): RunSummary {
   return {
@@ -48,5 +48,26 @@ describe('filterRuns', () => {
     expect(names(filterRuns(runs, 'swe claude'))).toEqual(['swe-claude']);
     expect(names(filterRuns(runs, '  '))).toHaveLength(5);
     expect(filterRuns(runs, 'nothing-like-this')).toEqual([]);
+  });
+});
+
+describe('costSummary', () => {
+  it('says the total when every run has a known cost, ≈ when some turns were priced from tokens', () => {
+    expect(costSummary([run(1, 'a', { total_cost: 1, known_cost: 1 }), run(2, 'b', { total_cost: 2.5, known_cost: 2.5 })])).toMatchObject({ total: '$3.50 total', unknown: null });
+    expect(costSummary([run(1, 'a', { total_cost: 1, known_cost: 1, priced_turns: 3 })]).total).toBe('≈$1.00 total');
+  });
+  it('says the known part as a lower bound and how many runs it leaves out, never a bare dash', () => {
+    const s = costSummary([
+      run(1, 'a', { total_cost: 10, known_cost: 10 }),
+      run(2, 'b', { total_cost: null, known_cost: 2.4, unpriced_episodes: 3 }),
+      run(3, 'c', { total_cost: null, known_cost: 0, unpriced_episodes: 1 }),
+    ]);
+    expect(s.total).toBe('at least $12.40 total');
+    expect(s.unknown).toBe('2 runs with an unknown cost');
+    expect(s.title).toContain('4 episodes of 2 runs');
+  });
+  it('says the cost is unknown when nothing of it is known', () => {
+    expect(costSummary([run(1, 'a', { total_cost: null, known_cost: 0, unpriced_episodes: 2 })])).toMatchObject({ total: '', unknown: 'cost unknown for the run' });
+    expect(costSummary([run(1, 'a', { total_cost: null, known_cost: 0 }), run(2, 'b', { total_cost: null, known_cost: 0 })]).unknown).toBe('cost unknown for all 2 runs');
   });
 });

@@ -1,5 +1,6 @@
 /** What the Runs table shows: runs matching a text filter, sorted by a column. Unknown values sort last either way. */
 import type { RunSummary } from '../../../shared/api.ts';
+import { formatCost, plural } from '../../format/numbers.ts';
 
 export type RunSortKey = 'name' | 'episodes' | 'turns' | 'cost' | 'success' | 'score' | 'imported';
 export type SortDir = 'asc' | 'desc';
@@ -62,4 +63,23 @@ export function filterRuns(runs: readonly RunSummary[], query: string): RunSumma
     const hay = [r.name, r.format, r.policy_name ?? '', ...r.models].join('\n').toLowerCase();
     return words.every((w) => hay.includes(w));
   });
+}
+
+/**
+ * The cost line of the Runs header for the runs listed. When some runs' cost is unknown the known part is
+ * still a fact (a lower bound), so it is said as one with the number of runs it leaves out, never as a bare
+ * '—'. `≈` when some turns were priced from token counts, as in the table.
+ */
+export function costSummary(runs: readonly RunSummary[]): { total: string; unknown: string | null; title: string | undefined } {
+  const unknownRuns = runs.filter((r) => r.total_cost === null);
+  const known = runs.reduce((a, r) => a + r.known_cost, 0);
+  const approx = runs.some((r) => r.priced_turns > 0) ? '≈' : '';
+  if (unknownRuns.length === 0) {
+    return { total: `${approx}${formatCost(known)} total`, unknown: null, title: approx ? 'Includes turns priced from token counts because the log had no cost' : undefined };
+  }
+  const episodes = unknownRuns.reduce((a, r) => a + r.unpriced_episodes, 0);
+  const why = `${plural(episodes, 'episode')} of ${plural(unknownRuns.length, 'run')} have calls the log gives no cost for and that cannot be priced`;
+  const unknown = unknownRuns.length === runs.length ? `cost unknown for ${unknownRuns.length === 1 ? 'the run' : `all ${unknownRuns.length} runs`}` : `${plural(unknownRuns.length, 'run')} with an unknown cost`;
+  if (known === 0 && unknownRuns.length === runs.length) return { total: '', unknown, title: why };
+  return { total: `at least ${approx}${formatCost(known)} total`, unknown, title: `${formatCost(known)} is known; ${why}` };
 }

@@ -8,6 +8,7 @@ import { scaleBand } from 'd3';
 import type { ConfusionResult } from '../../analysisResults.ts';
 import { colorBar, panelTitle } from '../axes.ts';
 import type { FigureContext } from '../context.ts';
+import { distinctModelColors } from '../palette.ts';
 import { fmtCount, fmtNum, fmtPct } from '../format.ts';
 import { textOn } from '../marks.ts';
 import type { Mark, Scene } from '../scene.ts';
@@ -31,6 +32,7 @@ export function confusionLayout(result: ConfusionResult, ctx: FigureContext): Sc
     y += fs + 10;
   }
   const models = [...new Set(panels.flatMap((p) => p.routing.flatMap((r) => Object.keys(r.shares))))].sort((a, b) => a.localeCompare(b));
+  const modelColor = distinctModelColors(ctx.modelColor, models);
   const empty = panels.every((p) => p.routing.length === 0 && Object.values(p.verification).every((k) => k === 0));
   if (empty) {
     marks.push(emptyNote(ctx, width / 2, y + 50, 'No difficulty labels or verdicts in the selected runs.'));
@@ -52,7 +54,7 @@ export function confusionLayout(result: ConfusionResult, ctx: FigureContext): Sc
     marks.push({ type: 'text', x: left, y: top, text: 'routed model →', fontSize: fs, baseline: 'hanging', fill: theme.mutedText });
     let ry = top + fs + 6;
     for (const m of models) {
-      marks.push({ type: 'rect', x: (x(m) as number) + x.bandwidth() / 2 - 5, y: ry, width: 10, height: 10, fill: ctx.modelColor(m), role: 'model-swatch' });
+      marks.push({ type: 'rect', x: (x(m) as number) + x.bandwidth() / 2 - 5, y: ry, width: 10, height: 10, fill: modelColor(m), role: 'model-swatch' });
     }
     ry += 14;
     for (const row of p.routing) {

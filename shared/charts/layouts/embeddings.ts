@@ -10,6 +10,7 @@ import { scaleLinear } from 'd3';
 import type { EmbeddingsResult } from '../../analysisResults.ts';
 import { colorBar, legend, panelTitle } from '../axes.ts';
 import type { FigureContext } from '../context.ts';
+import { distinctModelColors } from '../palette.ts';
 import { fmtCount, fmtN, fmtUsd } from '../format.ts';
 import { placeLabel, type Box } from '../marks.ts';
 import type { Mark, Scene, TextMark } from '../scene.ts';
@@ -93,9 +94,10 @@ export function embeddingsLayout(result: EmbeddingsResult, ctx: FigureContext): 
   );
   const hx = side ? 12 + size + gap : 12;
   const models = [...new Set(result.histories.points.map((p) => p.model))].sort();
+  const modelColor = distinctModelColors(ctx.modelColor, models);
   let histLeg: { marks: Mark[]; height: number };
   if (result.histories.color === 'model') {
-    histLeg = legend(models.map((m) => ({ label: m, color: ctx.modelColor(m), shape: 'circle' as const })), hx, side ? top : 0, side ? size : width - 24, theme, 'chosen model');
+    histLeg = legend(models.map((m) => ({ label: m, color: modelColor(m), shape: 'circle' as const })), hx, side ? top : 0, side ? size : width - 24, theme, 'chosen model');
   } else {
     const bar = colorBar(theme.diverging, hx, side ? top : 0, Math.min(220, size), ['0 (failed)', '0.5', '1 (solved)'], 'episode outcome (normalised score)', theme);
     histLeg = { marks: [...bar.marks, { type: 'circle', cx: hx + Math.min(220, size) + 24, cy: (side ? top : 0) + fs + 10, r: 4, fill: theme.muted }, { type: 'text', x: hx + Math.min(220, size) + 32, y: (side ? top : 0) + fs + 10, text: 'unknown', fontSize: fs, baseline: 'middle', fill: theme.text }], height: bar.height };
@@ -145,7 +147,7 @@ export function embeddingsLayout(result: EmbeddingsResult, ctx: FigureContext): 
     const s = fit(h.points, right, 10);
     const r = h.points.length > 1000 ? 2 : 2.6;
     for (const p of h.points) {
-      const fill = h.color === 'model' ? ctx.modelColor(p.model) : p.outcome === null ? theme.muted : theme.diverging(p.outcome);
+      const fill = h.color === 'model' ? modelColor(p.model) : p.outcome === null ? theme.muted : theme.diverging(p.outcome);
       const outcome = p.outcome === null ? 'outcome unknown' : `outcome ${p.outcome.toFixed(3)}${p.success === null ? '' : p.success ? ' (solved)' : ' (failed)'}`;
       marks.push({
         type: 'circle', cx: s.x(p.x), cy: s.y(p.y), r, fill, opacity: 0.85, role: 'history-point',

@@ -9,6 +9,7 @@ import { scaleBand } from 'd3';
 import type { LiftCell, LiftResult } from '../../analysisResults.ts';
 import { colorBar, panelTitle } from '../axes.ts';
 import type { FigureContext } from '../context.ts';
+import { distinctModelColors } from '../palette.ts';
 import { fmtCount, fmtNum } from '../format.ts';
 import { textOn } from '../marks.ts';
 import type { Mark, Scene } from '../scene.ts';
@@ -37,6 +38,7 @@ export function liftLayout(result: LiftResult, ctx: FigureContext): Scene {
   const fs = theme.fontSize;
   const panels = result.by_run && result.by_run.length > 0 ? result.by_run.map((r) => ({ title: r.run, run: r.run as string | null, cells: r.cells })) : [{ title: null as string | null, run: null as string | null, cells: result.cells }];
   const { models, categories } = liftAxes(result);
+  const modelColor = distinctModelColors(ctx.modelColor, models);
   const marks: Mark[] = [];
   const bar = colorBar(theme.diverging, 12, 8, Math.min(220, width - 24), ['≤ ¼×', '1× (base rate)', '≥ 4×'], 'lift = P(model | tool) / P(model)', theme);
   marks.push(...bar.marks);
@@ -81,7 +83,7 @@ export function liftLayout(result: LiftResult, ctx: FigureContext): Scene {
     const cells = byKey(panel.cells);
     for (const model of models) {
       const ry = yb(model) as number;
-      marks.push({ type: 'rect', x: 12, y: ry + yb.bandwidth() / 2 - 5, width: 10, height: 10, fill: ctx.modelColor(model), role: 'model-swatch' });
+      marks.push({ type: 'rect', x: 12, y: ry + yb.bandwidth() / 2 - 5, width: 10, height: 10, fill: modelColor(model), role: 'model-swatch' });
       marks.push({ type: 'text', x: 12 + 14, y: ry + yb.bandwidth() / 2, text: fitText(model, fs, rowLabelW), fontSize: fs, baseline: 'middle', fill: theme.text, role: 'row-label' });
       for (const category of categories) {
         const cx = x(category) as number;

@@ -10,6 +10,7 @@ import { line, scaleBand } from 'd3';
 import { isPlanDagEpisode, type PlanDagEpisodeResult, type PlanDagResult, type PlanDagSummaryResult, type PlanRound } from '../../analysisResults.ts';
 import { colorBar, legend, panelTitle } from '../axes.ts';
 import type { FigureContext } from '../context.ts';
+import { distinctModelColors } from '../palette.ts';
 import { fmtCount, fmtNum, fmtPct } from '../format.ts';
 import { textOn } from '../marks.ts';
 import type { Mark, Scene } from '../scene.ts';
@@ -188,6 +189,7 @@ function summaryLayout(result: PlanDagSummaryResult, ctx: FigureContext): Scene 
     counts.set(key, (counts.get(key) ?? 0) + u.n);
   }
   const models = [...new Set([...counts.keys()].map((k) => k.split('\u0000')[0] as string))].sort((a, b) => a.localeCompare(b));
+  const modelColor = distinctModelColors(ctx.modelColor, models);
   const prims = [...new Set([...counts.keys()].map((k) => k.split('\u0000')[1] as string))].sort((a, b) => a.localeCompare(b));
   const maxN = Math.max(1, ...counts.values());
   y += 8;
@@ -200,7 +202,7 @@ function summaryLayout(result: PlanDagSummaryResult, ctx: FigureContext): Scene 
   const x = scaleBand<string>().domain(prims).range([12 + rowW, width - 12]).paddingInner(0.05);
   const cellH = 22;
   for (const m of models) {
-    marks.push({ type: 'rect', x: 12, y: y + cellH / 2 - 5, width: 10, height: 10, fill: ctx.modelColor(m), role: 'model-swatch' });
+    marks.push({ type: 'rect', x: 12, y: y + cellH / 2 - 5, width: 10, height: 10, fill: modelColor(m), role: 'model-swatch' });
     marks.push({ type: 'text', x: 26, y: y + cellH / 2, text: fitText(m, fs, rowW - 18), fontSize: fs, baseline: 'middle', fill: theme.text, role: 'row-label' });
     for (const p of prims) {
       const n = counts.get(`${m}\u0000${p}`) ?? 0;

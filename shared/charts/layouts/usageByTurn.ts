@@ -8,6 +8,7 @@ import { max, scaleBand, scaleLinear } from 'd3';
 import type { UsageByTurnResult } from '../../analysisResults.ts';
 import { bottomAxis, bottomAxisHeight, leftAxis, leftAxisWidth, legend, panelTitle } from '../axes.ts';
 import type { FigureContext } from '../context.ts';
+import { distinctModelColors } from '../palette.ts';
 import { fmtCount, fmtPct } from '../format.ts';
 import type { Mark, Scene } from '../scene.ts';
 import { capRuns, emptyNote, panelGrid, runsNote, scene } from './common.ts';
@@ -28,7 +29,8 @@ export function usageByTurnLayout(result: UsageByTurnResult, ctx: FigureContext)
   const marks: Mark[] = [];
   const { shown, omitted } = capRuns(result.runs, (r) => r.turns[0]?.n ?? 0, USAGE_BY_TURN_MAX_PANELS);
   const models = [...new Set(shown.flatMap((r) => r.turns.flatMap((t) => Object.keys(t.shares))))].sort((a, b) => a.localeCompare(b));
-  const leg = legend(models.map((m) => ({ label: m, color: ctx.modelColor(m) })), 12, 8, width - 24, theme, 'model');
+  const modelColor = distinctModelColors(ctx.modelColor, models);
+  const leg = legend(models.map((m) => ({ label: m, color: modelColor(m) })), 12, 8, width - 24, theme, 'model');
   marks.push(...leg.marks);
   let top = 8 + leg.height + 10;
   const title = 'Share of each model at each turn index';
@@ -81,7 +83,7 @@ export function usageByTurnLayout(result: UsageByTurnResult, ctx: FigureContext)
         const share = t.shares[model] ?? 0;
         if (share <= 0) continue;
         marks.push({
-          type: 'rect', x: bx, y: y(acc + share), width: x.bandwidth(), height: y(acc) - y(acc + share), fill: ctx.modelColor(model), role: 'segment',
+          type: 'rect', x: bx, y: y(acc + share), width: x.bandwidth(), height: y(acc) - y(acc + share), fill: modelColor(model), role: 'segment',
           datum: {
             lines: [`run ${k.run}, turn ${t.t}`, `${model}: ${fmtPct(share)} of turns`, `${fmtCount(Math.round(share * t.n))} of n = ${fmtCount(t.n)} episodes reaching turn ${t.t}`],
             link: { kind: 'episodes', runs: [k.run], models: [model], label: `${k.run} episodes using ${model}` },

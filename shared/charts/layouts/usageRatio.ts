@@ -12,7 +12,7 @@ import type { FigureContext } from '../context.ts';
 import { fmtCount, fmtPct } from '../format.ts';
 import type { Mark, Scene } from '../scene.ts';
 import { fitText, textWidth } from '../text.ts';
-import { runColors } from '../palette.ts';
+import { distinctModelColors, runColors } from '../palette.ts';
 import { capRuns, emptyNote, MAX_RUNS_DRAWN, runsNote, scene } from './common.ts';
 
 export function usageRatioLayout(result: UsageRatioResult, ctx: FigureContext): Scene {
@@ -38,6 +38,7 @@ export function usageRatioLayout(result: UsageRatioResult, ctx: FigureContext): 
     y += fs + 10;
   }
   const models = runs.flatMap((r) => r.usage.map((u) => u.model));
+  const modelColor = distinctModelColors(ctx.modelColor, models);
   const labelW = Math.min(170, Math.max(...models.map((m) => textWidth(m, fs))) + 20);
   const left = 12 + labelW;
   // Room right of the longest bar for its value ("100.0%").
@@ -54,7 +55,7 @@ export function usageRatioLayout(result: UsageRatioResult, ctx: FigureContext): 
       const lines = [`${u.model} in ${r.run}`, `usage ratio ${fmtPct(u.ratio)} (${fmtCount(u.calls)} of n = ${fmtCount(r.calls)} calls)`];
       if (u.rho !== null) lines.push(`target ρ = ${fmtPct(u.rho)} — ${u.over_target ? 'over target' : 'within target'}`);
       marks.push({
-        type: 'rect', x: x(0), y: y + 3, width: x(u.ratio) - x(0), height: rowH - 6, fill: ctx.modelColor(u.model),
+        type: 'rect', x: x(0), y: y + 3, width: x(u.ratio) - x(0), height: rowH - 6, fill: modelColor(u.model),
         stroke: u.over_target ? theme.text : undefined, strokeWidth: u.over_target ? 1.5 : undefined, role: 'bar',
         datum: { lines, link: { kind: 'episodes', runs: [r.run], models: [u.model], label: `${r.run} episodes using ${u.model}` } },
       });
