@@ -24,7 +24,8 @@ export default defineConfig({
   fullyParallel: true,
   forbidOnly: !!process.env.CI,
   retries: 0,
-  workers: process.env.CI ? 2 : 4,
+  // Two: the machines this runs on have two cores, and each worker drives a browser and a server.
+  workers: 2,
   timeout: 30_000,
   expect: { timeout: 7_000 },
   reporter: [['list'], ['./e2e/summaryReporter.ts']],
