@@ -56,6 +56,7 @@ test('the policy lab counts its runs, says each note once, and exports its figur
   const pdf = await exportFrom(page, menu, 'pdf');
   expect(pdf.suggestedFilename()).toMatch(/\.pdf$/);
   expect(readFileSync(await pdf.path()).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  expect(readFileSync(await pdf.path()).toString('latin1')).not.toContain('/Subtype /Image'); // drawn, as analysis PDFs are
   const svg = await text(await exportFrom(page, menu, 'svg'));
   expect(svg).toContain('>Policy lab: estimated score (best of DR / WIS / DM) against cost per episode</text>');
   expect(svg).toMatch(new RegExp(`runs (sw-router-demo|mini-swe-agent) and (sw-router-demo|mini-swe-agent) · exported ${DATE}`));

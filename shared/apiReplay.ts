@@ -14,6 +14,7 @@
  *   numbers); null where the point estimate is null.
  */
 import { z } from 'zod';
+import { ExportFigureResult, FigureFormat } from './apiAnalysis.ts';
 import { parsePolicySpec, PolicySpecError } from './policySpec.ts';
 
 const id = z.number().int().nonnegative();
@@ -263,8 +264,44 @@ export const EpisodePolicyChoices = z.object({
 });
 export type EpisodePolicyChoices = z.infer<typeof EpisodePolicyChoices>;
 
+const finite = z.number().finite();
+const bounds = z.tuple([finite, finite]).readonly();
+
+/** The policy lab's score/cost figure as drawn (shared/charts/layouts/policyFrontier.ts), sent to be drawn to a file. */
+export const FrontierFigureInput = z.object({
+  policies: z
+    .array(
+      z.object({
+        policy: z.string().min(1).max(300),
+        cost: finite.nullable(),
+        score: finite.nullable(),
+        ci: bounds.nullable(),
+        costCi: bounds.nullable().optional(),
+        color: z.string().regex(/^#[0-9a-fA-F]{6}$/, 'a colour is #rrggbb'),
+        missing: z.string().max(500).optional(),
+        details: z.array(z.string().max(300)).max(20).optional(),
+      }),
+    )
+    .max(200),
+  estimator: z.string().min(1).max(100),
+});
+
+export const ExportFrontierFigureRequest = z.object({
+  figure: FrontierFigureInput,
+  /** The replayed runs' names, for the caption and the file name. */
+  runs: z.array(z.string().max(300)).max(1000),
+  format: FigureFormat,
+  theme: z.enum(['light', 'dark']).default('light'),
+  width: z.number().int().min(200).max(4000).optional(),
+  scale: z.number().min(0.25).max(8).optional(),
+  dpi: z.number().int().min(36).max(1200).optional(),
+});
+export type ExportFrontierFigureRequest = z.input<typeof ExportFrontierFigureRequest>;
+
 /** The contract entries for shared/api.ts. */
 export const replayContract = {
+  /** The policy lab's figure drawn as analysis figures are: SVG, PNG, vector PDF, or its points as CSV. */
+  exportFrontierFigure: { input: ExportFrontierFigureRequest, output: ExportFigureResult },
   /** Replays policies over runs: agreement, DM / IPS / WIS / DR with CIs, cost, switches, frontier. */
   replay: { input: ReplayInput, output: ReplayResult },
   /** Two policies (or two runs by task id), turn-aligned: where they disagree, and the difference with CIs. */

@@ -39,6 +39,9 @@ const api: RouteLensApi = {
   exportCompareFigure: vi.fn(async () => {
     throw new NotFoundError('not under test');
   }),
+  exportFrontierFigure: vi.fn(async () => {
+    throw new NotFoundError('not under test');
+  }),
   episodePolicyChoices: vi.fn(async () => {
     throw new NotFoundError('not under test');
   }),

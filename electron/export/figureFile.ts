@@ -7,6 +7,7 @@ import type { AnalysisResponse } from '../../shared/analysisResults.ts';
 import { DEFAULT_FIGURE_WIDTH, FIGURE_MIME, type FigureFormat } from '../../shared/apiAnalysis.ts';
 import { captionScene, exportDate, figureExportName, type FigureCaption } from '../../shared/charts/figureCaption.ts';
 import { figureCsv, figureScene, FIGURES } from '../../shared/charts/figures.ts';
+import type { FigureContext } from '../../shared/charts/context.ts';
 import type { Scene } from '../../shared/charts/scene.ts';
 import { chartTheme, type ThemeName } from '../../shared/charts/theme.ts';
 import { sceneToPdf } from './pdf.ts';
@@ -52,6 +53,26 @@ export async function figureFile(response: AnalysisResponse, options: FigureFile
   const theme = chartTheme(options.theme ?? 'light');
   const figure = figureScene(response, { theme, width: options.width ?? DEFAULT_FIGURE_WIDTH, height: options.height, modelColor: options.modelColor });
   return { filename, mime, data: await drawnFigureBytes(captionScene(figure, figureCaption(response, date), theme), format, options) };
+}
+
+/** A figure drawn from a layout that is not an analysis (Compare, the policy lab): what it needs to become a file. */
+export interface LayoutFigure {
+  /** The file name, for a format. */
+  filename(format: FigureFormat): string;
+  caption: FigureCaption;
+  draw(ctx: FigureContext): Scene;
+  csv(): string;
+}
+
+/** A layout figure's file: captioned and drawn as analysis figures are, or its data as CSV. */
+export async function layoutFigureFile(figure: LayoutFigure, options: FigureFileOptions): Promise<FigureFile> {
+  const { format } = options;
+  const filename = figure.filename(format);
+  const mime = FIGURE_MIME[format];
+  if (format === 'csv') return { filename, mime, data: Buffer.from(figure.csv(), 'utf8') };
+  const theme = chartTheme(options.theme ?? 'light');
+  const scene = figure.draw({ theme, width: options.width ?? DEFAULT_FIGURE_WIDTH, height: options.height, modelColor: options.modelColor });
+  return { filename, mime, data: await drawnFigureBytes(captionScene(scene, figure.caption, theme), format, options) };
 }
 
 /** A captioned figure as the bytes of an SVG, a PNG (2× or a DPI) or a vector PDF: every drawn export ends here. */

@@ -43,6 +43,10 @@ describe('API contract through dispatch', () => {
       whatIf: { episodeId: 1, turn: 0 }, setEstimatorInUse: { default: true }, renameEstimator: { estimatorId: 1, name: 'ScienceWorld, simulated' },
       compare: { a: { runIds: [1] }, b: { runIds: [2] }, bootstrap: 20, counterfactual_model: 'gpt-5' },
       exportCompareFigure: { request: { a: { runIds: [1] }, b: { runIds: [2] }, bootstrap: 20 }, figure: 'model-cost', format: 'pdf' },
+      exportFrontierFigure: {
+        figure: { estimator: 'DR', policies: [{ policy: 'logged', cost: 0.02, score: 0.6, ci: [0.5, 0.7], color: '#44AABB' }, { policy: 'cheapest', cost: null, score: null, ci: null, color: '#BB6655', missing: 'no price' }] },
+        runs: ['run-a'], format: 'pdf',
+      },
     };
     for (const name of API_NAMES) {
       const r = await call(name, inputs[name]);

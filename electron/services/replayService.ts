@@ -6,7 +6,9 @@
  * input error, not an internal one.
  */
 import type { RouteLensApi } from '../../shared/api.ts';
+import { ExportFrontierFigureRequest } from '../../shared/apiReplay.ts';
 import type { Db } from '../db/database.ts';
+import { frontierFigureFile } from '../export/frontierFigureFile.ts';
 import { episodePolicyChoices } from '../replay/episodeChoices.ts';
 import { policyDiff } from '../replay/policyDiff.ts';
 import { ReplayError } from '../replay/replayData.ts';
@@ -15,7 +17,7 @@ import type { AnalysisThread } from '../analysis/analysisThread.ts';
 import { replayPolicies } from '../replay/replayRun.ts';
 import { InputError, NotFoundError } from './dispatch.ts';
 
-type ReplayServices = Pick<RouteLensApi, 'replay' | 'policyDiff' | 'episodePolicyChoices'>;
+type ReplayServices = Pick<RouteLensApi, 'replay' | 'policyDiff' | 'episodePolicyChoices' | 'exportFrontierFigure'>;
 
 async function asInputError<T>(f: () => T | Promise<T>): Promise<T> {
   try {
@@ -33,6 +35,11 @@ export function replayServices(db: Db, thread: AnalysisThread | null = null): Re
       return asInputError(() => (thread ? thread.replay(request) : replayPolicies(db, request)));
     },
     policyDiff: async (input) => asInputError(() => (thread ? thread.policyDiff(input) : policyDiff(db, input))),
+    exportFrontierFigure: async (input) => {
+      const req = ExportFrontierFigureRequest.parse(input);
+      const file = await frontierFigureFile(req.figure, req.runs, { ...req, modelColor: () => '' }); // points carry their colours
+      return { filename: file.filename, mime: file.mime, data_base64: file.data.toString('base64') };
+    },
     episodePolicyChoices: async (input) => {
       const exists = db.prepare('SELECT 1 FROM episodes WHERE id = ?').get(input.episode);
       if (!exists) throw new NotFoundError(`no episode with id ${input.episode}`);

@@ -56,5 +56,6 @@ export function contractClient(transport: Transport): RouteLensApi {
     renameEstimator: checked('renameEstimator', apiContract.renameEstimator.output),
     compare: checked('compare', apiContract.compare.output),
     exportCompareFigure: checked('exportCompareFigure', apiContract.exportCompareFigure.output),
+    exportFrontierFigure: checked('exportFrontierFigure', apiContract.exportFrontierFigure.output),
   };
 }

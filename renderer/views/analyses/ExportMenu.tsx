@@ -1,19 +1,25 @@
 /**
  * Export of one figure: SVG, PNG at 2× or at a chosen DPI, PDF, or its data as CSV, the same menu for every
  * figure. Who makes the file is the caller's `save`: for an analysis the core draws it from the same layout
- * at the width shown (analysisSaver → exportFigure); for the policy lab's figure, the window (sceneFile.ts).
+ * at the width shown (analysisSaver → exportFigure), for Compare and the policy lab from what the window drew.
  * Either way the file carries a caption (title, runs, date) and is named after them.
  */
 import { useState } from 'react';
 import type { AnalysisRequest } from '../../../shared/analysisResults.ts';
-import type { ExportFigureResult } from '../../../shared/apiAnalysis.ts';
+import type { ExportFigureResult, FigureFormat } from '../../../shared/apiAnalysis.ts';
 import type { ThemeName } from '../../../shared/charts/theme.ts';
 import { api, errorMessage } from '../../api/index.ts';
 import { downloadBase64 } from '../../charts/download.ts';
-import type { ExportChoice, FigureFormat } from '../../charts/sceneFile.ts';
 import { Popover } from '../../components/Popover.tsx';
 
 type Format = FigureFormat;
+
+/** What the menu asks for: a format, and for PNG a scale (2×) or a print resolution. */
+export interface ExportChoice {
+  format: FigureFormat;
+  scale?: number;
+  dpi?: number;
+}
 
 interface Choice {
   key: string;

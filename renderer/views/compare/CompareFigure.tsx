@@ -9,9 +9,8 @@ import { followMarkLink } from '../../charts/markLink.ts';
 import { SceneSvg } from '../../charts/SceneSvg.tsx';
 import type { MarkLink } from '../../../shared/charts/scene.ts';
 import { useElementWidth } from '../../charts/useElementWidth.ts';
-import type { ExportChoice } from '../../charts/sceneFile.ts';
 import { useAppStore } from '../../store/index.ts';
-import { coreSaver, ExportMenu } from '../analyses/ExportMenu.tsx';
+import { coreSaver, ExportMenu, type ExportChoice } from '../analyses/ExportMenu.tsx';
 
 /** A Compare figure's files, drawn by the core from the same comparison at the width shown (vector PDF). */
 function compareSaver(request: CompareInput, figure: CompareFigureId, width: number, theme: ThemeName): (choice: ExportChoice) => Promise<void> {

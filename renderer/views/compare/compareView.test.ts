@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import type { CompareTask } from '../../../shared/apiCompare.ts';
 import { compareInput, EMPTY_SIDE } from './compareForm.ts';
 import { diffCost, diffPoints, pValue } from './compareFormat.ts';
-import { imagePdf } from './imagePdf.ts';
 import { filterCounts, keepTask } from './taskFilter.ts';
 
 describe('compareInput', () => {
@@ -36,21 +35,5 @@ describe('formats', () => {
     expect(diffPoints(0.125)).toBe('+12.5 pp');
     expect(diffCost(-0.0123)).toBe('−$0.0123');
     expect([pValue(0.0004), pValue(0.03125), pValue(1)]).toEqual(['p < 0.001', 'p = 0.031', 'p = 1']);
-  });
-});
-
-describe('imagePdf', () => {
-  it('is a PDF whose cross-reference table points at each object', () => {
-    const jpeg = new Uint8Array([0xff, 0xd8, 1, 2, 3, 0xff, 0xd9]);
-    const pdf = imagePdf(jpeg, { width: 20, height: 10 }, { width: 96, height: 48 });
-    const text = new TextDecoder('latin1').decode(pdf);
-    expect(text.startsWith('%PDF-1.4')).toBe(true);
-    expect(text).toContain('/MediaBox [0 0 72.00 36.00]');
-    expect(text).toContain('/Width 20 /Height 10');
-    const xref = Number(/startxref\n(\d+)/.exec(text)?.[1]);
-    expect(text.slice(xref, xref + 4)).toBe('xref');
-    const offsets = [...text.slice(xref).matchAll(/^(\d{10}) 00000 n $/gm)].map((m) => Number(m[1]));
-    expect(offsets).toHaveLength(5);
-    offsets.forEach((o, i) => expect(text.slice(o, o + 8)).toBe(`${i + 1} 0 obj\n`));
   });
 });

@@ -5,11 +5,11 @@ import { policyFrontierLayout } from '../../../shared/charts/layouts/policyFront
 import { chartTheme, runColor } from '../../../shared/charts/theme.ts';
 import { SceneSvg } from '../../charts/SceneSvg.tsx';
 import { useElementWidth } from '../../charts/useElementWidth.ts';
-import { saveSceneFile } from '../../charts/sceneFile.ts';
 import { useAppStore } from '../../store/index.ts';
-import { ExportMenu } from '../analyses/ExportMenu.tsx';
+import { api } from '../../api/index.ts';
+import { coreSaver, ExportMenu } from '../analyses/ExportMenu.tsx';
 import { usePolicyLab } from './policyLabStore.ts';
-import { estimatorLabel, frontierCsv, frontierPolicies, SCORE_ESTIMATORS } from './policyResults.ts';
+import { estimatorLabel, frontierPolicies, SCORE_ESTIMATORS } from './policyResults.ts';
 
 const HEIGHT = 340;
 
@@ -18,27 +18,14 @@ export function FrontierPanel({ result }: { result: ReplayResult }) {
   const setEstimator = usePolicyLab((s) => s.setEstimator);
   const theme = useAppStore((s) => s.theme);
   const [ref, width] = useElementWidth<HTMLDivElement>();
-  const chart = chartTheme(theme);
+  const figure = useMemo(() => ({ policies: frontierPolicies(result, estimator, runColor), estimator: estimatorLabel(estimator) }), [result, estimator]);
   const scene = useMemo(() => {
     if (width <= 0) return null;
-    const policies = frontierPolicies(result, estimator, runColor);
-    const ctx = { theme: chartTheme(theme), width, height: HEIGHT, modelColor: () => '' };
-    return policyFrontierLayout({ policies, estimator: estimatorLabel(estimator) }, ctx);
-  }, [result, estimator, theme, width]);
-
-  const save = async (choice: Parameters<typeof saveSceneFile>[1]) => {
-    if (!scene) throw new Error('the figure is not drawn yet');
-    await saveSceneFile(
-      {
-        scene,
-        what: 'policy-frontier',
-        caption: { title: `Policy lab: estimated score (${estimatorLabel(estimator)}) against cost per episode`, runs: result.runs.map((r) => r.name) },
-        theme: chart,
-        csv: () => frontierCsv(result, estimator),
-      },
-      choice,
-    );
-  };
+    return policyFrontierLayout(figure, { theme: chartTheme(theme), width, height: HEIGHT, modelColor: () => '' });
+  }, [figure, theme, width]);
+  // Drawn to a file by the core from the points drawn here, as analysis figures are (a vector PDF).
+  const runs = result.runs.map((r) => r.name);
+  const save = coreSaver((options) => api.exportFrontierFigure({ figure, runs, ...options }), width, theme);
 
   return (
     <section className="card policy-frontier" data-testid="policy-frontier">

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PolicyDiffResult, ReplayResult, type PolicyReplay } from '../../../shared/apiReplay.ts';
-import { diffCsv, exportName, frontierCsv, frontierPolicies, labNotes, opeNote, replayCsv, scoreOf } from './policyResults.ts';
+import { policyFrontierCsv } from '../../../shared/charts/layouts/policyFrontier.ts';
+import { diffCsv, estimatorLabel, exportName, frontierPolicies, labNotes, opeNote, replayCsv, scoreOf, type ScoreEstimator } from './policyResults.ts';
 
 const policy = (over: Partial<PolicyReplay>): PolicyReplay => ({
   policy: 'logged',
@@ -159,7 +160,9 @@ describe('labNotes', () => {
   });
 });
 
-describe('frontierCsv', () => {
+describe('the score/cost figure as CSV', () => {
+  const frontierCsv = (r: typeof result, e: ScoreEstimator) =>
+    policyFrontierCsv({ policies: frontierPolicies(r, e, () => '#000000'), estimator: estimatorLabel(e) }, r.runs.map((x) => x.name));
   it('writes the points the figure draws under the estimator shown, with the frontier and why a point is missing', () => {
     const lines = frontierCsv(result, 'ips').trim().split('\r\n');
     expect(lines[0]).toBe('policy,estimate,est_score,est_score_lo,est_score_hi,est_cost_usd,est_cost_lo_usd,est_cost_hi_usd,on_frontier,not_drawn_because,runs');

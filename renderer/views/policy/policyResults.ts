@@ -6,7 +6,7 @@
 import type { PolicyDiffResult, PolicyReplay, ReplayResult } from '../../../shared/apiReplay.ts';
 import { toCsv } from '../../../shared/charts/csv.ts';
 import { exportDate, figureExportName } from '../../../shared/charts/figureCaption.ts';
-import { frontierOf, type FrontierPolicy } from '../../../shared/charts/layouts/policyFrontier.ts';
+import type { FrontierPolicy } from '../../../shared/charts/layouts/policyFrontier.ts';
 
 /** Which value the figure plots: the best each policy has (DR, else WIS, else DM, as the core ranks them) or one estimator. */
 export type ScoreEstimator = 'best' | 'dm' | 'ips' | 'wis' | 'dr';
@@ -96,20 +96,6 @@ export function opeNote(result: ReplayResult): string | null {
     return null;
   }
   return `IPS, WIS and DR are empty: none of the ${result.episodes} replayed episodes has a logged propensity on every turn, so the log's router probabilities are unknown and importance weights cannot be formed.`;
-}
-
-/** The score/cost figure's points as CSV, under the estimator shown: what the exported figure draws. */
-export function frontierCsv(result: ReplayResult, estimator: ScoreEstimator): string {
-  const points = frontierPolicies(result, estimator, () => '');
-  const drawn = points.flatMap((p) => (p.cost !== null && p.score !== null ? [{ policy: p.policy, cost: p.cost, score: p.score }] : []));
-  const onFrontier = new Set(frontierOf(drawn).map((p) => p.policy));
-  return toCsv(
-    ['policy', 'estimate', 'est_score', 'est_score_lo', 'est_score_hi', 'est_cost_usd', 'est_cost_lo_usd', 'est_cost_hi_usd', 'on_frontier', 'not_drawn_because', 'runs'],
-    points.map((p) => [
-      p.policy, estimatorLabel(estimator), p.score, lo(p.ci), hi(p.ci), p.cost, lo(p.costCi), hi(p.costCi),
-      p.cost !== null && p.score !== null ? onFrontier.has(p.policy) : null, p.missing ?? null, result.runs.map((r) => r.name).join(' + '),
-    ]),
-  );
 }
 
 /** A file name for an export: what, over which runs, today (`policy-replay_sw-mtrouter_2026-11-24.csv`). */

@@ -6,6 +6,7 @@
  */
 import { line, scaleLinear } from 'd3';
 import { bottomAxis, bottomAxisHeight, leftAxis, leftAxisWidth } from '../axes.ts';
+import { toCsv } from '../csv.ts';
 import type { FigureContext } from '../context.ts';
 import { fmtUsd, fmtUsdTicks } from '../format.ts';
 import { placeLabel, type Box } from '../marks.ts';
@@ -47,6 +48,24 @@ export function frontierOf(points: readonly FrontierPoint[]): FrontierPoint[] {
   return points
     .filter((p) => !points.some((q) => q !== p && q.score >= p.score && q.cost <= p.cost && (q.score > p.score || q.cost < p.cost)))
     .sort((a, b) => a.cost - b.cost || a.score - b.score);
+}
+
+/** The exported figure's title: what is plotted against what, under which estimate. */
+export function policyFrontierTitle(estimator: string): string {
+  return `Policy lab: estimated score (${estimator}) against cost per episode`;
+}
+
+/** The figure's points as CSV: what the exported figure draws, the frontier marked, and why a point is missing. */
+export function policyFrontierCsv(input: FrontierInput, runs: readonly string[]): string {
+  const drawn = input.policies.flatMap((p) => (p.cost !== null && p.score !== null ? [{ policy: p.policy, cost: p.cost, score: p.score }] : []));
+  const onFrontier = new Set(frontierOf(drawn).map((p) => p.policy));
+  return toCsv(
+    ['policy', 'estimate', 'est_score', 'est_score_lo', 'est_score_hi', 'est_cost_usd', 'est_cost_lo_usd', 'est_cost_hi_usd', 'on_frontier', 'not_drawn_because', 'runs'],
+    input.policies.map((p) => [
+      p.policy, input.estimator, p.score, p.ci?.[0] ?? null, p.ci?.[1] ?? null, p.cost, p.costCi?.[0] ?? null, p.costCi?.[1] ?? null,
+      p.cost !== null && p.score !== null ? onFrontier.has(p.policy) : null, p.missing ?? null, runs.join(' + '),
+    ]),
+  );
 }
 
 const DEFAULT_HEIGHT = 340;
