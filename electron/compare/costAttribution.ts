@@ -84,9 +84,13 @@ function wholeRunCostOf(db: Db, data: RunEpisodes): WholeRunCost {
     .raw()
     .all(data.runId) as WholeRunCost['sums'];
   const rests = db
-    .prepare(`SELECT e.parent_ext_id IS NOT NULL, COUNT(em.model_id), MAX(em.model_id), e.total_cost - COALESCE(SUM(em.cost), 0) AS rest
-      FROM episodes e LEFT JOIN episode_models em ON em.episode_id = e.id
-      WHERE e.run_id = ? AND e.unpriced_turns = 0 GROUP BY e.id HAVING rest > 1e-12`)
+    // Correlated sums rather than a join grouped by episode: SQLite would sort all the run's rows to group them.
+    .prepare(`SELECT child, (SELECT COUNT(*) FROM episode_models em WHERE em.episode_id = x.id),
+        (SELECT MAX(em.model_id) FROM episode_models em WHERE em.episode_id = x.id), rest
+      FROM (SELECT e.id, e.parent_ext_id IS NOT NULL AS child,
+          e.total_cost - (SELECT TOTAL(em.cost) FROM episode_models em WHERE em.episode_id = e.id) AS rest
+        FROM episodes e WHERE e.run_id = ? AND e.unpriced_turns = 0) x
+      WHERE rest > 1e-12 ORDER BY x.id`)
     .raw()
     .all(data.runId) as WholeRunCost['rests'];
   data.wholeRunCost = { sums, rests };
