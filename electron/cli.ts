@@ -12,9 +12,9 @@ import { paretoAnalysis } from './analysis/pareto.ts';
 import { switchCostAnalysis } from './analysis/switchCost.ts';
 import { usageByTurnAnalysis } from './analysis/usageByTurn.ts';
 import { episodeTargets } from './analysis/targets.ts';
-import { expectedStepsTableNames, loadExpectedSteps } from './analysis/expectedSteps.ts';
+import { expectedStepsTableNames, loadExpectedSteps, type ExpectedStepsTable } from './analysis/expectedSteps.ts';
 import { bar, Progress } from './cliProgress.ts';
-import { err, money, out, print, requireDb, UsageError, withRuns, type Command } from './cliCommon.ts';
+import { err, out, print, requireDb, UsageError, withRuns, type Command } from './cliCommon.ts';
 import { visibleText as v } from '../shared/displayText.ts';
 import { estimatorCommands } from './cliEstimator.ts';
 import { databaseErrorOf, describeWait, openDatabase, SchemaError } from './db/database.ts';
@@ -28,6 +28,9 @@ import { PRESET_NAMES, PRESETS, simulateToFile, type PresetName } from '../fixtu
 import { createApi, resolveEpisodeId } from './services/api.ts';
 import { NotFoundError } from './services/dispatch.ts';
 import { compareCommands } from './cliCompare.ts';
+import { showAnalysis, showRunsInfo } from './cliAnalysisText.ts';
+import { analyzeOnStore, importIntoStore, infoOfStore, STORE_OPTION, storeCommands } from './cliStore.ts';
+import { StoreError, storeUrlOf, StoreUrlError } from './store/storeUrl.ts';
 import { replayCommands } from './cliReplay.ts';
 import { exportCommands } from './cliExport.ts';
 import { analyzeEstimator, ESTIMATOR_ANALYSES, ESTIMATOR_ANALYSIS_OPTIONS, ESTIMATOR_ANALYSIS_USAGE } from './cliAnalyzeEstimator.ts';
@@ -75,6 +78,38 @@ function printImportReport(report: ImportReport, verbose: boolean): void {
   for (const w of report.warnings) err(`warning: ${v(w)}`);
 }
 
+/** `routelens import … --db FILE`: waits, with a message, while another process imports into the same file. */
+async function importIntoDb(values: Record<string, unknown>, paths: string[], expectedSteps: ExpectedStepsTable | undefined): Promise<ImportReport> {
+  const db = openDatabase(requireDb(values, false));
+  const progress = new Progress(process.stderr, values.json === true && !process.stderr.isTTY);
+  let waitedForWriter = false;
+  try {
+    return await importPaths(db, paths, {
+      format: values.format as string | undefined,
+      runName: values.run as string | undefined,
+      expectedSteps,
+      // Another process is importing into this database: say so, once a second, until it finishes.
+      onWait: (w) => {
+        if (!waitedForWriter) err(describeWait(w)); // always once, also with --json
+        else progress.update(describeWait(w));
+        waitedForWriter = true;
+      },
+      onProgress: (p) => {
+        if (waitedForWriter) {
+          waitedForWriter = false;
+          progress.done();
+        }
+        const within = p.fileBytes > 0 ? p.fileBytesRead / p.fileBytes : 0;
+        const frac = p.filesTotal > 0 ? (p.filesDone + within) / p.filesTotal : 1;
+        progress.update(`importing ${bar(frac)} ${p.filesDone}/${p.filesTotal} files, ${p.episodes} episodes, ${p.turns} turns`);
+      },
+    });
+  } finally {
+    progress.done();
+    db.close();
+  }
+}
+
 const baseCommands: Record<string, Command> = {
   simulate: {
     summary: 'generate trajectories with planted, known effects (and a .truth.json beside them)',
@@ -110,12 +145,12 @@ const baseCommands: Record<string, Command> = {
 
   import: {
     summary: 'import trajectory logs (files or folders) into a database',
-    usage: `routelens import PATH... --db FILE [--format auto|${IMPORTERS.map((i) => i.format).join('|')}] [--run NAME] [--expected-steps ${expectedStepsTableNames().join('|')}|FILE] [--verbose] [--json]\n` +
+    usage: `routelens import PATH... --db FILE|--store URL [--format auto|${IMPORTERS.map((i) => i.format).join('|')}] [--run NAME] [--expected-steps ${expectedStepsTableNames().join('|')}|FILE] [--verbose] [--json]\n` +
       '  --verbose: list every file of a folder that was not read (the first 20 are listed by default); --json has them all.\n' +
       '  --expected-steps: N per task for the AEC targets, stored per episode at import: a built-in table, a JSON/YAML\n' +
       '  file {"by_task_type": {TYPE: {"default": N, "by_category": {CATEGORY: N}}}}, or the MTRouter authors\' error_rules.yaml\n' +
       '  (its aec.expected_steps). Default: fixtures/expected-steps.json (ScienceWorld 27 for every task, as the authors\' code).',
-    options: { db: { type: 'string' }, format: { type: 'string' }, run: { type: 'string' }, 'expected-steps': { type: 'string' }, json: { type: 'boolean' }, verbose: { type: 'boolean' } },
+    options: { db: { type: 'string' }, ...STORE_OPTION, format: { type: 'string' }, run: { type: 'string' }, 'expected-steps': { type: 'string' }, json: { type: 'boolean' }, verbose: { type: 'boolean' } },
     allowPositionals: true,
     async run(values, paths) {
       if (paths.length === 0) throw new UsageError('give at least one file or folder to import');
@@ -127,51 +162,29 @@ const baseCommands: Record<string, Command> = {
         if (e instanceof RangeError) throw new UsageError(e.message);
         throw e;
       }
-      const db = openDatabase(requireDb(values, false));
-      const progress = new Progress(process.stderr, values.json === true && !process.stderr.isTTY);
-      let waitedForWriter = false;
-      try {
-        const report = await importPaths(db, paths, {
-          format: values.format as string | undefined,
-          runName: values.run as string | undefined,
-          expectedSteps,
-          // Another process is importing into this database: say so, once a second, until it finishes.
-          onWait: (w) => {
-            if (!waitedForWriter) err(describeWait(w)); // always once, also with --json
-            else progress.update(describeWait(w));
-            waitedForWriter = true;
-          },
-          onProgress: (p) => {
-            if (waitedForWriter) {
-              waitedForWriter = false;
-              progress.done();
-            }
-            const within = p.fileBytes > 0 ? p.fileBytesRead / p.fileBytes : 0;
-            const frac = p.filesTotal > 0 ? (p.filesDone + within) / p.filesTotal : 1;
-            progress.update(`importing ${bar(frac)} ${p.filesDone}/${p.filesTotal} files, ${p.episodes} episodes, ${p.turns} turns`);
-          },
-        });
-        progress.done();
-        if (values.json) out(JSON.stringify(report));
-        else printImportReport(report, values.verbose === true);
-        const rejected = report.files.filter((f) => f.status === 'rejected').length;
-        if (!values.json) {
-          const imported = report.files.filter((f) => f.status === 'imported');
-          err(`${imported.length} imported, ${report.files.length - imported.length - rejected} skipped, ${rejected} rejected` +
-            (report.ignored.length ? `, ${report.ignored.length} other files ignored` : ''));
-        }
-        return rejected > 0 ? 1 : 0;
-      } finally {
-        db.close();
+      const store = storeUrlOf(values);
+      const report = store
+        ? await importIntoStore(store, paths, { format: values.format as string | undefined, runName: values.run as string | undefined, expectedSteps }, values.json === true)
+        : await importIntoDb(values, paths, expectedSteps);
+      if (values.json) out(JSON.stringify(report));
+      else printImportReport(report, values.verbose === true);
+      const rejected = report.files.filter((f) => f.status === 'rejected').length;
+      if (!values.json) {
+        const imported = report.files.filter((f) => f.status === 'imported');
+        err(`${imported.length} imported, ${report.files.length - imported.length - rejected} skipped, ${rejected} rejected` +
+          (report.ignored.length ? `, ${report.ignored.length} other files ignored` : ''));
       }
+      return rejected > 0 ? 1 : 0;
     },
   },
 
   info: {
     summary: 'list the runs in a database',
-    usage: 'routelens info --db FILE [--json]',
-    options: { db: { type: 'string' }, json: { type: 'boolean' } },
+    usage: 'routelens info --db FILE|--store URL [--json]',
+    options: { db: { type: 'string' }, ...STORE_OPTION, json: { type: 'boolean' } },
     async run(values) {
+      const store = storeUrlOf(values);
+      if (store) return showRunsInfo(await infoOfStore(store), values.json === true);
       const db = openDatabase(requireDb(values), { readonly: true });
       try {
         const runs = await createApi(db).listRuns({});
@@ -187,33 +200,13 @@ const baseCommands: Record<string, Command> = {
           (db.prepare('SELECT r.name AS run, COALESCE(SUM(e.unpriced_turns), 0) AS n FROM runs r LEFT JOIN episodes e ON e.run_id = r.id GROUP BY r.id')
             .all() as { run: string; n: number }[]).map((x) => [x.run, x.n]),
         );
-        if (values.json) {
-          out(JSON.stringify({
-            runs: runs.map((r) => ({
-              name: r.name, format: r.format, episodes: r.episodes, child_episodes: r.child_episodes, turns: r.turns, models: r.models,
-              // null when any cost is unknown; known_cost is then the part that is known (a lower bound).
-              total_cost: r.total_cost, known_cost: r.known_cost, unpriced_turns: unpriced.get(r.name) ?? 0,
-              unpriced_episodes: r.unpriced_episodes, success_rate: r.success_rate, unknown_outcome: r.unknown_outcome,
-              splits: splits.get(r.name) ?? {},
-            })),
-          }));
-        } else if (runs.length === 0) {
-          out('no runs yet: routelens import PATH --db FILE');
-        } else {
-          for (const r of runs) {
-            const rate = r.success_rate === null ? 'n/a' : `${(r.success_rate * 100).toFixed(1)}%`;
-            const n = unpriced.get(r.name) ?? 0;
-            const known = r.known_cost > 0 ? `; ${money(r.known_cost)} known` : '';
-            const cost = r.total_cost === null ? `cost unknown (${n} turn${n === 1 ? '' : 's'} unpriced${known})` : money(r.total_cost);
-            const children = r.child_episodes > 0 ? ` (+${r.child_episodes} subagent/child episodes)` : '';
-            const noOutcome = r.unknown_outcome > 0 ? ` (${r.unknown_outcome} without an outcome)` : '';
-            out(`${v(r.name)}  [${r.format}]  ${r.episodes} episodes${children}, ${r.turns} turns, ${cost}, success ${rate}${noOutcome}`);
-            out(`  models: ${r.models.map(v).join(', ')}`);
-            const bySplit = Object.entries(splits.get(r.name) ?? {});
-            if (bySplit.length) out(`  splits: ${bySplit.map(([s, n]) => `${v(s)} ${n}`).join(', ')}`);
-          }
-        }
-        return 0;
+        return showRunsInfo(runs.map((r) => ({
+          name: r.name, format: r.format, episodes: r.episodes, child_episodes: r.child_episodes, turns: r.turns, models: r.models,
+          // null when any cost is unknown; known_cost is then the part that is known (a lower bound).
+          total_cost: r.total_cost, known_cost: r.known_cost, unpriced_turns: unpriced.get(r.name) ?? 0,
+          unpriced_episodes: r.unpriced_episodes, success_rate: r.success_rate, unknown_outcome: r.unknown_outcome,
+          splits: splits.get(r.name) ?? {},
+        })), values.json === true);
       } finally {
         db.close();
       }
@@ -222,11 +215,11 @@ const baseCommands: Record<string, Command> = {
 
   analyze: {
     summary: `run an analysis: ${ANALYSES.join(', ')}`,
-    usage: `routelens analyze ${ANALYSES.join('|')} --db FILE [--run NAME...] [--split NAME[,NAME]] [--episode ID] [--min-n N] [--reference RUN] [--rho MODEL=R,...] [--json]\n` +
+    usage: `routelens analyze ${ANALYSES.join('|')} --db FILE|--store URL [--run NAME...] [--split NAME[,NAME]] [--episode ID] [--min-n N] [--reference RUN] [--rho MODEL=R,...] [--json]\n` +
       '  --split: only episodes of these splits (train, val, test_id, ood_test, …; the groups id and ood)\n' +
       ESTIMATOR_ANALYSIS_USAGE,
     options: {
-      db: { type: 'string' }, episode: { type: 'string' }, run: { type: 'string', multiple: true }, split: { type: 'string' },
+      db: { type: 'string' }, ...STORE_OPTION, episode: { type: 'string' }, run: { type: 'string', multiple: true }, split: { type: 'string' },
       'min-n': { type: 'string' }, reference: { type: 'string' }, rho: { type: 'string' }, json: { type: 'boolean' },
       ...ESTIMATOR_ANALYSIS_OPTIONS,
     },
@@ -235,6 +228,8 @@ const baseCommands: Record<string, Command> = {
       const analysis = positionals[0];
       const runs = (values.run as string[] | undefined) ?? [];
       const split = values.split as string | undefined;
+      const store = storeUrlOf(values);
+      if (store) return analyzeOnStore(store, analysis, { runs, split, reference: values.reference as string | undefined }, values.json === true);
       const db = openDatabase(requireDb(values), { readonly: true });
       try {
         if (analysis === 'targets') {
@@ -263,47 +258,17 @@ const baseCommands: Record<string, Command> = {
           return 0;
         }
         if (analysis === 'error-recovery') {
-          const result = withRuns(() => errorRecoveryAnalysis(db, { runs, split }));
-          if (values.json) return print(result);
-          const pct = (x: number | null): string => (x === null ? '   n/a' : `${(x * 100).toFixed(1)}%`.padStart(6));
-          out('run                              pairs  P(switch)  P(recover)  stay    switch');
-          for (const g of result.groups) {
-            out(`${v(g.run).padEnd(32)} ${String(g.n).padStart(5)}  ${pct(g.p_switch)}     ${pct(g.p_recover)}      ${pct(g.p_recover_stay)}  ${pct(g.p_recover_switch)}`);
-          }
-          return 0;
+          return showAnalysis('error-recovery', withRuns(() => errorRecoveryAnalysis(db, { runs, split })), values.json === true);
         }
         if (analysis === 'usage-by-turn') {
-          const result = withRuns(() => usageByTurnAnalysis(db, { runs, split }));
-          if (values.json) return print(result);
-          for (const r of result.runs) {
-            out(v(r.run));
-            for (const t of r.turns) {
-              const shares = Object.entries(t.shares).map(([m, x]) => `${v(m)} ${(x * 100).toFixed(0)}%`).join(', ');
-              out(`  t=${String(t.t).padEnd(4)} n=${String(t.n).padEnd(6)} ${shares}`);
-            }
-          }
-          return 0;
+          return showAnalysis('usage-by-turn', withRuns(() => usageByTurnAnalysis(db, { runs, split })), values.json === true);
         }
         if (analysis === 'switch-cost') {
-          const result = withRuns(() => switchCostAnalysis(db, { runs, split }));
-          if (values.json) return print(result);
-          for (const r of result.runs) {
-            const n = r.episodes.length;
-            const mean = (f: (e: (typeof r.episodes)[number]) => number): number => r.episodes.reduce((a, e) => a + f(e), 0) / Math.max(1, n);
-            out(`${v(r.run)}: ${n} successful episodes, ${mean((e) => e.switches).toFixed(2)} switches and ${money(mean((e) => e.cost))} per episode`);
-          }
-          return 0;
+          return showAnalysis('switch-cost', withRuns(() => switchCostAnalysis(db, { runs, split })), values.json === true);
         }
         if (analysis === 'pareto') {
           const reference = values.reference as string | undefined;
-          const result = withRuns(() => paretoAnalysis(db, { runs, split, reference }));
-          if (values.json) return print(result);
-          out('run                              episodes  mean score  mean cost  frontier  savings vs reference');
-          for (const p of result.points) {
-            const saving = p.savings_vs_reference === null ? '' : `${(p.savings_vs_reference * 100).toFixed(1)}%`;
-            out(`${v(p.run).padEnd(32)} ${String(p.n).padStart(8)}  ${p.mean_score.toFixed(3).padStart(10)}  ${money(p.mean_cost).padStart(9)}  ${p.frontier ? '   yes  ' : '        '}  ${saving}`);
-          }
-          return 0;
+          return showAnalysis('pareto', withRuns(() => paretoAnalysis(db, { runs, split, reference })), values.json === true);
         }
         if (analysis === 'plan-dag') {
           if (typeof values.episode === 'string') {
@@ -379,6 +344,7 @@ const commands: Record<string, Command> = {
   ...estimatorCommands,
   ...replayCommands,
   ...compareCommands,
+  ...storeCommands,
   ...exportCommands,
   ...doctorCommands,
 };
@@ -423,7 +389,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (caught) {
     // SQLite's damage and lock errors, met on any query, are the file's state, not our bug (issue 16).
     const e = dbPath === undefined ? caught : databaseErrorOf(caught, dbPath);
-    if (e instanceof UsageError || e instanceof ImportError || e instanceof NotFoundError || e instanceof SchemaError) {
+    if (e instanceof UsageError || e instanceof ImportError || e instanceof NotFoundError || e instanceof SchemaError || e instanceof StoreError || e instanceof StoreUrlError) {
       err(`routelens ${name}: ${e.message}`);
       return 1;
     }

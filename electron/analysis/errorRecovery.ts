@@ -36,9 +36,16 @@ export function errorRecoveryAnalysis(db: Db, options: { runs?: string[]; split?
       if (recovered) g.rec++;
     }
   }
-  const groups: RecoveryGroup[] = [...byRun]
-    .map(([run, g]) => ({
-      run: data.runs.get(run) ?? String(run),
+  return recoveryOfCounts([...byRun].map(([run, g]) => ({ run: data.runs.get(run) ?? String(run), ...g })));
+}
+
+/** Counts of error turns followed by a turn (n), switched (sw), recovered (rec, recStay, recSw), stayed (stay) → shares and Wilson intervals. Shared with the ClickHouse store. */
+export type RecoveryCounts = { run: string; n: number; sw: number; rec: number; stay: number; recStay: number; recSw: number };
+
+export function recoveryOfCounts(counts: RecoveryCounts[]): ErrorRecoveryResult {
+  const groups: RecoveryGroup[] = counts
+    .map((g) => ({
+      run: g.run,
       n: g.n,
       p_switch: share(g.sw, g.n),
       p_recover: share(g.rec, g.n),

@@ -35,9 +35,18 @@ export function paretoAnalysis(db: Db, options: { runs?: string[]; split?: strin
     a.cost += cost;
     acc.set(run, a);
   }
-  const points = [...acc].map(([run, a]) => ({ run: data.runs.get(run) ?? String(run), n: a.n, mean_score: a.score / a.n, mean_cost: a.cost / a.n }));
-  const ref = options.reference ? points.find((p) => p.run === options.reference) : undefined;
-  if (options.reference && !ref) throw new RangeError(`reference run "${options.reference}" has no episodes with a known outcome and cost among the selected runs`);
+  const sums = [...acc].map(([run, a]) => ({ run: data.runs.get(run) ?? String(run), ...a }));
+  return paretoOfSums(sums, options.reference, coverage);
+}
+
+/**
+ * The points from each run's sums over its sessions with a known outcome and cost: frontier and savings
+ * against the reference. Shared with the ClickHouse store, whose sums come from SQL.
+ */
+export function paretoOfSums(sums: { run: string; n: number; score: number; cost: number }[], reference: string | undefined, coverage: EpisodeCoverage): ParetoResult {
+  const points = sums.map((a) => ({ run: a.run, n: a.n, mean_score: a.score / a.n, mean_cost: a.cost / a.n }));
+  const ref = reference ? points.find((p) => p.run === reference) : undefined;
+  if (reference && !ref) throw new RangeError(`reference run "${reference}" has no episodes with a known outcome and cost among the selected runs`);
   const out: ParetoPoint[] = points.map((p) => ({
     ...p,
     frontier: !points.some(

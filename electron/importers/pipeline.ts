@@ -56,6 +56,13 @@ export interface ImportOptions {
   onProgress?: (p: ImportProgress) => void;
   /** Called about every second while another process holds the database's write lock (issue 16). */
   onWait?: (w: WriteWait) => void;
+  /** Where else a file's content may already be (the ClickHouse store's ledger): the path it was imported from. */
+  knownSource?: (hash: string) => Promise<string | undefined>;
+  /**
+   * Called with each file's rows written, before its transaction commits (the ClickHouse store ships them from
+   * here); an ImportError rejects the file, any other error stops the import, and either leaves nothing behind.
+   */
+  beforeCommit?: (file: { sourceId: number; hash: string; shown: string; format: string }) => Promise<void>;
 }
 
 const HEAD_BYTES = 64 * 1024;
@@ -235,7 +242,7 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
       continue;
     }
     const hash = await hashFile(c.path);
-    const previous = findSource.get(hash) as string | undefined;
+    const previous = (findSource.get(hash) as string | undefined) ?? (await options.knownSource?.(hash));
     if (previous !== undefined) {
       report.files.push({
         path: shown, status: 'skipped', format: importer.format, episodes: 0, turns: 0,
@@ -277,6 +284,7 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
       }
       setSourceCount.run(episodes, sourceId);
       writer.flushText();
+      await options.beforeCommit?.({ sourceId, hash, shown, format: importer.format });
       commitWrite(db);
       writer.commit();
       totalEpisodes += episodes;

@@ -1,0 +1,75 @@
+/**
+ * How `routelens info` and `analyze` print what both stores answer (SQLite's typed arrays and ClickHouse's SQL):
+ * one printer each, so `--db` and `--store` print alike.
+ */
+import type { ErrorRecoveryResult, ParetoResult, SwitchCostResult, UsageByTurnResult } from '../shared/analysisResults.ts';
+import { visibleText as v } from '../shared/displayText.ts';
+import { money, out, print } from './cliCommon.ts';
+import type { StoreRunInfo } from './store/clickhouse/storeInfo.ts';
+
+export type StoreAnalysis =
+  | ['pareto', ParetoResult]
+  | ['switch-cost', SwitchCostResult]
+  | ['error-recovery', ErrorRecoveryResult]
+  | ['usage-by-turn', UsageByTurnResult];
+
+/** Prints `result` as JSON (`--json`) or as text lines; returns exit code 0. */
+export function showAnalysis<A extends StoreAnalysis>(id: A[0], result: A[1], json: boolean): number {
+  if (json) return print(result);
+  const shown = [id, result] as StoreAnalysis;
+  switch (shown[0]) {
+    case 'error-recovery': {
+      const pct = (x: number | null): string => (x === null ? '   n/a' : `${(x * 100).toFixed(1)}%`.padStart(6));
+      out('run                              pairs  P(switch)  P(recover)  stay    switch');
+      for (const g of shown[1].groups) {
+        out(`${v(g.run).padEnd(32)} ${String(g.n).padStart(5)}  ${pct(g.p_switch)}     ${pct(g.p_recover)}      ${pct(g.p_recover_stay)}  ${pct(g.p_recover_switch)}`);
+      }
+      return 0;
+    }
+    case 'usage-by-turn':
+      for (const r of shown[1].runs) {
+        out(v(r.run));
+        for (const t of r.turns) {
+          const shares = Object.entries(t.shares).map(([m, x]) => `${v(m)} ${(x * 100).toFixed(0)}%`).join(', ');
+          out(`  t=${String(t.t).padEnd(4)} n=${String(t.n).padEnd(6)} ${shares}`);
+        }
+      }
+      return 0;
+    case 'switch-cost':
+      for (const r of shown[1].runs) {
+        const n = r.episodes.length;
+        const mean = (f: (e: (typeof r.episodes)[number]) => number): number => r.episodes.reduce((a, e) => a + f(e), 0) / Math.max(1, n);
+        out(`${v(r.run)}: ${n} successful episodes, ${mean((e) => e.switches).toFixed(2)} switches and ${money(mean((e) => e.cost))} per episode`);
+      }
+      return 0;
+    case 'pareto':
+      out('run                              episodes  mean score  mean cost  frontier  savings vs reference');
+      for (const p of shown[1].points) {
+        const saving = p.savings_vs_reference === null ? '' : `${(p.savings_vs_reference * 100).toFixed(1)}%`;
+        out(`${v(p.run).padEnd(32)} ${String(p.n).padStart(8)}  ${p.mean_score.toFixed(3).padStart(10)}  ${money(p.mean_cost).padStart(9)}  ${p.frontier ? '   yes  ' : '        '}  ${saving}`);
+      }
+      return 0;
+  }
+}
+
+/** `routelens info`: the same lines and JSON for a SQLite database and a ClickHouse store. */
+export function showRunsInfo(runs: StoreRunInfo[], json: boolean): number {
+  if (json) return print({ runs });
+  if (runs.length === 0) {
+    out('no runs yet: routelens import PATH --db FILE');
+    return 0;
+  }
+  for (const r of runs) {
+    const rate = r.success_rate === null ? 'n/a' : `${(r.success_rate * 100).toFixed(1)}%`;
+    const n = r.unpriced_turns;
+    const known = r.known_cost > 0 ? `; ${money(r.known_cost)} known` : '';
+    const cost = r.total_cost === null ? `cost unknown (${n} turn${n === 1 ? '' : 's'} unpriced${known})` : money(r.total_cost);
+    const children = r.child_episodes > 0 ? ` (+${r.child_episodes} subagent/child episodes)` : '';
+    const noOutcome = r.unknown_outcome > 0 ? ` (${r.unknown_outcome} without an outcome)` : '';
+    out(`${v(r.name)}  [${r.format}]  ${r.episodes} episodes${children}, ${r.turns} turns, ${cost}, success ${rate}${noOutcome}`);
+    out(`  models: ${r.models.map(v).join(', ')}`);
+    const bySplit = Object.entries(r.splits);
+    if (bySplit.length) out(`  splits: ${bySplit.map(([s, k]) => `${v(s)} ${k}`).join(', ')}`);
+  }
+  return 0;
+}

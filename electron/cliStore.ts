@@ -1,0 +1,128 @@
+/**
+ * The ClickHouse store from the command line: `routelens store init|clean --store URL`, and the `--store URL`
+ * side of `import`, `info` and `analyze` (cli.ts hands over when a store URL is given or ROUTELENS_STORE is set).
+ */
+import { err, print, UsageError, type Command } from './cliCommon.ts';
+import { showAnalysis } from './cliAnalysisText.ts';
+import { bar, Progress } from './cliProgress.ts';
+import type { ImportReport } from './importers/pipeline.ts';
+import type { ExpectedStepsTable } from './analysis/expectedSteps.ts';
+import { storeUrlOf, type ClickHouseStoreUrl } from './store/storeUrl.ts';
+import type { ClickHouseStore } from './store/clickhouse/connection.ts';
+import type { StoreRunInfo } from './store/clickhouse/storeInfo.ts';
+
+// The store's modules (and the ClickHouse client) load only when a command uses a store: `--db` commands start
+// as fast as before.
+const storeModules = async () => ({
+  ...(await import('./store/clickhouse/connection.ts')),
+  ...(await import('./store/clickhouse/schema.ts')),
+  ...(await import('./store/clickhouse/cleanStore.ts')),
+  ...(await import('./store/clickhouse/importToStore.ts')),
+  ...(await import('./store/clickhouse/storeInfo.ts')),
+  ...(await import('./store/clickhouse/storeAnalyses.ts')),
+});
+
+/** Analyses answered by SQL on the store; the others still need a SQLite database. */
+export const PUSHED_DOWN = ['pareto', 'switch-cost', 'error-recovery', 'usage-by-turn'] as const;
+
+export const STORE_OPTION = { store: { type: 'string' } } as const;
+
+async function withStore<T>(url: ClickHouseStoreUrl, f: (store: ClickHouseStore, m: Awaited<ReturnType<typeof storeModules>>) => Promise<T>): Promise<T> {
+  const m = await storeModules();
+  const store = new m.ClickHouseStore(url);
+  try {
+    return await f(store, m);
+  } finally {
+    await store.close();
+  }
+}
+
+export async function importIntoStore(
+  url: ClickHouseStoreUrl,
+  paths: string[],
+  options: { format?: string; runName?: string; expectedSteps?: ExpectedStepsTable },
+  json: boolean,
+): Promise<ImportReport> {
+  const progress = new Progress(process.stderr, json && !process.stderr.isTTY);
+  try {
+    return await withStore(url, (store, m) =>
+      m.importToStore(store, paths, {
+        ...options,
+        onProgress: (p) => {
+          const within = p.fileBytes > 0 ? p.fileBytesRead / p.fileBytes : 0;
+          const frac = p.filesTotal > 0 ? (p.filesDone + within) / p.filesTotal : 1;
+          progress.update(`importing into ${store.shown} ${bar(frac)} ${p.filesDone}/${p.filesTotal} files, ${p.episodes} episodes, ${p.turns} turns`);
+        },
+      }),
+    );
+  } finally {
+    progress.done();
+  }
+}
+
+export async function infoOfStore(url: ClickHouseStoreUrl): Promise<StoreRunInfo[]> {
+  return withStore(url, (store, m) => m.storeInfo(store));
+}
+
+export async function analyzeOnStore(
+  url: ClickHouseStoreUrl,
+  analysis: string | undefined,
+  sel: { runs: string[]; split?: string; reference?: string },
+  json: boolean,
+): Promise<number> {
+  if (!(PUSHED_DOWN as readonly string[]).includes(analysis ?? '')) {
+    throw new UsageError(`${analysis ?? '(none)'} is not pushed down to a ClickHouse store yet (on a store: ${PUSHED_DOWN.join(', ')}); use --db FILE`);
+  }
+  return withStore(url, async (store, m) => {
+    await m.requireSchema(store);
+    try {
+      switch (analysis) {
+        case 'pareto':
+          return showAnalysis('pareto', await m.paretoOnStore(store, sel), json);
+        case 'switch-cost':
+          return showAnalysis('switch-cost', await m.switchCostOnStore(store, sel), json);
+        case 'error-recovery':
+          return showAnalysis('error-recovery', await m.errorRecoveryOnStore(store, sel), json);
+        default:
+          return showAnalysis('usage-by-turn', await m.usageByTurnOnStore(store, sel), json);
+      }
+    } catch (e) {
+      if (e instanceof RangeError) throw new UsageError(e.message);
+      throw e;
+    }
+  });
+}
+
+export const storeCommands: Record<string, Command> = {
+  store: {
+    summary: 'create, migrate or clean a ClickHouse store (docs/scale-out.md)',
+    usage: 'routelens store init|clean --store clickhouse://HOST:PORT[,HOST:PORT…]/DB[?cluster=NAME] [--older-than-minutes N] [--json]\n' +
+      '  init: creates the database and tables on every host (idempotent), checks the hosts are the cluster\'s shards in order.\n' +
+      '  clean: deletes the rows of imports that never completed (started over --older-than-minutes ago, default 60) and of replaced files.\n' +
+      '  The URL may also come from ROUTELENS_STORE; a user and password from the URL or ROUTELENS_STORE_USER / ROUTELENS_STORE_PASSWORD.',
+    options: { ...STORE_OPTION, 'older-than-minutes': { type: 'string' }, json: { type: 'boolean' } },
+    allowPositionals: true,
+    async run(values, positionals) {
+      const action = positionals[0];
+      if (action !== 'init' && action !== 'clean') throw new UsageError('say what to do: routelens store init|clean --store URL');
+      const url = storeUrlOf(values) ?? (() => {
+        throw new UsageError('--store URL is required (or set ROUTELENS_STORE)');
+      })();
+      return withStore(url, async (store, m) => {
+        if (action === 'init') {
+          const result = await m.initStore(store);
+          if (values.json) return print({ store: store.shown, ...result });
+          err(`${result.created ? 'created' : 'up to date'}: ${store.shown} (schema version ${result.version}, ${store.nodes.length} shard${store.nodes.length === 1 ? '' : 's'})`);
+          return 0;
+        }
+        const minutes = values['older-than-minutes'] === undefined ? 60 : Number(values['older-than-minutes']);
+        if (!(minutes >= 0)) throw new UsageError('--older-than-minutes must be a number ≥ 0');
+        const report = await m.cleanStore(store, minutes * 60_000);
+        if (values.json) return print(report);
+        err(`cleaned ${report.abandoned.length} unfinished and ${report.superseded.length} replaced import(s); ClickHouse deletes their rows in the background`);
+        return 0;
+      });
+    },
+  },
+};
+

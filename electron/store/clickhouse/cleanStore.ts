@@ -1,0 +1,44 @@
+/**
+ * `routelens store clean`: removes rows no query can see. An import that never completed (killed, or stopped by
+ * a store error) left rows on some shards under an import id without a 'completed' event; an import replaced by a
+ * newer file's is 'superseded'. Their rows are deleted on every shard (ALTER … DELETE, which ClickHouse runs in
+ * the background) and the ledger records 'abandoned' / 'cleaned', so each is cleaned once. Imports started less
+ * than `olderThanMs` ago are left alone: they may still be running in another process.
+ */
+import type { ClickHouseStore } from './connection.ts';
+import { nowSeconds, requireSchema, SHARDED_TABLES } from './schema.ts';
+
+export interface CleanReport {
+  abandoned: number[];
+  superseded: number[];
+}
+
+export async function cleanStore(store: ClickHouseStore, olderThanMs = 60 * 60 * 1000): Promise<CleanReport> {
+  await requireSchema(store);
+  const cutoff = new Date(Date.now() - olderThanMs).toISOString().slice(0, 19).replace('T', ' ');
+  const rows = await store.query<{ import_id: string; kind: string }>(
+    `SELECT import_id,
+       multiIf(countIf(event = 'started') > 0 AND countIf(event IN ('completed', 'abandoned')) = 0 AND minIf(at, event = 'started') < toDateTime({cutoff:String}), 'abandoned',
+               countIf(event = 'superseded') > 0 AND countIf(event = 'cleaned') = 0, 'superseded', '') AS kind
+     FROM ${store.database}.imports GROUP BY import_id HAVING kind != ''`,
+    { cutoff },
+  );
+  const report: CleanReport = {
+    abandoned: rows.filter((r) => r.kind === 'abandoned').map((r) => Number(r.import_id)),
+    superseded: rows.filter((r) => r.kind === 'superseded').map((r) => Number(r.import_id)),
+  };
+  const ids = [...report.abandoned, ...report.superseded];
+  if (ids.length === 0) return report;
+  const list = ids.join(', ');
+  // Abandoned first in the ledger: from here on no query counts them, whatever the deletes' progress.
+  const at = nowSeconds();
+  await store.insert(store.coordinator, 'imports', [
+    ...report.abandoned.map((id) => ({ import_id: id, event: 'abandoned', content_hash: '', path: '', format: '', episodes: 0, turns: 0, at })),
+  ]);
+  for (const node of store.nodes) {
+    for (const table of SHARDED_TABLES) await store.command(`ALTER TABLE ${store.database}.${table}_local DELETE WHERE import_id IN (${list})`, node);
+  }
+  await store.command(`ALTER TABLE ${store.database}.runs DELETE WHERE import_id IN (${list})`);
+  await store.insert(store.coordinator, 'imports', ids.map((id) => ({ import_id: id, event: 'cleaned', content_hash: '', path: '', format: '', episodes: 0, turns: 0, at })));
+  return report;
+}

@@ -1,0 +1,180 @@
+/**
+ * The ClickHouse store against a real 2-shard cluster (test/clickhouseCluster.ts): the same files imported into
+ * SQLite and into the cluster give the same analyses (1e-9 relative), imports are idempotent and atomic per
+ * file, and sessions are split evenly over the shards with all of an episode's turns on one shard.
+ */
+import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../../db/database.ts';
+import { importPaths } from '../../importers/pipeline.ts';
+import { simulateToFile } from '../../../fixtures/simulator/index.ts';
+import { paretoAnalysis } from '../../analysis/pareto.ts';
+import { switchCostAnalysis } from '../../analysis/switchCost.ts';
+import { errorRecoveryAnalysis } from '../../analysis/errorRecovery.ts';
+import { usageByTurnAnalysis } from '../../analysis/usageByTurn.ts';
+import { clickhouseSkipReason, startTestCluster, type TestCluster } from '../../../test/clickhouseCluster.ts';
+import { parseStoreUrl } from '../storeUrl.ts';
+import { ClickHouseStore } from './connection.ts';
+import { initStore, visibleImports } from './schema.ts';
+import { importToStore, newImportId } from './importToStore.ts';
+import { cleanStore } from './cleanStore.ts';
+import { errorRecoveryOnStore, paretoOnStore, switchCostOnStore, usageByTurnOnStore } from './storeAnalyses.ts';
+
+const skip = clickhouseSkipReason();
+if (skip) console.log(skip);
+
+/** Equal as JSON values, numbers within 1e-9 relative; lists of objects compared in a canonical order. */
+function expectClose(actual: unknown, expected: unknown, path = '$'): void {
+  if (typeof expected === 'number' && typeof actual === 'number') {
+    const scale = Math.max(1, Math.abs(expected));
+    if (!(Math.abs(actual - expected) <= 1e-9 * scale)) throw new Error(`${path}: ${actual} ≠ ${expected}`);
+    return;
+  }
+  if (Array.isArray(expected)) {
+    if (!Array.isArray(actual) || actual.length !== expected.length) throw new Error(`${path}: length ${(actual as unknown[])?.length} ≠ ${expected.length}`);
+    const key = (x: unknown): string => JSON.stringify(x, (_k, v) => (typeof v === 'number' ? Number(v.toPrecision(8)) : v));
+    const a = [...actual].sort((x, y) => key(x).localeCompare(key(y)));
+    const e = [...expected].sort((x, y) => key(x).localeCompare(key(y)));
+    e.forEach((x, i) => expectClose(a[i], x, `${path}[${i}]`));
+    return;
+  }
+  if (expected && typeof expected === 'object') {
+    if (!actual || typeof actual !== 'object') throw new Error(`${path}: ${JSON.stringify(actual)} is not an object`);
+    const ka = Object.keys(actual).sort();
+    const ke = Object.keys(expected).sort();
+    if (ka.join() !== ke.join()) throw new Error(`${path}: keys ${ka.join()} ≠ ${ke.join()}`);
+    for (const k of ke) expectClose((actual as Record<string, unknown>)[k], (expected as Record<string, unknown>)[k], `${path}.${k}`);
+    return;
+  }
+  if (actual !== expected) throw new Error(`${path}: ${JSON.stringify(actual)} ≠ ${JSON.stringify(expected)}`);
+}
+
+describe.skipIf(skip !== null)('ClickHouse store on a 2-shard cluster', () => {
+  let cluster: TestCluster;
+  let store: ClickHouseStore;
+  let db: Db;
+  let dir: string;
+  let files: string[];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'routelens-chtest-'));
+    cluster = await startTestCluster(2);
+    store = new ClickHouseStore(parseStoreUrl(cluster.url('routelens')));
+    await initStore(store);
+    const sw = join(dir, 'sw.jsonl');
+    const critique = join(dir, 'critique.jsonl');
+    await simulateToFile({ preset: 'scienceworld', episodes: 400, seed: 3, out: sw });
+    await simulateToFile({ preset: 'critique', episodes: 150, seed: 4, out: critique });
+    // Real logs: subagents folded into their session (Claude Code), a total-only cost (SWE-agent), splits (MTRouter).
+    files = [sw, critique, 'fixtures/samples/claude-code', 'fixtures/samples/swe-agent', 'fixtures/samples/mtrouter'];
+    db = openDatabase(join(dir, 'same.db'));
+    await importPaths(db, files);
+    await importToStore(store, files, { batchRows: 5_000 });
+  }, 240_000);
+
+  afterAll(async () => {
+    db?.close();
+    await store?.close();
+    await cluster?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const selections = (): { runs?: string[]; split?: string }[] => {
+    const runs = (db.prepare('SELECT name FROM runs ORDER BY name').pluck().all() as string[]);
+    const splits = db.prepare('SELECT DISTINCT split FROM episodes WHERE split IS NOT NULL').pluck().all() as string[];
+    return [{}, ...runs.map((r) => ({ runs: [r] })), { runs: runs.slice(0, 3) }, ...splits.map((s) => ({ split: s }))];
+  };
+
+  it('every run, episode and turn of SQLite is in the cluster, sessions spread over both shards', async () => {
+    const [sqlite] = db.prepare('SELECT (SELECT COUNT(*) FROM episodes) AS e, (SELECT COUNT(*) FROM turns) AS t').all() as { e: number; t: number }[];
+    const [ch] = await store.query<{ e: string; t: string }>(`SELECT (SELECT count() FROM routelens.episodes) AS e, (SELECT count() FROM routelens.turns) AS t`);
+    expect({ e: Number(ch?.e), t: Number(ch?.t) }).toEqual(sqlite);
+    const perShard = await Promise.all(store.nodes.map(async (n) => Number(((await (await n.query({ query: 'SELECT count() AS n FROM routelens.turns_local', format: 'JSONEachRow' })).json()) as { n: string }[])[0]?.n)));
+    expect(perShard[0]).toBeGreaterThan(0.35 * (sqlite?.t ?? 0));
+    expect(perShard[1]).toBeGreaterThan(0.35 * (sqlite?.t ?? 0));
+    // An episode's turns, and its subagents', are on one shard: the shard the sharding key names.
+    const roots = await Promise.all(store.nodes.map(async (n) =>
+      ((await (await n.query({ query: 'SELECT DISTINCT root_key AS k FROM routelens.turns_local', format: 'JSONEachRow' })).json()) as { k: string }[]).map((r) => Number(r.k))));
+    roots.forEach((keys, shard) => expect(keys.every((k) => k % 2 === shard)).toBe(true));
+    const [children] = await store.query<{ n: string }>('SELECT count() AS n FROM routelens.turns WHERE is_child = 1');
+    expect(Number(children?.n)).toBeGreaterThan(0);
+  });
+
+  it('pareto, switch-cost, error-recovery and usage-by-turn answer as on SQLite, for every selection', async () => {
+    const all = selections();
+    expect(all.filter((s) => s.split).length).toBeGreaterThan(0);
+    expect(paretoAnalysis(db).points.length).toBeGreaterThan(4);
+    expect(switchCostAnalysis(db).runs.some((r) => r.episodes.length > 20)).toBe(true);
+    for (const sel of all) {
+      expectClose(await paretoOnStore(store, sel), paretoAnalysis(db, sel), `pareto ${JSON.stringify(sel)}`);
+      expectClose(await switchCostOnStore(store, sel), switchCostAnalysis(db, sel), `switch-cost ${JSON.stringify(sel)}`);
+      expectClose(await errorRecoveryOnStore(store, sel), errorRecoveryAnalysis(db, sel), `error-recovery ${JSON.stringify(sel)}`);
+      expectClose(await usageByTurnOnStore(store, sel), usageByTurnAnalysis(db, sel), `usage-by-turn ${JSON.stringify(sel)}`);
+    }
+    expectClose(await paretoOnStore(store, { reference: 'sw-mtrouter' }), paretoAnalysis(db, { reference: 'sw-mtrouter' }));
+    expectClose(await usageByTurnOnStore(store, { maxTurn: 4 }), usageByTurnAnalysis(db, { maxTurn: 4 }));
+    await expect(paretoOnStore(store, { runs: ['no-such-run'] })).rejects.toThrow('no run named "no-such-run"');
+    await expect(paretoOnStore(store, { split: 'nowhere' })).rejects.toThrow('no episode is in split "nowhere"');
+  });
+
+  it('importing the same files again changes nothing: every file is skipped as already imported', async () => {
+    const before = await store.query<{ n: string }>('SELECT count() AS n FROM routelens.turns');
+    const report = await importToStore(store, files);
+    expect(report.files.filter((f) => f.status === 'imported')).toEqual([]);
+    expect(report.files.every((f) => f.status === 'skipped' && /already imported/.test(f.reason ?? ''))).toBe(true);
+    expect(await store.query('SELECT count() AS n FROM routelens.turns')).toEqual(before);
+  });
+
+  it('a file that fails midway is never counted, and its good episodes never shown', async () => {
+    const good = readFileSync(join(dir, 'sw.jsonl'), 'utf8').split('\n').filter(Boolean).slice(0, 50)
+      .map((l) => { const ep = JSON.parse(l); ep.run = 'half-file'; return JSON.stringify(ep); });
+    const broken = join(dir, 'half.jsonl');
+    writeFileSync(broken, `${good.join('\n')}\n{"not": "an episode"\n`);
+    const report = await importToStore(store, [broken], { batchRows: 10 });
+    expect(report.files[0]?.status).toBe('rejected');
+    const seen = await store.query<{ n: string }>(`SELECT count() AS n FROM routelens.episodes WHERE run = 'half-file' AND import_id GLOBAL IN (${visibleImports(store)})`);
+    expect(Number(seen[0]?.n)).toBe(0);
+    await expect(paretoOnStore(store, { runs: ['half-file'] })).rejects.toThrow('no run named');
+  });
+
+  it('rows of an import killed before its ledger entry are never counted, and `store clean` removes them', async () => {
+    const id = newImportId();
+    await store.insert(store.coordinator, 'imports', [{ import_id: id, event: 'started', content_hash: 'x', path: 'killed.jsonl', format: 'canonical', episodes: 0, turns: 0, at: '2020-01-01 00:00:00' }]);
+    const row = { import_id: id, episode_key: 77, root_key: 77, run: 'sw-mtrouter', split: null, is_child: 0, episode_success: 1, episode_turn_costs_known: 1,
+      pos: 0, t: 0, model: 'ghost', prev_model: null, switched: 0, next_switched: null, severity: 1, next_severity: null, category: 'x', action_type: 'x',
+      cost: 1, cost_source: 'logged', cum_cost: 1, error_mask: 0 };
+    await store.insert(store.nodes[1] as never, 'turns_local', [row]);
+    const before = await usageByTurnOnStore(store, { runs: ['sw-mtrouter'] });
+    expect(JSON.stringify(before)).not.toContain('ghost');
+    expectClose(before, usageByTurnAnalysis(db, { runs: ['sw-mtrouter'] }));
+    const cleaned = await cleanStore(store, 60_000);
+    expect(cleaned.abandoned).toEqual([id]);
+    for (let i = 0; i < 100; i++) {
+      const left = await store.query<{ n: string }>(`SELECT count() AS n FROM routelens.turns WHERE import_id = ${id}`);
+      if (Number(left[0]?.n) === 0) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(await store.query<{ n: string }>(`SELECT count() AS n FROM routelens.turns WHERE import_id = ${id}`)).toEqual([{ n: '0' }]);
+    expect((await cleanStore(store, 60_000)).abandoned).toEqual([]);
+  });
+
+  it('a changed file replaces the whole earlier file; a file overlapping part of one is refused', async () => {
+    const lines = readFileSync(join(dir, 'critique.jsonl'), 'utf8').split('\n').filter(Boolean);
+    const first = join(dir, 'part.jsonl');
+    writeFileSync(first, lines.slice(0, 20).map((l) => { const ep = JSON.parse(l); ep.run = 'replaced'; return JSON.stringify(ep); }).join('\n'));
+    await importToStore(store, [first]);
+    const changed = join(dir, 'part-v2.jsonl');
+    writeFileSync(changed, lines.slice(0, 20).map((l) => { const ep = JSON.parse(l); ep.run = 'replaced'; ep.outcome = { ...ep.outcome, success: true, score: 1 }; return JSON.stringify(ep); }).join('\n'));
+    const report = await importToStore(store, [changed]);
+    expect(report.files[0]?.status).toBe('imported');
+    const seen = await store.query<{ n: string; wins: string }>(`SELECT count() AS n, sum(success) AS wins FROM routelens.episodes WHERE run = 'replaced' AND import_id GLOBAL IN (${visibleImports(store)})`);
+    expect(seen).toEqual([{ n: '20', wins: '20' }]);
+    const overlap = join(dir, 'overlap.jsonl');
+    writeFileSync(overlap, lines.slice(10, 30).map((l) => { const ep = JSON.parse(l); ep.run = 'replaced'; return JSON.stringify(ep); }).join('\n'));
+    const refused = await importToStore(store, [overlap]);
+    expect(refused.files[0]?.status).toBe('rejected');
+    expect(refused.files[0]?.reason).toMatch(/10 of its episodes are already in the store from .*part-v2\.jsonl, which holds 20/);
+  });
+});

@@ -1,0 +1,121 @@
+/**
+ * The connection to a ClickHouse store: one HTTP client per shard host (the first also answers queries), the
+ * names of the tables queries read (Distributed over the cluster, or the local tables on one server), and
+ * errors turned into one line that names the store without its credentials.
+ */
+import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
+import { describeStore, StoreError, type ClickHouseStoreUrl } from '../storeUrl.ts';
+
+export { StoreError };
+
+export type Row = Record<string, unknown>;
+
+export class ClickHouseStore {
+  readonly nodes: ClickHouseClient[];
+  readonly database: string;
+  readonly cluster: string | null;
+  readonly shown: string;
+
+  constructor(readonly url: ClickHouseStoreUrl) {
+    this.database = url.database;
+    this.cluster = url.cluster;
+    this.shown = describeStore(url);
+    this.nodes = url.hosts.map((h) =>
+      createClient({
+        url: `http://${h.host}:${h.port}`,
+        username: url.username,
+        password: url.password,
+        // The client's own log lines carry request details; RouteLens reports errors itself, in one line.
+        log: { level: ClickHouseLogLevel.OFF },
+        request_timeout: 600_000,
+        compression: { request: false, response: false },
+      }),
+    );
+  }
+
+  /** The first host: it runs the queries (over the Distributed tables) and keeps the import ledger. */
+  get coordinator(): ClickHouseClient {
+    return this.nodes[0] as ClickHouseClient;
+  }
+
+  /** The table a query reads: `db.turns` (Distributed) on a cluster, `db.turns_local` on one server. */
+  table(name: string): string {
+    return this.cluster ? `${this.database}.${name}` : `${this.database}.${name}_local`;
+  }
+
+  /** `IN` across shards: GLOBAL sends the subquery's rows from the coordinator to every shard once. */
+  get globalIn(): string {
+    return this.cluster ? 'GLOBAL IN' : 'IN';
+  }
+
+  async query<T extends Row>(sql: string, params: Record<string, unknown> = {}, node: ClickHouseClient = this.coordinator): Promise<T[]> {
+    const bound = bindParams(sql, params);
+    return this.wrap(async () => {
+      const rs = await node.query({ query: bound, format: 'JSONEachRow' });
+      return (await rs.json()) as T[];
+    });
+  }
+
+  async command(sql: string, node: ClickHouseClient = this.coordinator): Promise<void> {
+    await this.wrap(() => node.command({ query: sql }));
+  }
+
+  async insert(node: ClickHouseClient, table: string, rows: Row[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.wrap(() => node.insert({ table: `${this.database}.${table}`, values: rows, format: 'JSONEachRow' }));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.nodes.map((n) => n.close()));
+  }
+
+  private async wrap<T>(f: () => Promise<T>): Promise<T> {
+    try {
+      return await f();
+    } catch (e) {
+      throw new StoreError(`${this.shown}: ${storeMessage(e)}`);
+    }
+  }
+}
+
+/** A string as a ClickHouse literal: quotes and backslashes escaped, so no value can end the literal. */
+export function sqlString(value: string): string {
+  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+function literal(value: unknown, type: string, name: string): string {
+  const array = /^Array\((.+)\)$/.exec(type);
+  if (array) {
+    if (!Array.isArray(value)) throw new TypeError(`query parameter ${name}: not an array`);
+    return `[${value.map((v) => literal(v, array[1] as string, name)).join(', ')}]`;
+  }
+  if (type === 'String') {
+    if (typeof value !== 'string') throw new TypeError(`query parameter ${name}: not a string`);
+    return sqlString(value);
+  }
+  if (/^U?Int(8|16|32|64)$/.test(type)) {
+    if (!Number.isSafeInteger(value)) throw new TypeError(`query parameter ${name}: not a whole number`);
+    return String(value);
+  }
+  throw new TypeError(`query parameter ${name}: type ${type} is not bound here`);
+}
+
+/**
+ * `{name:Type}` placeholders filled with literals on our side: ClickHouse 18.16 has no server-side query
+ * parameters. Only String, integers and arrays of them, each escaped or checked, so a value is never SQL.
+ */
+export function bindParams(sql: string, params: Record<string, unknown>): string {
+  return sql.replace(/\{(\w+):([A-Za-z0-9()]+)\}/g, (_m, name: string, type: string) => {
+    if (!(name in params)) throw new TypeError(`query parameter ${name} is missing`);
+    return literal(params[name], type, name);
+  });
+}
+
+/** The first line of ClickHouse's message, without its `e.what()` tail, or the network error's code. */
+function storeMessage(e: unknown): string {
+  const code = (e as { code?: string }).code;
+  if (code === 'ECONNREFUSED') return 'connection refused (is ClickHouse running there? the port is its HTTP port)';
+  const text = e instanceof Error ? e.message : String(e);
+  const first = text.split('\n').find((l) => l.trim() !== '') ?? text;
+  return first.replace(/^Code: \d+, e\.displayText\(\) = DB::\w+: /, '').replace(/, e\.what\(\) = .*$/, '').slice(0, 400);
+}

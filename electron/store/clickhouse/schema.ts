@@ -1,0 +1,164 @@
+/**
+ * The ClickHouse store's tables (DESIGN §2, second store). Each sharded table is a MergeTree `X_local` on every
+ * shard, ordered for the analyses' scans, with a Distributed `X` over the cluster sharded by the session's root
+ * episode, so all turns of an episode (and of its subagents) sit on one shard. The import ledger, runs and the
+ * schema version live on the first host. Columns the analyses need across turns (the next turn's model switch
+ * and error, the cumulative cost) and the episode's facts the turn-level analyses filter on are written at
+ * import, so every analysis is a plain aggregation.
+ *
+ * Only SQL that ClickHouse 18.16 (Debian's) and current releases both accept: `ENGINE = MergeTree() ORDER BY`,
+ * Nullable, no LowCardinality, no ON CLUSTER (that needs ZooKeeper): RouteLens runs the DDL on each host itself.
+ */
+import type { ClickHouseClient } from '@clickhouse/client';
+import { StoreError, type ClickHouseStore } from './connection.ts';
+
+export const STORE_SCHEMA_VERSION = 1;
+
+/** Sharded tables: columns and sort key. `root_key` is the sharding key. */
+const SHARDED: Record<string, { columns: string; orderBy: string }> = {
+  episodes: {
+    columns: `import_id UInt64, episode_key UInt64, root_key UInt64, run String, ext_id String,
+      task_id Nullable(String), task_type Nullable(String), task_category Nullable(String), split Nullable(String),
+      difficulty Nullable(String), final_score Nullable(Float64), score_norm Nullable(Float32), success Nullable(UInt8),
+      total_cost Float64, cost_known UInt8, unpriced_turns UInt32, n_turns UInt32, n_switches UInt32, n_errors UInt32,
+      budget_mode Nullable(String), budget_usd Nullable(Float64), max_turns Nullable(Int32), train_step Nullable(Int32),
+      exit_reason Nullable(String), kind Nullable(String), agent Nullable(String), parent_ext_id Nullable(String),
+      started_at Nullable(String), task_text Nullable(String), system_prompt Nullable(String)`,
+    orderBy: '(run, episode_key)',
+  },
+  turns: {
+    columns: `import_id UInt64, episode_key UInt64, root_key UInt64, run String, split Nullable(String), is_child UInt8,
+      episode_success Nullable(UInt8), episode_turn_costs_known UInt8, pos UInt32, t Int32, model String,
+      prev_model Nullable(String), switched UInt8, next_switched Nullable(UInt8), severity UInt8, next_severity Nullable(UInt8),
+      category String, action_type String, tool Nullable(String), tokens_in Nullable(Int64), tokens_out Nullable(Int64),
+      tokens_cached Nullable(Int64), tokens_cache_write Nullable(Int64), tokens_reasoning Nullable(Int64),
+      cost Nullable(Float32), cost_source String, cum_cost Float64, latency_ms Nullable(Float64), propensity Nullable(Float64),
+      error_mask UInt32, verdict Nullable(String), verify_correct Nullable(UInt8), greedy_model Nullable(String),
+      was_greedy Nullable(UInt8), beta Nullable(Float64), role Nullable(String), s_tilde Nullable(Float64), penalty Nullable(Float64)`,
+    orderBy: '(run, episode_key, pos)',
+  },
+  turn_text: {
+    columns: 'import_id UInt64, episode_key UInt64, root_key UInt64, pos UInt32, action Nullable(String), observation Nullable(String), detail Nullable(String)',
+    orderBy: '(episode_key, pos)',
+  },
+  turn_errors: {
+    columns: 'import_id UInt64, episode_key UInt64, root_key UInt64, run String, pos UInt32, error_type String, severity UInt8, source String',
+    orderBy: '(run, episode_key, pos)',
+  },
+  turn_candidates: {
+    columns: 'import_id UInt64, episode_key UInt64, root_key UInt64, run String, pos UInt32, model String, logged_score Float64',
+    orderBy: '(run, episode_key, pos)',
+  },
+  plan_nodes: {
+    columns: `import_id UInt64, episode_key UInt64, root_key UInt64, run String, pos Nullable(UInt32), round Int32,
+      subtask_id String, model Nullable(String), primitive Nullable(String), status Nullable(String)`,
+    orderBy: '(run, episode_key, round)',
+  },
+  plan_edges: {
+    columns: 'import_id UInt64, episode_key UInt64, root_key UInt64, round Int32, src String, dst String',
+    orderBy: '(episode_key, round)',
+  },
+};
+export const SHARDED_TABLES = Object.keys(SHARDED);
+
+/** On the first host only: small, read whole. */
+const COORDINATOR: Record<string, { columns: string; orderBy: string }> = {
+  schema_version: { columns: 'version UInt32, at DateTime', orderBy: 'version' },
+  /** The import ledger: a file's rows count once its 'completed' event exists and no 'superseded'/'abandoned' one does. */
+  imports: {
+    columns: 'import_id UInt64, event String, content_hash String, path String, format String, episodes UInt32, turns UInt32, at DateTime',
+    orderBy: '(import_id, event)',
+  },
+  runs: {
+    columns: 'import_id UInt64, run String, source_format String, source_path String, policy_name Nullable(String), policy_kind Nullable(String)',
+    orderBy: '(run, import_id)',
+  },
+};
+
+/** The imports whose rows queries see. */
+export function visibleImports(store: ClickHouseStore): string {
+  return `SELECT import_id FROM ${store.database}.imports GROUP BY import_id
+    HAVING countIf(event = 'completed') > 0 AND countIf(event IN ('superseded', 'abandoned')) = 0`;
+}
+
+/** Shard order: host i of the URL is shard i + 1 of the cluster, checked by `checkShards`. */
+export function shardOf(rootKey: number, shards: number): number {
+  return rootKey % shards;
+}
+
+async function createOn(store: ClickHouseStore, node: ClickHouseClient, name: string, def: { columns: string; orderBy: string }): Promise<void> {
+  await store.command(`CREATE TABLE IF NOT EXISTS ${store.database}.${name} (${def.columns}) ENGINE = MergeTree() ORDER BY ${def.orderBy}`, node);
+}
+
+/**
+ * Every host of the URL is a different shard of the named cluster, in shard order, and every shard is listed:
+ * rows written straight to host i must be where the Distributed table looks for them.
+ */
+export async function checkShards(store: ClickHouseStore): Promise<void> {
+  if (!store.cluster) return;
+  const shards: number[] = [];
+  for (const [i, node] of store.nodes.entries()) {
+    const rows = await store.query<{ shard_num: number; n: string | number }>(
+      'SELECT shard_num, (SELECT count(DISTINCT shard_num) FROM system.clusters WHERE cluster = {c:String}) AS n FROM system.clusters WHERE cluster = {c:String} AND is_local = 1',
+      { c: store.cluster },
+      node,
+    ).catch((e: unknown) => {
+      throw new StoreError(`host ${i + 1}: ${(e as Error).message}`);
+    });
+    if (rows.length === 0) throw new StoreError(`${store.shown}: host ${i + 1} is not a shard of cluster "${store.cluster}" (see its remote_servers)`);
+    const total = Number(rows[0]?.n);
+    if (total !== store.nodes.length) {
+      throw new StoreError(`${store.shown}: cluster "${store.cluster}" has ${total} shards: list each one's HTTP address, in shard order (${store.nodes.length} given)`);
+    }
+    shards.push(Number(rows[0]?.shard_num));
+  }
+  shards.forEach((s, i) => {
+    if (s !== i + 1) throw new StoreError(`${store.shown}: host ${i + 1} is shard ${s} of "${store.cluster}": list the hosts in shard order`);
+  });
+}
+
+/** `routelens store init`: creates (or completes) the database and tables; idempotent. */
+export async function initStore(store: ClickHouseStore): Promise<{ created: boolean; version: number }> {
+  await checkShards(store);
+  const before = await schemaVersion(store).catch(() => null);
+  if (before !== null && before > STORE_SCHEMA_VERSION) {
+    throw new StoreError(`${store.shown}: the store's schema is version ${before}, newer than this RouteLens (${STORE_SCHEMA_VERSION}): upgrade RouteLens`);
+  }
+  for (const node of store.nodes) {
+    await store.command(`CREATE DATABASE IF NOT EXISTS ${store.database}`, node);
+    for (const [name, def] of Object.entries(SHARDED)) await createOn(store, node, `${name}_local`, def);
+  }
+  for (const [name, def] of Object.entries(COORDINATOR)) await createOn(store, store.coordinator, name, def);
+  if (store.cluster) {
+    for (const name of SHARDED_TABLES) {
+      await store.command(`CREATE TABLE IF NOT EXISTS ${store.database}.${name} AS ${store.database}.${name}_local
+        ENGINE = Distributed(${store.cluster}, ${store.database}, ${name}_local, root_key)`);
+    }
+  }
+  if (before === null || before < STORE_SCHEMA_VERSION) {
+    await store.insert(store.coordinator, 'schema_version', [{ version: STORE_SCHEMA_VERSION, at: nowSeconds() }]);
+  }
+  return { created: before === null, version: STORE_SCHEMA_VERSION };
+}
+
+/** The store's schema version, or null when it has none (not initialised). */
+export async function schemaVersion(store: ClickHouseStore): Promise<number | null> {
+  const exists = await store.query<{ n: string }>('SELECT count() AS n FROM system.tables WHERE database = {d:String} AND name = \'schema_version\'', { d: store.database });
+  if (Number(exists[0]?.n ?? 0) === 0) return null;
+  const rows = await store.query<{ v: number | string }>(`SELECT max(version) AS v FROM ${store.database}.schema_version`);
+  return Number(rows[0]?.v ?? 0) || null;
+}
+
+/** Before any read or write: the store exists and has this RouteLens's schema. */
+export async function requireSchema(store: ClickHouseStore): Promise<void> {
+  const v = await schemaVersion(store);
+  if (v === null) throw new StoreError(`${store.shown}: not a RouteLens store yet (run \`routelens store init --store URL\`)`);
+  if (v !== STORE_SCHEMA_VERSION) {
+    throw new StoreError(`${store.shown}: schema version ${v}, this RouteLens uses ${STORE_SCHEMA_VERSION}: ${v < STORE_SCHEMA_VERSION ? 'run `routelens store init` to migrate' : 'upgrade RouteLens'}`);
+  }
+}
+
+/** ClickHouse's DateTime in JSONEachRow: 'YYYY-MM-DD hh:mm:ss' (18.16 reads no ISO 'T'/'Z'). */
+export function nowSeconds(): string {
+  return new Date().toISOString().slice(0, 19).replace('T', ' ');
+}

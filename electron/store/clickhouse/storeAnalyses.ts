@@ -1,0 +1,170 @@
+/**
+ * The analyses of DESIGN §8 pushed down to the ClickHouse store: each is one SQL aggregation run on the
+ * cluster (per shard, merged by the coordinator), and only the aggregates come back; the same finishing
+ * functions as the typed-array path turn them into the answer (frontier, shares, Wilson intervals), so the two
+ * stores answer alike (a test holds them equal on the same data).
+ *
+ * Which sessions count mirrors the columnar cache: episode-level analyses take each session once, at its root
+ * episode, with its subagents' costs folded in; turn-level analyses take every turn, subagents' included; a
+ * child episode is in its session's split.
+ */
+import type { EpisodeCoverage, ParetoResult, SwitchCostResult, UsageByTurnResult, ErrorRecoveryResult } from '../../../shared/analysisResults.ts';
+import { splitValues } from '../../../shared/splits.ts';
+import { paretoOfSums } from '../../analysis/pareto.ts';
+import { recoveryOfCounts } from '../../analysis/errorRecovery.ts';
+import type { ClickHouseStore } from './connection.ts';
+import { visibleImports } from './schema.ts';
+
+export interface Selection {
+  runs?: string[];
+  split?: string;
+}
+
+/** ClickHouse answers 64-bit integers as strings in JSON. */
+const num = (x: unknown): number => Number(x);
+
+/**
+ * The filter on `run` and `split` columns for a selection, with its parameters; unknown runs and splits are
+ * errors, as in the typed-array path (RangeError → the caller's mistake).
+ */
+async function selectionFilter(store: ClickHouseStore, sel: Selection): Promise<{ sql: string; params: Record<string, unknown> }> {
+  const parts: string[] = [];
+  const params: Record<string, unknown> = {};
+  const runs = sel.runs?.length ? sel.runs : undefined;
+  if (runs || sel.split !== undefined) {
+    const known = await store.query<{ run: string; splits: (string | null)[] }>(
+      `SELECT run, groupUniqArray(split) AS splits FROM ${store.table('episodes')}
+       WHERE import_id ${store.globalIn} (${visibleImports(store)}) GROUP BY run`,
+    );
+    if (runs) {
+      const names = new Set(known.map((r) => r.run));
+      for (const r of runs) if (!names.has(r)) throw new RangeError(`no run named "${r}"`);
+      parts.push('has({runs:Array(String)}, run)');
+      params.runs = runs;
+    }
+    if (sel.split !== undefined) {
+      const values = splitValues(sel.split);
+      const present = [...new Set(known.flatMap((r) => r.splits).filter((s): s is string => s !== null))];
+      if (!values.some((v) => present.includes(v))) {
+        throw new RangeError(`no episode is in split "${sel.split}" (splits here: ${present.join(', ') || 'none'})`);
+      }
+      parts.push('has({splits:Array(String)}, assumeNotNull(split)) AND split IS NOT NULL');
+      params.splits = values;
+    }
+  }
+  return { sql: parts.length ? parts.join(' AND ') : '1', params };
+}
+
+const visible = (store: ClickHouseStore): string => `import_id ${store.globalIn} (${visibleImports(store)})`;
+
+/** Each session once, at its root: its run, split, score and success, and its cost with its subagents'. */
+function sessions(store: ClickHouseStore): string {
+  return `SELECT root_key, anyIf(run, episode_key = root_key) AS run, anyIf(split, episode_key = root_key) AS split,
+      anyIf(ext_id, episode_key = root_key) AS ext_id, anyIf(score_norm, episode_key = root_key) AS score,
+      anyIf(success, episode_key = root_key) AS success, anyIf(n_switches, episode_key = root_key) AS switches,
+      anyIf(n_turns, episode_key = root_key) AS turns, sum(total_cost) AS cost, min(cost_known) AS cost_known,
+      countIf(episode_key = root_key) AS roots
+    FROM ${store.table('episodes')} WHERE ${visible(store)} GROUP BY root_key`;
+}
+
+export async function paretoOnStore(store: ClickHouseStore, options: Selection & { reference?: string }): Promise<ParetoResult> {
+  const f = await selectionFilter(store, options);
+  const rows = await store.query<Record<string, string | number>>(
+    `SELECT run, count() AS episodes, countIf(score IS NULL) AS unknown_outcome,
+       countIf(score IS NOT NULL AND cost_known = 0) AS unknown_cost,
+       countIf(score IS NOT NULL AND cost_known = 1) AS n,
+       sumIf(toFloat64(score), score IS NOT NULL AND cost_known = 1) AS score_sum,
+       sumIf(cost, score IS NOT NULL AND cost_known = 1) AS cost_sum
+     FROM (${sessions(store)}) WHERE roots = 1 AND ${f.sql} GROUP BY run`,
+    f.params,
+  );
+  const coverage: EpisodeCoverage = { episodes: 0, unknown_outcome: 0, unknown_cost: 0 };
+  for (const r of rows) {
+    coverage.episodes += num(r.episodes);
+    coverage.unknown_outcome += num(r.unknown_outcome);
+    coverage.unknown_cost += num(r.unknown_cost);
+  }
+  const sums = rows.filter((r) => num(r.n) > 0).map((r) => ({ run: String(r.run), n: num(r.n), score: num(r.score_sum), cost: num(r.cost_sum) }));
+  return paretoOfSums(sums, options.reference, coverage);
+}
+
+export async function switchCostOnStore(store: ClickHouseStore, options: Selection): Promise<SwitchCostResult> {
+  const f = await selectionFilter(store, options);
+  const sessionsRows = await store.query<Record<string, string | number | null>>(
+    `SELECT run, ext_id, switches, turns, cost, cost_known, success FROM (${sessions(store)})
+     WHERE roots = 1 AND ${f.sql} AND (success = 1 OR success IS NULL) ORDER BY run, root_key`,
+    f.params,
+  );
+  const totals = await store.query<{ episodes: string }>(`SELECT count() AS episodes FROM (${sessions(store)}) WHERE roots = 1 AND ${f.sql}`, f.params);
+  const curve = await store.query<{ run: string; pos: number; total: number; n: string }>(
+    `SELECT run, pos, sum(cum_cost) AS total, count() AS n FROM ${store.table('turns')}
+     WHERE ${visible(store)} AND ${f.sql} AND is_child = 0 AND episode_success = 1 AND episode_turn_costs_known = 1
+     GROUP BY run, pos ORDER BY run, pos`,
+    f.params,
+  );
+  const coverage: EpisodeCoverage = { episodes: num(totals[0]?.episodes ?? 0), unknown_outcome: 0, unknown_cost: 0 };
+  const byRun = new Map<string, SwitchCostResult['runs'][number]>();
+  const runOf = (run: string): SwitchCostResult['runs'][number] => {
+    let g = byRun.get(run);
+    if (!g) byRun.set(run, (g = { run, episodes: [], mean_cumulative_cost: [] }));
+    return g;
+  };
+  for (const r of sessionsRows) {
+    if (r.success === null) {
+      coverage.unknown_outcome++;
+      continue;
+    }
+    const g = runOf(String(r.run));
+    if (num(r.cost_known) === 0) coverage.unknown_cost++;
+    else g.episodes.push({ episode: String(r.ext_id), switches: num(r.switches), cost: num(r.cost), turns: num(r.turns) });
+  }
+  for (const c of curve) runOf(c.run).mean_cumulative_cost.push({ t: num(c.pos), mean: num(c.total) / num(c.n), n: num(c.n) });
+  return { runs: [...byRun.values()].sort((a, b) => a.run.localeCompare(b.run)), coverage };
+}
+
+export async function errorRecoveryOnStore(store: ClickHouseStore, options: Selection): Promise<ErrorRecoveryResult> {
+  const f = await selectionFilter(store, options);
+  const rows = await store.query<Record<string, string>>(
+    `SELECT run, count() AS n, sum(next_switched) AS sw, countIf(next_severity = 0) AS rec,
+       countIf(next_switched = 1 AND next_severity = 0) AS rec_sw
+     FROM ${store.table('turns')} WHERE ${visible(store)} AND ${f.sql} AND severity > 0 AND next_severity IS NOT NULL GROUP BY run`,
+    f.params,
+  );
+  // Every selected run gets a group, n = 0 when it has no error turn, as in the typed-array path.
+  const runs = await store.query<{ run: string }>(`SELECT DISTINCT run FROM ${store.table('episodes')} WHERE ${visible(store)} AND ${f.sql}`, f.params);
+  const counts = new Map(rows.map((r) => [r.run, r]));
+  return recoveryOfCounts(runs.map(({ run }) => {
+    const r = counts.get(run);
+    const n = num(r?.n ?? 0);
+    const sw = num(r?.sw ?? 0);
+    const rec = num(r?.rec ?? 0);
+    const recSw = num(r?.rec_sw ?? 0);
+    return { run, n, sw, rec, stay: n - sw, recStay: rec - recSw, recSw };
+  }));
+}
+
+export async function usageByTurnOnStore(store: ClickHouseStore, options: Selection & { maxTurn?: number }): Promise<UsageByTurnResult> {
+  const f = await selectionFilter(store, options);
+  const cap = options.maxTurn === undefined ? '' : ` AND pos <= ${Math.max(-1, Math.floor(options.maxTurn))}`;
+  const rows = await store.query<{ run: string; pos: number; model: string; k: string }>(
+    `SELECT run, pos, model, count() AS k FROM ${store.table('turns')} WHERE ${visible(store)} AND ${f.sql}${cap}
+     GROUP BY run, pos, model ORDER BY run, pos, model`,
+    f.params,
+  );
+  const byRun = new Map<string, Map<number, Map<string, number>>>();
+  for (const r of rows) {
+    let turns = byRun.get(r.run);
+    if (!turns) byRun.set(r.run, (turns = new Map()));
+    let models = turns.get(num(r.pos));
+    if (!models) turns.set(num(r.pos), (models = new Map()));
+    models.set(r.model, num(r.k));
+  }
+  const runs = [...byRun].map(([run, turns]) => ({
+    run,
+    turns: [...turns].sort((a, b) => a[0] - b[0]).map(([t, models]) => {
+      const n = [...models.values()].reduce((a, b) => a + b, 0);
+      return { t, n, shares: Object.fromEntries([...models].map(([m, k]) => [m, k / n])) };
+    }),
+  }));
+  return { runs: runs.sort((a, b) => a.run.localeCompare(b.run)) };
+}
