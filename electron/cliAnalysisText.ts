@@ -30,7 +30,9 @@ export function showAnalysis<A extends StoreAnalysis>(id: A[0], result: A[1], js
       for (const r of shown[1].runs) {
         out(v(r.run));
         for (const t of r.turns) {
-          const shares = Object.entries(t.shares).map(([m, x]) => `${v(m)} ${(x * 100).toFixed(0)}%`).join(', ');
+          // Largest share first, then by name: the same line whichever store answered.
+          const shares = Object.entries(t.shares).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+            .map(([m, x]) => `${v(m)} ${(x * 100).toFixed(0)}%`).join(', ');
           out(`  t=${String(t.t).padEnd(4)} n=${String(t.n).padEnd(6)} ${shares}`);
         }
       }

@@ -15,6 +15,7 @@ import { switchCostAnalysis } from '../../analysis/switchCost.ts';
 import { errorRecoveryAnalysis } from '../../analysis/errorRecovery.ts';
 import { usageByTurnAnalysis } from '../../analysis/usageByTurn.ts';
 import { clickhouseSkipReason, startTestCluster, type TestCluster } from '../../../test/clickhouseCluster.ts';
+import { expectClose } from '../../../test/expectClose.ts';
 import { parseStoreUrl } from '../storeUrl.ts';
 import { ClickHouseStore } from './connection.ts';
 import { initStore, visibleImports } from './schema.ts';
@@ -24,32 +25,6 @@ import { errorRecoveryOnStore, paretoOnStore, switchCostOnStore, usageByTurnOnSt
 
 const skip = clickhouseSkipReason();
 if (skip) console.log(skip);
-
-/** Equal as JSON values, numbers within 1e-9 relative; lists of objects compared in a canonical order. */
-function expectClose(actual: unknown, expected: unknown, path = '$'): void {
-  if (typeof expected === 'number' && typeof actual === 'number') {
-    const scale = Math.max(1, Math.abs(expected));
-    if (!(Math.abs(actual - expected) <= 1e-9 * scale)) throw new Error(`${path}: ${actual} ≠ ${expected}`);
-    return;
-  }
-  if (Array.isArray(expected)) {
-    if (!Array.isArray(actual) || actual.length !== expected.length) throw new Error(`${path}: length ${(actual as unknown[])?.length} ≠ ${expected.length}`);
-    const key = (x: unknown): string => JSON.stringify(x, (_k, v) => (typeof v === 'number' ? Number(v.toPrecision(8)) : v));
-    const a = [...actual].sort((x, y) => key(x).localeCompare(key(y)));
-    const e = [...expected].sort((x, y) => key(x).localeCompare(key(y)));
-    e.forEach((x, i) => expectClose(a[i], x, `${path}[${i}]`));
-    return;
-  }
-  if (expected && typeof expected === 'object') {
-    if (!actual || typeof actual !== 'object') throw new Error(`${path}: ${JSON.stringify(actual)} is not an object`);
-    const ka = Object.keys(actual).sort();
-    const ke = Object.keys(expected).sort();
-    if (ka.join() !== ke.join()) throw new Error(`${path}: keys ${ka.join()} ≠ ${ke.join()}`);
-    for (const k of ke) expectClose((actual as Record<string, unknown>)[k], (expected as Record<string, unknown>)[k], `${path}.${k}`);
-    return;
-  }
-  if (actual !== expected) throw new Error(`${path}: ${JSON.stringify(actual)} ≠ ${JSON.stringify(expected)}`);
-}
 
 describe.skipIf(skip !== null)('ClickHouse store on a 2-shard cluster', () => {
   let cluster: TestCluster;

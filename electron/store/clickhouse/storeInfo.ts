@@ -26,10 +26,10 @@ export async function storeInfo(store: ClickHouseStore): Promise<StoreRunInfo[]>
   await requireSchema(store);
   const visible = `import_id ${store.globalIn} (${visibleImports(store)})`;
   const runs = await store.query<Record<string, string>>(
-    `SELECT run, countIf(episode_key = root_key) AS episodes, countIf(episode_key != root_key) AS child_episodes,
-       sum(n_turns) AS turns, sum(total_cost) AS known_cost, sum(unpriced_turns) AS unpriced_turns,
-       uniqExactIf(root_key, unpriced_turns > 0) AS unpriced_episodes,
-       countIf(episode_key = root_key AND success IS NULL) AS unknown_outcome,
+    `SELECT run, countIf(episode_key = root_key) AS sessions, countIf(episode_key != root_key) AS children,
+       sum(n_turns) AS turn_count, sum(total_cost) AS known, sum(unpriced_turns) AS unpriced,
+       uniqExactIf(root_key, unpriced_turns > 0) AS unpriced_sessions,
+       countIf(episode_key = root_key AND success IS NULL) AS no_outcome,
        countIf(episode_key = root_key AND success = 1) AS ok
      FROM ${store.table('episodes')} WHERE ${visible} GROUP BY run ORDER BY run`,
   );
@@ -44,20 +44,20 @@ export async function storeInfo(store: ClickHouseStore): Promise<StoreRunInfo[]>
      GROUP BY run, split ORDER BY split`,
   );
   return runs.map((r) => {
-    const known = Number(r.episodes) - Number(r.unknown_outcome);
+    const known = Number(r.sessions) - Number(r.no_outcome);
     return {
       name: r.run as string,
       format: formats.get(r.run as string) ?? '',
-      episodes: Number(r.episodes),
-      child_episodes: Number(r.child_episodes),
-      turns: Number(r.turns),
+      episodes: Number(r.sessions),
+      child_episodes: Number(r.children),
+      turns: Number(r.turn_count),
       models: models.filter((m) => m.run === r.run).map((m) => m.model),
-      total_cost: Number(r.unpriced_episodes) > 0 ? null : Number(r.known_cost),
-      known_cost: Number(r.known_cost),
-      unpriced_turns: Number(r.unpriced_turns),
-      unpriced_episodes: Number(r.unpriced_episodes),
+      total_cost: Number(r.unpriced_sessions) > 0 ? null : Number(r.known),
+      known_cost: Number(r.known),
+      unpriced_turns: Number(r.unpriced),
+      unpriced_episodes: Number(r.unpriced_sessions),
       success_rate: known > 0 ? Number(r.ok) / known : null,
-      unknown_outcome: Number(r.unknown_outcome),
+      unknown_outcome: Number(r.no_outcome),
       splits: Object.fromEntries(splits.filter((s) => s.run === r.run).map((s) => [s.split, Number(s.n)])),
     };
   });

@@ -1,0 +1,94 @@
+/**
+ * `routelens … --store URL` end to end against a real 2-shard cluster: init, import, info and analyze print what
+ * the same commands print with `--db`; mistakes and an unreachable or refusing store are one line, exit 1, and
+ * never show the password.
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clickhouseSkipReason, startTestCluster, type TestCluster } from '../test/clickhouseCluster.ts';
+import { expectClose } from '../test/expectClose.ts';
+import { useSuiteTempDir } from './testing/tmp.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const bin = join(root, 'bin', 'routelens.mjs');
+const tempDir = useSuiteTempDir();
+const skip = clickhouseSkipReason();
+
+function routelens(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', cwd: root, timeout: 120_000, env: { ...process.env, ROUTELENS_STORE: '', ...env } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('store URLs that are wrong', () => {
+  it('a malformed URL, both --db and --store, or no store at all: one line, exit 1', () => {
+    for (const [args, message] of [
+      [['info', '--store', 'mysql://x/y'], 'a store URL looks like clickhouse://HOST:PORT/DB'],
+      [['info', '--store', 'clickhouse://h:1/db', '--db', 'x.db'], 'give --db FILE or --store URL, not both'],
+      [['info', '--store', 'clickhouse://a:1,b:2/db'], 'several hosts need ?cluster=NAME'],
+      [['store', 'init'], '--store URL is required'],
+      [['analyze', 'lift', '--store', 'clickhouse://127.0.0.1:1/db'], 'lift is not pushed down to a ClickHouse store yet'],
+    ] as const) {
+      const r = routelens([...args]);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toContain(message);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+
+  it('a store that does not answer is named without its password', () => {
+    const r = routelens(['info', '--store', 'clickhouse://alice:s3cret@127.0.0.1:1/routelens']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('clickhouse://127.0.0.1:1/routelens: connection refused');
+    expect(r.stderr).not.toContain('s3cret');
+    expect(r.stderr).not.toContain('alice');
+  });
+});
+
+describe.skipIf(skip !== null)('routelens with --store on a 2-shard cluster', () => {
+  let cluster: TestCluster;
+  let url: string;
+  const dir = tempDir();
+  const files = ['fixtures/canonical/example.jsonl', 'fixtures/samples/claude-code', 'fixtures/samples/mtrouter'];
+
+  beforeAll(async () => {
+    cluster = await startTestCluster(2);
+    url = cluster.url('cli');
+  }, 120_000);
+  afterAll(async () => cluster?.stop());
+
+  it('init, import, info and analyze answer as --db does', () => {
+    const notYet = routelens(['info', '--store', url]);
+    expect(notYet.code).toBe(1);
+    expect(notYet.stderr).toContain('not a RouteLens store yet (run `routelens store init --store URL`)');
+    const init = routelens(['store', 'init', '--store', url]);
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stderr).toContain('created');
+    expect(routelens(['store', 'init', '--store', url]).stderr).toContain('up to date');
+
+    const db = join(dir, 'same.db');
+    const a = routelens(['import', ...files, '--store', url, '--json']);
+    const b = routelens(['import', ...files, '--db', db, '--json']);
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    expect(JSON.parse(a.stdout).files.map((f: { episodes: number }) => f.episodes)).toEqual(JSON.parse(b.stdout).files.map((f: { episodes: number }) => f.episodes));
+
+    // The environment names the store as well as the flag.
+    const info = routelens(['info', '--json'], { ROUTELENS_STORE: url });
+    expect(info.code, info.stderr).toBe(0);
+    expectClose(JSON.parse(info.stdout), JSON.parse(routelens(['info', '--db', db, '--json']).stdout));
+
+    for (const analysis of ['pareto', 'switch-cost', 'error-recovery', 'usage-by-turn']) {
+      const onStore = routelens(['analyze', analysis, '--store', url, '--json']);
+      expect(onStore.code, onStore.stderr).toBe(0);
+      expectClose(JSON.parse(onStore.stdout), JSON.parse(routelens(['analyze', analysis, '--db', db, '--json']).stdout));
+      // The text form is printed by the same printer for both stores.
+      expect(routelens(['analyze', analysis, '--store', url]).stdout).toBe(routelens(['analyze', analysis, '--db', db]).stdout);
+    }
+    const again = routelens(['import', ...files, '--store', url]);
+    expect(again.stderr).toMatch(/0 imported, \d+ skipped, 0 rejected/);
+    const clean = routelens(['store', 'clean', '--store', url, '--json']);
+    expect(JSON.parse(clean.stdout)).toEqual({ abandoned: [], superseded: [] });
+  });
+});
