@@ -28,6 +28,7 @@ import { PRESET_NAMES, PRESETS, simulateToFile, type PresetName } from '../fixtu
 import { createApi, resolveEpisodeId } from './services/api.ts';
 import { NotFoundError } from './services/dispatch.ts';
 import { compareCommands } from './cliCompare.ts';
+import { exportDataCommands } from './cliExportData.ts';
 import { showAnalysis, showRunsInfo } from './cliAnalysisText.ts';
 import { analyzeOnStore, importIntoStore, infoOfStore, STORE_OPTION, storeCommands } from './cliStore.ts';
 import { StoreError, storeUrlOf, StoreUrlError } from './store/storeUrl.ts';
@@ -345,6 +346,7 @@ const commands: Record<string, Command> = {
   ...replayCommands,
   ...compareCommands,
   ...storeCommands,
+  ...exportDataCommands,
   ...exportCommands,
   ...doctorCommands,
 };

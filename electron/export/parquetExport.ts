@@ -1,0 +1,123 @@
+/**
+ * `routelens export-data --format parquet --out DIR`: the canonical tables as Parquet, partitioned by run
+ * (`DIR/turns/run=NAME/data_0.parquet`, Hive style, names percent-encoded), for DuckDB, Spark or a warehouse.
+ * Rows stream from SQLite into a DuckDB database file in a temporary folder through its appender (exact values:
+ * NULL stays NULL, an empty string stays empty), then DuckDB writes the Parquet files. Model ids become model
+ * names and episode ids the log's own, so the files stand alone. An unknown cost is NULL, never 0.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { DuckDBInstance, type DuckDBAppender } from '@duckdb/node-api';
+import type { Db } from '../db/database.ts';
+
+type Kind = 'VARCHAR' | 'BIGINT' | 'DOUBLE' | 'BOOLEAN';
+
+interface TableSpec {
+  columns: [string, Kind][];
+  /** SELECT over the SQLite database giving the columns in order. */
+  sql: string;
+}
+
+const EPISODE = 'r.name AS run, e.ext_id AS episode';
+
+export const PARQUET_TABLES: Record<string, TableSpec> = {
+  runs: {
+    columns: [['run', 'VARCHAR'], ['source_format', 'VARCHAR'], ['source_path', 'VARCHAR'], ['imported_at', 'VARCHAR'], ['policy_name', 'VARCHAR'], ['policy_kind', 'VARCHAR']],
+    sql: 'SELECT name, source_format, source_path, imported_at, policy_name, policy_kind FROM runs r ORDER BY name',
+  },
+  episodes: {
+    columns: [['run', 'VARCHAR'], ['episode', 'VARCHAR'], ['parent_episode', 'VARCHAR'], ['kind', 'VARCHAR'], ['task_id', 'VARCHAR'], ['task_type', 'VARCHAR'],
+      ['task_category', 'VARCHAR'], ['split', 'VARCHAR'], ['difficulty', 'VARCHAR'], ['final_score', 'DOUBLE'], ['score_norm', 'DOUBLE'],
+      ['success', 'BOOLEAN'], ['total_cost', 'DOUBLE'], ['unpriced_turns', 'BIGINT'], ['n_turns', 'BIGINT'], ['n_switches', 'BIGINT'], ['n_errors', 'BIGINT'],
+      ['budget_mode', 'VARCHAR'], ['budget_usd', 'DOUBLE'], ['max_turns', 'BIGINT'], ['train_step', 'BIGINT'], ['exit_reason', 'VARCHAR'], ['agent', 'VARCHAR'],
+      ['started_at', 'VARCHAR']],
+    sql: `SELECT ${EPISODE}, e.parent_ext_id, e.kind, e.task_id, e.task_type, e.task_category, e.split, e.difficulty, e.final_score, e.score_norm,
+        e.success, CASE WHEN e.unpriced_turns > 0 THEN NULL ELSE e.total_cost END, e.unpriced_turns, e.n_turns, e.n_switches, e.n_errors,
+        e.budget_mode, e.budget_usd, e.max_turns, e.train_step, e.exit_reason, e.agent, e.started_at
+      FROM episodes e JOIN runs r ON r.id = e.run_id ORDER BY e.id`,
+  },
+  turns: {
+    columns: [['run', 'VARCHAR'], ['episode', 'VARCHAR'], ['t', 'BIGINT'], ['model', 'VARCHAR'], ['prev_model', 'VARCHAR'], ['switched', 'BOOLEAN'],
+      ['action_type', 'VARCHAR'], ['tool', 'VARCHAR'], ['role', 'VARCHAR'], ['tokens_in', 'BIGINT'], ['tokens_out', 'BIGINT'], ['tokens_cached', 'BIGINT'],
+      ['tokens_cache_write', 'BIGINT'], ['tokens_reasoning', 'BIGINT'], ['cost', 'DOUBLE'], ['cost_source', 'VARCHAR'], ['latency_ms', 'DOUBLE'],
+      ['propensity', 'DOUBLE'], ['max_severity', 'BIGINT'], ['verdict', 'VARCHAR'], ['verify_correct', 'BOOLEAN'], ['s_tilde', 'DOUBLE'], ['penalty', 'DOUBLE']],
+    sql: `SELECT ${EPISODE}, t.t, m.name, pm.name, t.switched, t.action_type, t.tool, t.role, t.tokens_in, t.tokens_out, t.tokens_cached,
+        t.tokens_cache_write, t.tokens_reasoning, CASE WHEN t.cost_source = 'none' THEN NULL ELSE t.cost END, t.cost_source, t.latency_ms,
+        t.propensity, t.max_severity, t.verdict, t.verify_correct, g.s_tilde, g.penalty
+      FROM turns t JOIN episodes e ON e.id = t.episode_id JOIN runs r ON r.id = e.run_id JOIN models m ON m.id = t.model_id
+        LEFT JOIN models pm ON pm.id = t.prev_model_id LEFT JOIN targets g ON g.turn_id = t.id ORDER BY t.episode_id, t.t`,
+  },
+  turn_text: {
+    columns: [['run', 'VARCHAR'], ['episode', 'VARCHAR'], ['t', 'BIGINT'], ['action', 'VARCHAR'], ['observation', 'VARCHAR']],
+    sql: `SELECT ${EPISODE}, t.t, x.action, x.observation FROM turn_text x JOIN turns t ON t.id = x.turn_id
+      JOIN episodes e ON e.id = t.episode_id JOIN runs r ON r.id = e.run_id ORDER BY t.episode_id, t.t`,
+  },
+  turn_errors: {
+    columns: [['run', 'VARCHAR'], ['episode', 'VARCHAR'], ['t', 'BIGINT'], ['error_type', 'VARCHAR'], ['severity', 'BIGINT'], ['source', 'VARCHAR']],
+    sql: `SELECT ${EPISODE}, t.t, y.name, x.severity, x.source FROM turn_errors x JOIN error_types y ON y.id = x.error_type_id
+      JOIN turns t ON t.id = x.turn_id JOIN episodes e ON e.id = t.episode_id JOIN runs r ON r.id = e.run_id ORDER BY t.episode_id, t.t`,
+  },
+  turn_candidates: {
+    columns: [['run', 'VARCHAR'], ['episode', 'VARCHAR'], ['t', 'BIGINT'], ['model', 'VARCHAR'], ['logged_score', 'DOUBLE']],
+    sql: `SELECT ${EPISODE}, t.t, m.name, x.logged_score FROM turn_candidates x JOIN models m ON m.id = x.model_id
+      JOIN turns t ON t.id = x.turn_id JOIN episodes e ON e.id = t.episode_id JOIN runs r ON r.id = e.run_id ORDER BY t.episode_id, t.t`,
+  },
+};
+
+function append(a: DuckDBAppender, kind: Kind, v: unknown): void {
+  if (v === null || v === undefined) return a.appendNull();
+  switch (kind) {
+    case 'VARCHAR':
+      return a.appendVarchar(String(v));
+    case 'BIGINT':
+      return a.appendBigInt(BigInt(Math.trunc(Number(v))));
+    case 'DOUBLE':
+      return a.appendDouble(Number(v));
+    case 'BOOLEAN':
+      return a.appendBoolean(Number(v) !== 0);
+  }
+}
+
+export interface ParquetReport {
+  dir: string;
+  tables: Record<string, number>;
+}
+
+/** Writes every table under `outDir` (which must be empty or absent); `onProgress` gets rows written so far. */
+export async function exportParquet(db: Db, outDir: string, onProgress?: (table: string, rows: number) => void): Promise<ParquetReport> {
+  const out = resolve(outDir);
+  if (existsSync(out) && readdirSync(out).length > 0) throw new RangeError(`${outDir}: not empty (export-data writes into an empty or new folder)`);
+  mkdirSync(out, { recursive: true });
+  const scratch = mkdtempSync(join(tmpdir(), 'routelens-parquet-'));
+  const instance = await DuckDBInstance.create(join(scratch, 'export.duckdb'));
+  const con = await instance.connect();
+  const report: ParquetReport = { dir: out, tables: {} };
+  try {
+    for (const [name, spec] of Object.entries(PARQUET_TABLES)) {
+      await con.run(`CREATE TABLE ${name} (${spec.columns.map(([c, k]) => `${c} ${k}`).join(', ')})`);
+      const appender = await con.createAppender(name);
+      let n = 0;
+      for (const row of db.prepare(spec.sql).raw().iterate() as Iterable<unknown[]>) {
+        spec.columns.forEach(([, kind], i) => append(appender, kind, row[i]));
+        appender.endRow();
+        if (++n % 100_000 === 0) {
+          appender.flushSync();
+          onProgress?.(name, n);
+        }
+      }
+      appender.closeSync();
+      onProgress?.(name, n);
+      report.tables[name] = n;
+      // The folder path is ours, quoted as a SQL string; the run names are encoded by DuckDB in the partition names.
+      const target = join(out, name).replace(/'/g, "''");
+      if (n > 0) await con.run(`COPY ${name} TO '${target}' (FORMAT PARQUET, PARTITION_BY (run), COMPRESSION ZSTD)`);
+      await con.run(`DROP TABLE ${name}`);
+    }
+  } finally {
+    con.closeSync();
+    instance.closeSync();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  return report;
+}
