@@ -61,8 +61,9 @@ export interface ImportOptions {
   /**
    * Called with each file's rows written, before its transaction commits (the ClickHouse store ships them from
    * here); an ImportError rejects the file, any other error stops the import, and either leaves nothing behind.
+   * 'discard': the rows now live elsewhere, so the transaction is rolled back and the file still counts as imported.
    */
-  beforeCommit?: (file: { sourceId: number; hash: string; shown: string; format: string }) => Promise<void>;
+  beforeCommit?: (file: { sourceId: number; hash: string; shown: string; format: string }) => Promise<void | 'discard'>;
 }
 
 const HEAD_BYTES = 64 * 1024;
@@ -284,9 +285,14 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
       }
       setSourceCount.run(episodes, sourceId);
       writer.flushText();
-      await options.beforeCommit?.({ sourceId, hash, shown, format: importer.format });
-      commitWrite(db);
-      writer.commit();
+      if ((await options.beforeCommit?.({ sourceId, hash, shown, format: importer.format })) === 'discard') {
+        rollbackWrite(db);
+        writer.models.commit(); // the models it named are still reported as added
+        writer.rollback();
+      } else {
+        commitWrite(db);
+        writer.commit();
+      }
       totalEpisodes += episodes;
       totalTurns += turns;
       report.warnings.push(...fileWarnings);

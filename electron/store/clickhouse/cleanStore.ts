@@ -2,7 +2,8 @@
  * `routelens store clean`: removes rows no query can see. An import that never completed (killed, or stopped by
  * a store error) left rows on some shards under an import id without a 'completed' event; an import replaced by a
  * newer file's is 'superseded'. Their rows are deleted on every shard (ALTER … DELETE, which ClickHouse runs in
- * the background) and the ledger records 'abandoned' / 'cleaned', so each is cleaned once. Imports started less
+ * the background) and the ledger records 'abandoned' / 'cleaned', so each is cleaned once. A file refused after
+ * some of its rows were sent is 'abandoned' at once. Imports started less
  * than `olderThanMs` ago are left alone: they may still be running in another process.
  */
 import type { ClickHouseStore } from './connection.ts';
@@ -18,8 +19,10 @@ export async function cleanStore(store: ClickHouseStore, olderThanMs = 60 * 60 *
   const cutoff = new Date(Date.now() - olderThanMs).toISOString().slice(0, 19).replace('T', ' ');
   const rows = await store.query<{ import_id: string; kind: string }>(
     `SELECT import_id,
-       multiIf(countIf(event = 'started') > 0 AND countIf(event IN ('completed', 'abandoned')) = 0 AND minIf(at, event = 'started') < toDateTime({cutoff:String}), 'abandoned',
-               countIf(event = 'superseded') > 0 AND countIf(event = 'cleaned') = 0, 'superseded', '') AS kind
+       multiIf(countIf(event = 'cleaned') > 0, '',
+               countIf(event = 'abandoned') > 0, 'abandoned',
+               countIf(event = 'started') > 0 AND countIf(event = 'completed') = 0 AND minIf(at, event = 'started') < toDateTime({cutoff:String}), 'abandoned',
+               countIf(event = 'superseded') > 0, 'superseded', '') AS kind
      FROM ${store.database}.imports GROUP BY import_id HAVING kind != ''`,
     { cutoff },
   );

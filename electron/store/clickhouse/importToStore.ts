@@ -1,22 +1,25 @@
 /**
  * `routelens import PATH… --store URL`: the same importers and writer as a SQLite import, streamed into the
- * ClickHouse store. Each file is written to a private staging SQLite database (inside its transaction, then
- * taken out again, so staging never grows past one file), reshaped (stagedRows.ts) and buffered per shard;
- * buffers go out as inserts of at least `batchRows` turn rows. A file's rows count only once its 'completed'
- * event is in the import ledger, written after all its rows: a file that fails midway, or an import killed
- * before its ledger entry, is never seen by any query (`routelens store clean` removes such rows).
+ * ClickHouse store. Each file is written to a private staging SQLite database inside a transaction, read back
+ * as TabSeparated rows (stagedRows.ts), and the transaction is rolled back: staging never holds more than the
+ * file being read. Rows are buffered per table and shard and sent as inserts of at least `batchRows` turn rows
+ * (or when the buffers reach `batchBytes`). A file's rows count only once its 'completed' event is in the import
+ * ledger, written after all its rows are in: a file that fails midway, or an import killed before its ledger
+ * entry, is never seen by any query (`routelens store clean` removes such rows).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { openDatabase } from '../../db/database.ts';
 import { importPaths, type ImportOptions, type ImportReport } from '../../importers/pipeline.ts';
 import { ImportError } from '../../importers/types.ts';
-import type { ClickHouseStore, Row } from './connection.ts';
-import { nowSeconds, requireSchema, SHARDED_TABLES, shardOf, visibleImports, checkShards } from './schema.ts';
-import { stagedRows, type FileRows, type SessionEntry, type SessionIndex } from './stagedRows.ts';
+import { StoreError, type ClickHouseStore } from './connection.ts';
+import { checkShards, nowSeconds, requireSchema, shardOf, visibleImports } from './schema.ts';
+import { COLUMNS, stagedRows, type FileSummary, type RowSink, type SessionEntry, type SessionIndex, type ShardedTable } from './stagedRows.ts';
 
 export const DEFAULT_BATCH_ROWS = 100_000;
+export const DEFAULT_BATCH_BYTES = 64 * 2 ** 20;
 
 /** A fresh import id: time-ordered, random in its low bits, below 2^53 until the year 2248. */
 export function newImportId(): number {
@@ -28,52 +31,91 @@ interface PendingFile {
   hash: string;
   path: string;
   format: string;
-  episodes: number;
-  turns: number;
+  summary: FileSummary;
   supersedes: number[];
-}
-
-/** Rows waiting for the next insert, per sharded table and shard. */
-class ShardBuffers {
-  readonly tables = new Map<string, Row[][]>();
-  turns = 0;
-  files: PendingFile[] = [];
-  runs: Row[] = [];
-  readonly keys = new Set<number>();
-  constructor(readonly shards: number) {
-    for (const t of SHARDED_TABLES) this.tables.set(t, Array.from({ length: shards }, () => []));
-  }
-  add(rows: FileRows): void {
-    for (const t of SHARDED_TABLES) {
-      const per = this.tables.get(t) as Row[][];
-      for (const r of rows[t as keyof FileRows] as Row[]) (per[shardOf(r.root_key as number, this.shards)] as Row[]).push(r);
-    }
-    for (const e of rows.episodes) this.keys.add(e.episode_key as number);
-    this.runs.push(...rows.runs);
-    this.turns += rows.nTurns;
-  }
-  clear(): void {
-    for (const per of this.tables.values()) per.forEach((rows) => (rows.length = 0));
-    this.turns = 0;
-    this.files = [];
-    this.runs = [];
-    this.keys.clear();
-  }
 }
 
 export interface StoreImportOptions extends ImportOptions {
   batchRows?: number;
+  batchBytes?: number;
+}
+
+/** Lines waiting for the next insert, per sharded table and shard, and the files whose rows are all among them. */
+class ShardBuffers implements RowSink {
+  private readonly lines = new Map<ShardedTable, string[][]>();
+  private turns = 0;
+  private bytes = 0;
+  /** Files whose every row has been added: their ledger entries are written by the next flush. */
+  pending: PendingFile[] = [];
+  readonly pendingKeys = new Set<number>();
+
+  constructor(
+    private readonly store: ClickHouseStore,
+    private readonly batchRows: number,
+    private readonly batchBytes: number,
+  ) {
+    for (const t of Object.keys(COLUMNS) as ShardedTable[]) this.lines.set(t, store.nodes.map(() => []));
+  }
+
+  add(table: ShardedTable, rootKey: number, line: string): void {
+    (this.lines.get(table) as string[][])[shardOf(rootKey, this.store.nodes.length)]?.push(line);
+    if (table === 'turns') this.turns++;
+    this.bytes += line.length;
+  }
+
+  full(): boolean {
+    return this.turns >= this.batchRows || this.bytes >= this.batchBytes;
+  }
+
+  fileDone(file: PendingFile): void {
+    this.pending.push(file);
+    for (const k of file.summary.episodeKeys) this.pendingKeys.add(k);
+  }
+
+  /** Sends every buffered line, then the ledger entries of the files that are complete. */
+  async flush(): Promise<void> {
+    const { store } = this;
+    for (const [table, perShard] of this.lines) {
+      await Promise.all(perShard.map(async (lines, shard) => {
+        if (lines.length === 0) return;
+        const node = store.nodes[shard];
+        if (!node) return;
+        const body = Readable.from(lines);
+        perShard[shard] = [];
+        try {
+          const r = await node.exec({ query: `INSERT INTO ${store.database}.${table}_local (${COLUMNS[table].join(', ')}) FORMAT TabSeparated`, values: body });
+          r.stream.resume();
+        } catch (e) {
+          throw new StoreError(`${store.shown}: inserting into ${table} on shard ${shard + 1}: ${(e as Error).message.split('\n')[0]}`);
+        }
+      }));
+    }
+    this.turns = 0;
+    this.bytes = 0;
+    const files = this.pending;
+    if (files.length === 0) return;
+    const at = nowSeconds();
+    await store.insert(store.coordinator, 'runs', files.flatMap((f) => f.summary.runs.map((r) => ({ import_id: f.importId, ...r }))));
+    // One insert, one block: the files' completions and the imports they replace become visible together.
+    await store.insert(store.coordinator, 'imports', files.flatMap((f) => [
+      { import_id: f.importId, event: 'completed', content_hash: f.hash, path: f.path, format: f.format, episodes: f.summary.episodes, turns: f.summary.turns, at },
+      ...f.supersedes.map((old) => ({ import_id: old, event: 'superseded', content_hash: '', path: f.path, format: f.format, episodes: 0, turns: 0, at })),
+    ]));
+    this.pending = [];
+    this.pendingKeys.clear();
+  }
 }
 
 export async function importToStore(store: ClickHouseStore, paths: string[], options: StoreImportOptions = {}): Promise<ImportReport> {
   await requireSchema(store);
   await checkShards(store);
-  const batchRows = options.batchRows ?? DEFAULT_BATCH_ROWS;
   const dir = mkdtempSync(join(tmpdir(), 'routelens-staging-'));
   const staging = openDatabase(join(dir, 'staging.db'));
-  const buffers = new ShardBuffers(store.nodes.length);
+  const buffers = new ShardBuffers(store, options.batchRows ?? DEFAULT_BATCH_ROWS, options.batchBytes ?? DEFAULT_BATCH_BYTES);
   const db = store.database;
   const visible = visibleImports(store);
+  /** Content hashes read in this import: staging forgets them (its transactions are rolled back). */
+  const seen = new Map<string, string>();
 
   const index: SessionIndex = {
     known: new Map<string, SessionEntry>(),
@@ -87,49 +129,38 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
     },
   };
 
-  const flush = async (): Promise<void> => {
-    if (buffers.files.length === 0) return;
-    for (const [table, per] of buffers.tables) {
-      await Promise.all(per.map((rows, shard) => store.insert(store.nodes[shard] as never, `${table}_local`, rows)));
-    }
-    await store.insert(store.coordinator, 'runs', buffers.runs);
-    // One insert, one block: the files' completions and the imports they replace become visible together.
-    const at = nowSeconds();
-    await store.insert(store.coordinator, 'imports', buffers.files.flatMap((f) => [
-      { import_id: f.importId, event: 'completed', content_hash: f.hash, path: f.path, format: f.format, episodes: f.episodes, turns: f.turns, at },
-      ...f.supersedes.map((old) => ({ import_id: old, event: 'superseded', content_hash: '', path: f.path, format: f.format, episodes: 0, turns: 0, at })),
-    ]));
-    buffers.clear();
-  };
+  const ledger = async (importId: number, event: string, file: { hash: string; shown: string; format: string }): Promise<void> =>
+    store.insert(store.coordinator, 'imports', [{ import_id: importId, event, content_hash: file.hash, path: file.shown, format: file.format, episodes: 0, turns: 0, at: nowSeconds() }]);
 
-  /** Episodes of this file already in the store: whole earlier files it replaces, or a refusal. */
-  const replaced = async (rows: FileRows, shown: string): Promise<number[]> => {
-    const keys = rows.episodes.map((e) => e.episode_key as number);
-    if (keys.some((k) => buffers.keys.has(k))) await flush();
+  /** The earlier imports this file's episodes replace (whole files only), or a refusal. */
+  const replaced = async (keys: number[], shown: string): Promise<number[]> => {
+    if (keys.some((k) => buffers.pendingKeys.has(k))) await buffers.flush();
     const hits = await store.query<{ import_id: string; n: string }>(
       `SELECT import_id, count() AS n FROM ${store.table('episodes')}
        WHERE has({keys:Array(UInt64)}, episode_key) AND import_id ${store.globalIn} (${visible}) GROUP BY import_id`,
       { keys },
     );
     if (hits.length === 0) return [];
-    const ledger = new Map((await store.query<{ import_id: string; total: string; path: string }>(
+    const files = new Map((await store.query<{ import_id: string; total: string; path: string }>(
       `SELECT import_id, any(episodes) AS total, any(path) AS path FROM ${db}.imports
        WHERE event = 'completed' AND has({ids:Array(UInt64)}, import_id) GROUP BY import_id`,
       { ids: hits.map((h) => Number(h.import_id)) },
     )).map((r) => [r.import_id, r]));
     for (const h of hits) {
-      const l = ledger.get(h.import_id);
-      if (Number(h.n) !== Number(l?.total)) {
-        throw new ImportError(shown, 1, `${h.n} of its episodes are already in the store from ${l?.path ?? 'an earlier import'}, which holds ${l?.total ?? '?'}: a ClickHouse store replaces whole files only`);
+      const f = files.get(h.import_id);
+      if (Number(h.n) !== Number(f?.total)) {
+        throw new ImportError(shown, 1, `${h.n} of its episodes are already in the store from ${f?.path ?? 'an earlier import'}, which holds ${f?.total ?? '?'}: a ClickHouse store replaces whole files only`);
       }
     }
     return hits.map((h) => Number(h.import_id));
   };
 
   try {
-    return await importPaths(staging, paths, {
+    const report = await importPaths(staging, paths, {
       ...options,
       async knownSource(hash) {
+        const earlier = seen.get(hash);
+        if (earlier !== undefined) return earlier;
         const rows = await store.query<{ path: string }>(
           `SELECT any(path) AS path FROM ${db}.imports WHERE content_hash = {h:String} AND import_id IN (${visible}) HAVING count() > 0`,
           { h: hash },
@@ -138,21 +169,25 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
       },
       async beforeCommit(file) {
         const importId = newImportId();
-        const rows = await stagedRows(staging, file.sourceId, importId, index);
-        const supersedes = await replaced(rows, file.shown);
-        // The file leaves staging inside its own transaction: staging holds one file at most.
-        staging.prepare('DELETE FROM episodes WHERE source_id = ?').run(file.sourceId);
-        await store.insert(store.coordinator, 'imports', [
-          { import_id: importId, event: 'started', content_hash: file.hash, path: file.shown, format: file.format, episodes: 0, turns: 0, at: nowSeconds() },
-        ]);
-        buffers.add(rows);
-        buffers.files.push({ importId, hash: file.hash, path: file.shown, format: file.format, episodes: rows.episodes.length, turns: rows.nTurns, supersedes });
-        if (buffers.turns >= batchRows) await flush();
+        await ledger(importId, 'started', file);
+        let summary: FileSummary;
+        let supersedes: number[];
+        try {
+          summary = await stagedRows(staging, file.sourceId, importId, index, buffers);
+          supersedes = await replaced(summary.episodeKeys, file.shown);
+        } catch (e) {
+          // Rows of it may be on the shards already: never counted, and `store clean` may delete them at once.
+          if (e instanceof ImportError) await ledger(importId, 'abandoned', file);
+          throw e;
+        }
+        seen.set(file.hash, file.shown);
+        buffers.fileDone({ importId, hash: file.hash, path: file.shown, format: file.format, summary, supersedes });
+        if (buffers.full()) await buffers.flush();
+        return 'discard';
       },
-    }).then(async (report) => {
-      await flush();
-      return report;
     });
+    await buffers.flush();
+    return report;
   } finally {
     staging.close();
     rmSync(dir, { recursive: true, force: true });

@@ -1,13 +1,13 @@
 /**
  * One imported file's rows, as the ClickHouse store holds them. The file is first written to a staging SQLite
  * database by the same pipeline and EpisodeWriter as every import (pricing, error rules, switches, AEC targets:
- * one place for each fact), then read back here and reshaped: model names instead of ids, each episode keyed by
- * a hash of (run, episode id) and tied to its session's root, and the cross-turn columns the analyses need
- * (the next turn's switch and error, the cumulative cost) filled in.
+ * one place for each fact), then read back here in a few streaming queries and reshaped: model names instead of
+ * ids, each episode keyed by a hash of (run, episode id) and tied to its session's root, and the cross-turn
+ * columns the analyses need (the next turn's switch and error, the cumulative cost) filled in. Rows come out as
+ * TabSeparated lines (ClickHouse parses them fastest, and no object per row is built).
  */
 import { createHash } from 'node:crypto';
 import type { Db } from '../../db/database.ts';
-import type { Row } from './connection.ts';
 
 /** 52 bits of sha256(run, episode id): a JSON-safe integer, the same on every import of that episode. */
 export function episodeKey(run: string, extId: string): number {
@@ -27,25 +27,49 @@ export interface SessionIndex {
   lookup(run: string, extIds: string[]): Promise<Map<string, SessionEntry>>;
 }
 
-export interface FileRows {
-  episodes: Row[];
-  turns: Row[];
-  turn_text: Row[];
-  turn_errors: Row[];
-  turn_candidates: Row[];
-  plan_nodes: Row[];
-  plan_edges: Row[];
-  runs: Row[];
-  nTurns: number;
+/** The columns each sharded table is written with, in the order the lines hold them. */
+export const COLUMNS = {
+  episodes: ['import_id', 'episode_key', 'root_key', 'run', 'ext_id', 'task_id', 'task_type', 'task_category', 'split', 'difficulty', 'final_score',
+    'score_norm', 'success', 'total_cost', 'cost_known', 'unpriced_turns', 'n_turns', 'n_switches', 'n_errors', 'budget_mode', 'budget_usd', 'max_turns',
+    'train_step', 'exit_reason', 'kind', 'agent', 'parent_ext_id', 'started_at', 'task_text', 'system_prompt'],
+  turns: ['import_id', 'episode_key', 'root_key', 'run', 'split', 'is_child', 'episode_success', 'episode_turn_costs_known', 'pos', 't', 'model',
+    'prev_model', 'switched', 'next_switched', 'severity', 'next_severity', 'category', 'action_type', 'tool', 'tokens_in', 'tokens_out', 'tokens_cached',
+    'tokens_cache_write', 'tokens_reasoning', 'cost', 'cost_source', 'cum_cost', 'latency_ms', 'propensity', 'error_mask', 'verdict', 'verify_correct',
+    'greedy_model', 'was_greedy', 'beta', 'role', 's_tilde', 'penalty'],
+  turn_text: ['import_id', 'episode_key', 'root_key', 'pos', 'action', 'observation', 'detail'],
+  turn_errors: ['import_id', 'episode_key', 'root_key', 'run', 'pos', 'error_type', 'severity', 'source'],
+  turn_candidates: ['import_id', 'episode_key', 'root_key', 'run', 'pos', 'model', 'logged_score'],
+  plan_nodes: ['import_id', 'episode_key', 'root_key', 'run', 'pos', 'round', 'subtask_id', 'model', 'primitive', 'status'],
+  plan_edges: ['import_id', 'episode_key', 'root_key', 'round', 'src', 'dst'],
+} as const;
+export type ShardedTable = keyof typeof COLUMNS;
+
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '\\0', '\b': '\\b', '\f': '\\f' };
+
+/** One value in ClickHouse's TabSeparated: \N for NULL, strings with their tabs, line breaks and backslashes escaped. */
+function field(v: unknown): string {
+  if (v === null || v === undefined) return '\\N';
+  if (typeof v === 'string') return v.replace(/[\\\t\n\r\0\b\f]/g, (c) => ESCAPES[c] as string);
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : '\\N';
+  if (typeof v === 'bigint') return v.toString();
+  return String(v);
+}
+
+export const tsvLine = (values: unknown[]): string => `${values.map(field).join('\t')}\n`;
+
+/**
+ * Where a file's rows go: one line at a time, with its table and shard key (the session's root). When `full()`,
+ * the rows are sent (`flush`) before more are read, so memory stays bounded whatever the file's size.
+ */
+export interface RowSink {
+  add(table: ShardedTable, rootKey: number, line: string): void;
+  full(): boolean;
+  flush(): Promise<void>;
 }
 
 interface StagedEpisode {
   id: number;
   run: string;
-  source_format: string;
-  source_path: string;
-  policy_name: string | null;
-  policy_kind: string | null;
   ext_id: string;
   parent_ext_id: string | null;
   split: string | null;
@@ -74,9 +98,7 @@ async function sessionsOf(episodes: StagedEpisode[], index: SessionIndex): Promi
   for (const [run, ids] of missing) for (const [ext, entry] of await index.lookup(run, [...ids])) stored.set(sessionName(run, ext), entry);
 
   const out = new Map<number, SessionEntry>();
-  const resolve = (e: StagedEpisode): SessionEntry => {
-    const done = out.get(e.id);
-    if (done) return done;
+  for (const e of episodes) {
     const key = episodeKey(e.run, e.ext_id);
     let entry: SessionEntry = { key, rootKey: key, split: e.split };
     const seen = new Set([e.id]);
@@ -100,95 +122,100 @@ async function sessionsOf(episodes: StagedEpisode[], index: SessionIndex): Promi
       entry = { key, rootKey: episodeKey(cur.run, cur.ext_id), split: cur.split };
     }
     out.set(e.id, entry);
-    return entry;
-  };
-  for (const e of episodes) resolve(e);
+  }
   return out;
 }
 
-const bool = (x: unknown): number | null => (x === null || x === undefined ? null : Number(x));
+/** Each turn's position in its episode (by t, then insertion), the order the columnar cache reads turns in. */
+const POSITIONS = `WITH tp AS (SELECT id, episode_id, ROW_NUMBER() OVER (PARTITION BY episode_id ORDER BY t, id) - 1 AS pos
+  FROM turns WHERE episode_id IN (SELECT id FROM episodes WHERE source_id = @source))`;
 
-/** The rows of staged source `sourceId`, tagged with `importId`; registers its sessions in `index`. */
-export async function stagedRows(staging: Db, sourceId: number, importId: number, index: SessionIndex): Promise<FileRows> {
+export interface FileSummary {
+  episodeKeys: number[];
+  episodes: number;
+  turns: number;
+  runs: { run: string; source_format: string; source_path: string; policy_name: string | null; policy_kind: string | null }[];
+}
+
+/** Sends the rows of staged source `sourceId`, tagged with `importId`, to `sink`; registers its sessions in `index`. */
+export async function stagedRows(staging: Db, sourceId: number, importId: number, index: SessionIndex, sink: RowSink): Promise<FileSummary> {
   const episodes = staging
-    .prepare(`SELECT e.*, r.name AS run, r.source_format, r.source_path, r.policy_name, r.policy_kind,
-        x.task_text, x.system_prompt
-      FROM episodes e JOIN runs r ON r.id = e.run_id LEFT JOIN episode_text x ON x.episode_id = e.id
-      WHERE e.source_id = ? ORDER BY e.id`)
+    .prepare(`SELECT e.*, r.name AS run, r.source_format, r.source_path, r.policy_name, r.policy_kind, x.task_text, x.system_prompt
+      FROM episodes e JOIN runs r ON r.id = e.run_id LEFT JOIN episode_text x ON x.episode_id = e.id WHERE e.source_id = ? ORDER BY e.id`)
     .all(sourceId) as StagedEpisode[];
   const sessions = await sessionsOf(episodes, index);
-  const out: FileRows = { episodes: [], turns: [], turn_text: [], turn_errors: [], turn_candidates: [], plan_nodes: [], plan_edges: [], runs: [], nTurns: 0 };
-  const runsSeen = new Set<string>();
-  const turnsOf = staging.prepare(`SELECT t.id, t.t, m.name AS model, pm.name AS prev_model, t.switched, t.max_severity, t.action_type,
-      t.tool, t.tokens_in, t.tokens_out, t.tokens_cached, t.tokens_cache_write, t.tokens_reasoning, t.cost, t.cost_source,
-      t.latency_ms, t.propensity, t.error_mask, t.verdict, t.verify_correct, gm.name AS greedy_model, t.was_greedy, t.beta,
-      t.role, g.s_tilde, g.penalty, x.action, x.observation, x.detail
-    FROM turns t JOIN models m ON m.id = t.model_id LEFT JOIN models pm ON pm.id = t.prev_model_id
-      LEFT JOIN models gm ON gm.id = t.greedy_model_id LEFT JOIN targets g ON g.turn_id = t.id
-      LEFT JOIN turn_text x ON x.turn_id = t.id
-    WHERE t.episode_id = ? ORDER BY t.t`);
-  const errorsOf = staging.prepare(`SELECT e.turn_id, y.name AS error_type, e.severity, e.source FROM turn_errors e
-    JOIN error_types y ON y.id = e.error_type_id JOIN turns t ON t.id = e.turn_id WHERE t.episode_id = ?`);
-  const candidatesOf = staging.prepare(`SELECT c.turn_id, m.name AS model, c.logged_score FROM turn_candidates c
-    JOIN models m ON m.id = c.model_id JOIN turns t ON t.id = c.turn_id WHERE t.episode_id = ?`);
-  const nodesOf = staging.prepare(`SELECT p.turn_id, p.round, p.subtask_id, m.name AS model, p.primitive, p.status FROM plan_nodes p
-    LEFT JOIN models m ON m.id = p.model_id WHERE p.episode_id = ? ORDER BY p.id`);
-  const edgesOf = staging.prepare('SELECT round, src, dst FROM plan_edges WHERE episode_id = ?');
-
+  const summary: FileSummary = { episodeKeys: [], episodes: episodes.length, turns: 0, runs: [] };
+  const byId = new Map<number, { s: SessionEntry; e: StagedEpisode; child: number }>();
   for (const e of episodes) {
     const s = sessions.get(e.id) as SessionEntry;
     index.known.set(sessionName(e.run, e.ext_id), s);
-    const isChild = s.rootKey !== s.key ? 1 : 0;
-    const base = { import_id: importId, episode_key: s.key, root_key: s.rootKey };
-    if (!runsSeen.has(e.run)) {
-      runsSeen.add(e.run);
-      out.runs.push({ import_id: importId, run: e.run, source_format: e.source_format, source_path: e.source_path, policy_name: e.policy_name, policy_kind: e.policy_kind });
+    byId.set(e.id, { s, e, child: s.rootKey !== s.key ? 1 : 0 });
+    summary.episodeKeys.push(s.key);
+    if (!summary.runs.some((r) => r.run === e.run)) {
+      summary.runs.push({ run: e.run, source_format: e.source_format as string, source_path: e.source_path as string, policy_name: e.policy_name as string | null, policy_kind: e.policy_kind as string | null });
     }
-    out.episodes.push({
-      ...base, run: e.run, ext_id: e.ext_id, task_id: e.task_id, task_type: e.task_type, task_category: e.task_category,
-      split: s.split, difficulty: e.difficulty, final_score: e.final_score, score_norm: e.score_norm, success: bool(e.success),
-      total_cost: e.total_cost, cost_known: Number(e.unpriced_turns) > 0 ? 0 : 1, unpriced_turns: e.unpriced_turns,
-      n_turns: e.n_turns, n_switches: e.n_switches, n_errors: e.n_errors, budget_mode: e.budget_mode, budget_usd: e.budget_usd,
-      max_turns: e.max_turns, train_step: e.train_step, exit_reason: e.exit_reason, kind: e.kind, agent: e.agent,
-      parent_ext_id: e.parent_ext_id, started_at: e.started_at, task_text: e.task_text, system_prompt: e.system_prompt,
-    });
-    const turns = turnsOf.all(e.id) as Record<string, unknown>[];
-    const posOf = new Map<number, number>();
-    // The cumulative cost as the columnar cache adds it: float64 sums of float32 turn costs.
-    const costs = turns.map((t) => (t.cost_source === 'none' ? Number.NaN : Math.fround(t.cost as number)));
-    const allKnown = costs.every((c) => !Number.isNaN(c)) ? 1 : 0;
-    let cumulative = 0;
-    turns.forEach((t, pos) => {
-      posOf.set(t.id as number, pos);
-      const next = turns[pos + 1];
-      const cost = costs[pos] as number;
-      if (!Number.isNaN(cost)) cumulative += cost;
-      out.turns.push({
-        ...base, run: e.run, split: s.split, is_child: isChild, episode_success: bool(e.success), episode_turn_costs_known: allKnown,
-        pos, t: t.t, model: t.model, prev_model: t.prev_model, switched: t.switched,
-        next_switched: next ? next.switched : null, severity: t.max_severity, next_severity: next ? next.max_severity : null,
-        category: t.tool ?? t.action_type, action_type: t.action_type, tool: t.tool, tokens_in: t.tokens_in, tokens_out: t.tokens_out,
-        tokens_cached: t.tokens_cached, tokens_cache_write: t.tokens_cache_write, tokens_reasoning: t.tokens_reasoning,
-        cost: Number.isNaN(cost) ? null : cost, cost_source: t.cost_source, cum_cost: cumulative, latency_ms: t.latency_ms,
-        propensity: t.propensity, error_mask: t.error_mask, verdict: t.verdict, verify_correct: bool(t.verify_correct),
-        greedy_model: t.greedy_model, was_greedy: bool(t.was_greedy), beta: t.beta, role: t.role, s_tilde: t.s_tilde, penalty: t.penalty,
-      });
-      out.turn_text.push({ ...base, pos, action: t.action, observation: t.observation, detail: t.detail });
-    });
-    out.nTurns += turns.length;
-    for (const x of errorsOf.all(e.id) as Record<string, unknown>[]) {
-      out.turn_errors.push({ ...base, run: e.run, pos: posOf.get(x.turn_id as number), error_type: x.error_type, severity: x.severity, source: x.source });
-    }
-    for (const x of candidatesOf.all(e.id) as Record<string, unknown>[]) {
-      out.turn_candidates.push({ ...base, run: e.run, pos: posOf.get(x.turn_id as number), model: x.model, logged_score: x.logged_score });
-    }
-    for (const x of nodesOf.all(e.id) as Record<string, unknown>[]) {
-      out.plan_nodes.push({
-        ...base, run: e.run, pos: x.turn_id === null ? null : posOf.get(x.turn_id as number), round: x.round, subtask_id: x.subtask_id,
-        model: x.model, primitive: x.primitive, status: x.status,
-      });
-    }
-    for (const x of edgesOf.all(e.id) as Record<string, unknown>[]) out.plan_edges.push({ ...base, round: x.round, src: x.src, dst: x.dst });
+    sink.add('episodes', s.rootKey, tsvLine([
+      importId, s.key, s.rootKey, e.run, e.ext_id, e.task_id, e.task_type, e.task_category, s.split, e.difficulty, e.final_score,
+      e.score_norm, e.success, e.total_cost, Number(e.unpriced_turns) > 0 ? 0 : 1, e.unpriced_turns, e.n_turns, e.n_switches, e.n_errors,
+      e.budget_mode, e.budget_usd, e.max_turns, e.train_step, e.exit_reason, e.kind, e.agent, e.parent_ext_id, e.started_at, e.task_text, e.system_prompt,
+    ]));
+    if (sink.full()) await sink.flush();
   }
-  return out;
+
+  // One pass over the file's turns in (episode, t) order; the next turn's facts come from window functions.
+  let current = -1;
+  let cumulative = 0;
+  for (const r of staging
+    .prepare(`${POSITIONS}
+      SELECT t.episode_id, tp.pos, t.t, m.name, pm.name, t.switched,
+        CASE WHEN LEAD(t.model_id) OVER w IS NULL THEN NULL ELSE LEAD(t.model_id) OVER w != t.model_id END,
+        t.max_severity, LEAD(t.max_severity) OVER w, COALESCE(t.tool, t.action_type), t.action_type, t.tool, t.tokens_in, t.tokens_out,
+        t.tokens_cached, t.tokens_cache_write, t.tokens_reasoning, CASE WHEN t.cost_source = 'none' THEN NULL ELSE t.cost END, t.cost_source,
+        MIN(t.cost_source != 'none') OVER (PARTITION BY t.episode_id), t.latency_ms, t.propensity, t.error_mask, t.verdict, t.verify_correct,
+        gm.name, t.was_greedy, t.beta, t.role, g.s_tilde, g.penalty, x.action, x.observation, x.detail
+      FROM tp JOIN turns t ON t.id = tp.id JOIN models m ON m.id = t.model_id LEFT JOIN models pm ON pm.id = t.prev_model_id
+        LEFT JOIN models gm ON gm.id = t.greedy_model_id LEFT JOIN targets g ON g.turn_id = t.id LEFT JOIN turn_text x ON x.turn_id = t.id
+      WINDOW w AS (PARTITION BY t.episode_id ORDER BY t.t, t.id)
+      ORDER BY t.episode_id, t.t, t.id`)
+    .raw()
+    .iterate({ source: sourceId }) as Iterable<unknown[]>) {
+    const [episodeId, pos, t, model, prevModel, switched, nextSwitched, severity, nextSeverity, category, actionType, tool, tin, tout, tcached,
+      twrite, treason, cost, costSource, allKnown, latency, propensity, mask, verdict, verify, greedy, wasGreedy, beta, role, sTilde, penalty,
+      action, observation, detail] = r;
+    const ep = byId.get(episodeId as number);
+    if (!ep) continue;
+    if (episodeId !== current) {
+      current = episodeId as number;
+      cumulative = 0;
+    }
+    // The cumulative cost as the columnar cache adds it: float64 sums of float32 turn costs.
+    if (cost !== null) cumulative += Math.fround(cost as number);
+    const { s, e, child } = ep;
+    sink.add('turns', s.rootKey, tsvLine([
+      importId, s.key, s.rootKey, e.run, s.split, child, e.success, allKnown, pos, t, model, prevModel, switched, nextSwitched, severity, nextSeverity,
+      category, actionType, tool, tin, tout, tcached, twrite, treason, cost, costSource, cumulative, latency, propensity, mask, verdict, verify,
+      greedy, wasGreedy, beta, role, sTilde, penalty,
+    ]));
+    sink.add('turn_text', s.rootKey, tsvLine([importId, s.key, s.rootKey, pos, action, observation, detail]));
+    summary.turns++;
+    if (sink.full()) await sink.flush();
+  }
+  const perTurn = async (table: ShardedTable, sql: string): Promise<void> => {
+    for (const [episodeId, ...rest] of staging.prepare(sql).raw().iterate({ source: sourceId }) as Iterable<unknown[]>) {
+      const ep = byId.get(episodeId as number);
+      if (!ep) continue;
+      const head = table === 'plan_edges' ? [importId, ep.s.key, ep.s.rootKey] : [importId, ep.s.key, ep.s.rootKey, ep.e.run];
+      sink.add(table, ep.s.rootKey, tsvLine([...head, ...rest]));
+      if (sink.full()) await sink.flush();
+    }
+  };
+  await perTurn('turn_errors', `${POSITIONS} SELECT tp.episode_id, tp.pos, y.name, x.severity, x.source FROM turn_errors x
+    JOIN tp ON tp.id = x.turn_id JOIN error_types y ON y.id = x.error_type_id`);
+  await perTurn('turn_candidates', `${POSITIONS} SELECT tp.episode_id, tp.pos, m.name, x.logged_score FROM turn_candidates x
+    JOIN tp ON tp.id = x.turn_id JOIN models m ON m.id = x.model_id`);
+  await perTurn('plan_nodes', `${POSITIONS} SELECT p.episode_id, tp.pos, p.round, p.subtask_id, m.name, p.primitive, p.status FROM plan_nodes p
+    LEFT JOIN tp ON tp.id = p.turn_id LEFT JOIN models m ON m.id = p.model_id
+    WHERE p.episode_id IN (SELECT id FROM episodes WHERE source_id = @source) ORDER BY p.id`);
+  await perTurn('plan_edges', 'SELECT episode_id, round, src, dst FROM plan_edges WHERE episode_id IN (SELECT id FROM episodes WHERE source_id = @source)');
+  return summary;
 }
