@@ -11,6 +11,7 @@
  *   ui         the Playwright scale spec: no interaction blocks for 100 ms or more (e2e/scale.spec.ts)
  *   formats    a ~/.claude/projects tree vs the same turns as canonical JSONL, and peak RSS (bench/formatsBench.ts)
  *   compare    Compare on two runs of N episodes each vs DuckDB computing the same paired table (bench/compareBench.ts)
+ *   store      import into a 2-shard ClickHouse cluster vs ClickHouse's own JSONEachRow insert; analyses on the cluster (bench/storeBench.ts)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -26,9 +27,10 @@ import { machine } from './machine.ts';
 import { benchPaint, ensureRenderer, runScaleSpec } from './paint.ts';
 import { readResults, writeResults, type Results } from './report.ts';
 import { benchScoring } from './scoring.ts';
+import { benchStore } from './storeBench.ts';
 import { benchTrain } from './trainBench.ts';
 
-const BENCHMARKS = ['import', 'analyses', 'scoring', 'train', 'paint', 'ui', 'formats', 'compare'] as const;
+const BENCHMARKS = ['import', 'analyses', 'scoring', 'train', 'paint', 'ui', 'formats', 'compare', 'store'] as const;
 type Benchmark = (typeof BENCHMARKS)[number];
 const REFERENCE_EPISODES = 29_693;
 
@@ -184,6 +186,17 @@ if (only.includes('formats')) {
       `peak RSS ${fmt(f.claudeCode.peakRss / 2 ** 20)} MiB (goal < ${fmt(PEAK_RSS_GOAL / 2 ** 20)})`,
   );
   if (f.ratio < 0.5 || f.claudeCode.peakRss >= PEAK_RSS_GOAL) log('some goals were missed (see above)');
+}
+
+if (only.includes('store')) {
+  log(`\nstore (the dataset imported into a 2-shard ClickHouse cluster vs ClickHouse's own JSONEachRow insert; analyses on the cluster)`);
+  const started = measured(null);
+  const x = await benchStore(reference, cache, repeat, log);
+  results.store = close({ ...started, result: x });
+  log(
+    `store: ${fmt(x.oursTurnsPerSec)} turns/s, ClickHouse's own insert ${fmt(x.baselineTurnsPerSec)} turns/s, ratio ${x.ratio.toFixed(2)} (goal ≥ 0.5); ` +
+      `peak RSS ${fmt(x.ours.peakRss / 2 ** 20)} MiB (goal < 500); turns per shard ${x.turnsPerShard.map(fmt).join(' / ')}`,
+  );
 }
 
 if (only.includes('compare')) {

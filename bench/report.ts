@@ -10,6 +10,7 @@ import type { ImportBenchResult } from './importBench.ts';
 import type { Machine } from './machine.ts';
 import type { ScaleSpecResult, ViewPaint } from './paint.ts';
 import type { ScoringBenchResult } from './scoring.ts';
+import type { StoreBenchResult } from './storeBench.ts';
 import type { TrainBenchResult } from './trainBench.ts';
 
 export interface Measured<T> {
@@ -29,6 +30,8 @@ export interface Results {
   formats?: Measured<FormatsBenchResult & { megabytes: number }>;
   /** Issue 18: Compare on two runs; `dataset` counts both runs' episodes and turns. */
   compare?: Measured<CompareBenchResult>;
+  /** Issue 19: the dataset in a 2-shard ClickHouse cluster. */
+  store?: Measured<StoreBenchResult>;
 }
 
 export function readResults(path: string): Results {
@@ -98,6 +101,13 @@ export function renderMarkdown(r: Results): string {
     const ratio = c.ratio === null ? `answers differ: ${c.mismatch}` : `${c.ratio.toFixed(2)}×`;
     lines.push(
       `| compare, two runs of ${int(c.episodesA)} episodes (warm; cold ${ms(c.coldMs)} ms) | ${ms(c.warmMs)} ms | DuckDB paired table ${ms(c.duckdbMs)} ms | ${ratio} | < ${int(COMPARE_GOAL_MS)} ms | ${verdict(c.ratio !== null && Math.max(c.warmMs, c.coldMs) < COMPARE_GOAL_MS)} |`,
+    );
+  }
+  if (r.store) {
+    const x = r.store.result;
+    lines.push(
+      `| import into a 2-shard ClickHouse cluster (turns/s, ${int(x.ours.turns)} turns) | ${int(x.oursTurnsPerSec)} | ClickHouse's own JSONEachRow insert ${int(x.baselineTurnsPerSec)} | ${x.ratio.toFixed(2)}× | ≥ 0.5× | ${verdict(x.ratio >= 0.5)} |`,
+      `| peak RSS of that import | ${mib(x.ours.peakRss)} | | | < 500 MB | ${verdict(x.ours.peakRss < 500 * 2 ** 20)} |`,
     );
   }
   if (r.scoring) {
@@ -314,6 +324,39 @@ export function renderMarkdown(r: Results): string {
       `| ours, warm | ${ms(c.warmMs)} |`,
       `| DuckDB paired table | ${ms(c.duckdbMs)} |`,
       `| DuckDB load (not in the ratio; ${c.duckdbThreads} threads) | ${ms(c.duckdbLoadMs)} |`,
+    );
+  }
+  if (r.store) {
+    const x = r.store.result;
+    const d = r.store.dataset;
+    lines.push(
+      '',
+      '## ClickHouse store (issue 19)',
+      '',
+      `Measured ${machineLine(r.store.machine)}; ClickHouse ${x.clickhouseVersion} (Debian's package), ${x.shards} shards on loopback`,
+      'started by the bench (test/clickhouseCluster.ts) on the same 2 cores as RouteLens itself.',
+      '',
+      `\`npm run bench -- --only store\` (bench/storeBench.ts) on the dataset above (${int(d.episodes)} episodes, ${int(x.ours.turns)} turns).`,
+      '**Ours**: `importToStore` in a child process, end to end: the same importer, pricing, error rules and targets as a',
+      'SQLite import (through a staging database), every table sent as TabSeparated inserts per shard, the import ledger.',
+      `**Baseline**: the same rows (${int(x.baselineRows)} in all tables, ${mib(x.baselineBytes)} of JSONEachRow) dumped from the store and`,
+      'inserted by ClickHouse itself into a fresh database on the same shards (`INSERT … FORMAT JSONEachRow`, both shards at',
+      'once, table by table), timed from the first byte sent to the last insert answered. Rows/s counts turns.',
+      '',
+      '| | seconds | turns/s | peak RSS |',
+      '|---|---|---|---|',
+      `| ours | ${x.ours.seconds.toFixed(1)} (CPU ${x.ours.cpuSeconds.toFixed(1)}) | ${int(x.oursTurnsPerSec)} | ${mib(x.ours.peakRss)} |`,
+      `| ClickHouse's own insert | ${x.baselineSeconds.toFixed(1)} | ${int(x.baselineTurnsPerSec)} | |`,
+      '',
+      `Turns per shard: ${x.turnsPerShard.map(int).join(' / ')} (sharded by the session's root episode).`,
+      '',
+      'Each analysis pushed down to the cluster (SQL, only aggregates come back; median of the repeats after a warm-up)',
+      'next to the typed-array path on the same dataset\'s SQLite database (warm columnar cache); the answers are checked',
+      'equal first (numbers within 1e-9 relative).',
+      '',
+      '| analysis | cluster ms | SQLite ms | answers |',
+      '|---|---|---|---|',
+      ...x.analyses.map((a) => `| ${a.id} | ${ms(a.storeMs)} | ${ms(a.sqliteMs)} | ${a.equal ? 'equal' : '**differ**'} |`),
     );
   }
   lines.push('');

@@ -196,7 +196,7 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
   if (options.format && options.format !== 'auto' && !forced) {
     throw new ImportError(options.format, 0, `unknown format (known: auto, ${IMPORTERS.map((i) => i.format).join(', ')})`);
   }
-  const writer = new EpisodeWriter(db, options.rules ?? defaultErrorRules(), options.expectedSteps);
+  const writer = new EpisodeWriter(db, options.rules ?? defaultErrorRules(), options.expectedSteps, options.beforeCommit === undefined);
   const report: ImportReport = { files: [], warnings: [], modelsAdded: [], ignored: [] };
   const candidates = expand(paths, report.ignored);
   for (const i of report.ignored) i.path = wellFormed(options.describePath?.(i.path) ?? i.path).value;

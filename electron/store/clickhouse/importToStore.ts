@@ -72,27 +72,47 @@ class ShardBuffers implements RowSink {
     for (const k of file.summary.episodeKeys) this.pendingKeys.add(k);
   }
 
-  /** Sends every buffered line, then the ledger entries of the files that are complete. */
+  /** The previous batch while it is being sent: reading goes on meanwhile, one batch in flight at most. */
+  private inFlight: Promise<void> = Promise.resolve();
+
+  /**
+   * Hands every buffered line, and then the ledger entries of the files that are complete, to a send that runs
+   * while the next rows are read; waits first for the batch before it (memory stays at two batches).
+   */
   async flush(): Promise<void> {
+    await this.inFlight;
+    const lines = [...this.lines].map(([table, perShard]) => [table, perShard.map((l) => l)] as const);
+    for (const perShard of this.lines.values()) perShard.forEach((_l, i) => (perShard[i] = []));
+    const files = this.pending;
+    this.pending = [];
+    this.turns = 0;
+    this.bytes = 0;
+    this.inFlight = this.send(lines, files);
+    // Its failure is reported by whoever waits for it next (flush, drain); never as an unhandled rejection.
+    this.inFlight.catch(() => undefined);
+  }
+
+  /** Everything buffered is in the store, with its ledger entries. */
+  async drain(): Promise<void> {
+    await this.flush();
+    await this.inFlight;
+    this.pendingKeys.clear();
+  }
+
+  private async send(lines: (readonly [ShardedTable, string[][]])[], files: PendingFile[]): Promise<void> {
     const { store } = this;
-    for (const [table, perShard] of this.lines) {
-      await Promise.all(perShard.map(async (lines, shard) => {
-        if (lines.length === 0) return;
+    for (const [table, perShard] of lines) {
+      await Promise.all(perShard.map(async (rows, shard) => {
         const node = store.nodes[shard];
-        if (!node) return;
-        const body = Readable.from(lines);
-        perShard[shard] = [];
+        if (rows.length === 0 || !node) return;
         try {
-          const r = await node.exec({ query: `INSERT INTO ${store.database}.${table}_local (${COLUMNS[table].join(', ')}) FORMAT TabSeparated`, values: body });
+          const r = await node.exec({ query: `INSERT INTO ${store.database}.${table}_local (${COLUMNS[table].join(', ')}) FORMAT TabSeparated`, values: Readable.from(rows) });
           r.stream.resume();
         } catch (e) {
           throw new StoreError(`${store.shown}: inserting into ${table} on shard ${shard + 1}: ${(e as Error).message.split('\n')[0]}`);
         }
       }));
     }
-    this.turns = 0;
-    this.bytes = 0;
-    const files = this.pending;
     if (files.length === 0) return;
     const at = nowSeconds();
     await store.insert(store.coordinator, 'runs', files.flatMap((f) => f.summary.runs.map((r) => ({ import_id: f.importId, ...r }))));
@@ -101,8 +121,6 @@ class ShardBuffers implements RowSink {
       { import_id: f.importId, event: 'completed', content_hash: f.hash, path: f.path, format: f.format, episodes: f.summary.episodes, turns: f.summary.turns, at },
       ...f.supersedes.map((old) => ({ import_id: old, event: 'superseded', content_hash: '', path: f.path, format: f.format, episodes: 0, turns: 0, at })),
     ]));
-    this.pending = [];
-    this.pendingKeys.clear();
   }
 }
 
@@ -111,6 +129,11 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
   await checkShards(store);
   const dir = mkdtempSync(join(tmpdir(), 'routelens-staging-'));
   const staging = openDatabase(join(dir, 'staging.db'));
+  // Staging's transactions are rolled back, never read again: no syncs, and room for a file's pages in memory
+  // so they are not spilled to the WAL first.
+  staging.pragma('synchronous = OFF');
+  staging.pragma('cache_size = -131072');
+  staging.pragma('temp_store = MEMORY');
   const buffers = new ShardBuffers(store, options.batchRows ?? DEFAULT_BATCH_ROWS, options.batchBytes ?? DEFAULT_BATCH_BYTES);
   const db = store.database;
   const visible = visibleImports(store);
@@ -134,7 +157,7 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
 
   /** The earlier imports this file's episodes replace (whole files only), or a refusal. */
   const replaced = async (keys: number[], shown: string): Promise<number[]> => {
-    if (keys.some((k) => buffers.pendingKeys.has(k))) await buffers.flush();
+    if (keys.some((k) => buffers.pendingKeys.has(k))) await buffers.drain();
     const hits = await store.query<{ import_id: string; n: string }>(
       `SELECT import_id, count() AS n FROM ${store.table('episodes')}
        WHERE has({keys:Array(UInt64)}, episode_key) AND import_id ${store.globalIn} (${visible}) GROUP BY import_id`,
@@ -186,7 +209,7 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
         return 'discard';
       },
     });
-    await buffers.flush();
+    await buffers.drain();
     return report;
   } finally {
     staging.close();
