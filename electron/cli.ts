@@ -29,7 +29,7 @@ import { createApi, resolveEpisodeId } from './services/api.ts';
 import { NotFoundError } from './services/dispatch.ts';
 import { compareCommands } from './cliCompare.ts';
 import { exportDataCommands } from './cliExportData.ts';
-import { showAnalysis, showRunsInfo } from './cliAnalysisText.ts';
+import { showAnalysis, showRunsInfo, showTables } from './cliAnalysisText.ts';
 import { analyzeOnStore, importIntoStore, infoOfStore, STORE_OPTION, storeCommands } from './cliStore.ts';
 import { StoreError, storeUrlOf, StoreUrlError } from './store/storeUrl.ts';
 import { replayCommands } from './cliReplay.ts';
@@ -230,7 +230,10 @@ const baseCommands: Record<string, Command> = {
       const runs = (values.run as string[] | undefined) ?? [];
       const split = values.split as string | undefined;
       const store = storeUrlOf(values);
-      if (store) return analyzeOnStore(store, analysis, { runs, split, reference: values.reference as string | undefined }, values.json === true);
+      if (store) {
+        const sel = { runs, split, reference: values.reference as string | undefined, rho: parseRho(values.rho as string | undefined) };
+        return analyzeOnStore(store, analysis, sel, values.json === true);
+      }
       const db = openDatabase(requireDb(values), { readonly: true });
       try {
         if (analysis === 'targets') {
@@ -293,9 +296,7 @@ const baseCommands: Record<string, Command> = {
                 ? usageRatioAnalysis(db, { runs, split, rho })
                 : confusionAnalysis(db, { runs, split }),
           );
-          // These tables are small and nested: JSON is their readable form too.
-          out(values.json ? JSON.stringify(result) : JSON.stringify(result, null, 2));
-          return 0;
+          return showTables(result, values.json === true);
         }
         if (analysis === 'calibration' || analysis === 'embeddings') return await analyzeEstimator(db, analysis, values, runs);
         throw new UsageError(`unknown analysis "${analysis ?? ''}" (available: ${ANALYSES.join(', ')})`);

@@ -75,3 +75,9 @@ export function showRunsInfo(runs: StoreRunInfo[], json: boolean): number {
   }
   return 0;
 }
+
+/** budget-modes, usage-ratio, confusion: small nested tables, whose readable form is indented JSON. */
+export function showTables(result: unknown, json: boolean): number {
+  out(json ? JSON.stringify(result) : JSON.stringify(result, null, 2));
+  return 0;
+}

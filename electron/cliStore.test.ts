@@ -79,12 +79,14 @@ describe.skipIf(skip !== null)('routelens with --store on a 2-shard cluster', ()
     expect(info.code, info.stderr).toBe(0);
     expectClose(JSON.parse(info.stdout), JSON.parse(routelens(['info', '--db', db, '--json']).stdout));
 
-    for (const analysis of ['pareto', 'switch-cost', 'error-recovery', 'usage-by-turn']) {
+    for (const analysis of ['pareto', 'switch-cost', 'error-recovery', 'usage-by-turn', 'budget-modes', 'usage-ratio', 'confusion']) {
       const onStore = routelens(['analyze', analysis, '--store', url, '--json']);
       expect(onStore.code, onStore.stderr).toBe(0);
       expectClose(JSON.parse(onStore.stdout), JSON.parse(routelens(['analyze', analysis, '--db', db, '--json']).stdout));
-      // The text form is printed by the same printer for both stores.
-      expect(routelens(['analyze', analysis, '--store', url]).stdout).toBe(routelens(['analyze', analysis, '--db', db]).stdout);
+      // The text form is printed by the same printer for both stores (the nested tables' JSON keeps each store's order).
+      if (['pareto', 'switch-cost', 'error-recovery', 'usage-by-turn'].includes(analysis)) {
+        expect(routelens(['analyze', analysis, '--store', url]).stdout).toBe(routelens(['analyze', analysis, '--db', db]).stdout);
+      }
     }
     const again = routelens(['import', ...files, '--store', url]);
     expect(again.stderr).toMatch(/0 imported, \d+ skipped, 0 rejected/);

@@ -3,7 +3,7 @@
  * side of `import`, `info` and `analyze` (cli.ts hands over when a store URL is given or ROUTELENS_STORE is set).
  */
 import { err, print, UsageError, type Command } from './cliCommon.ts';
-import { showAnalysis } from './cliAnalysisText.ts';
+import { showAnalysis, showTables } from './cliAnalysisText.ts';
 import { bar, Progress } from './cliProgress.ts';
 import type { ImportReport } from './importers/pipeline.ts';
 import type { ExpectedStepsTable } from './analysis/expectedSteps.ts';
@@ -23,7 +23,7 @@ const storeModules = async () => ({
 });
 
 /** Analyses answered by SQL on the store; the others still need a SQLite database. */
-export const PUSHED_DOWN = ['pareto', 'switch-cost', 'error-recovery', 'usage-by-turn'] as const;
+export const PUSHED_DOWN = ['pareto', 'switch-cost', 'error-recovery', 'usage-by-turn', 'budget-modes', 'usage-ratio', 'confusion'] as const;
 
 export const STORE_OPTION = { store: { type: 'string' } } as const;
 
@@ -67,7 +67,7 @@ export async function infoOfStore(url: ClickHouseStoreUrl): Promise<StoreRunInfo
 export async function analyzeOnStore(
   url: ClickHouseStoreUrl,
   analysis: string | undefined,
-  sel: { runs: string[]; split?: string; reference?: string },
+  sel: { runs: string[]; split?: string; reference?: string; rho?: Record<string, number> },
   json: boolean,
 ): Promise<number> {
   if (!(PUSHED_DOWN as readonly string[]).includes(analysis ?? '')) {
@@ -83,6 +83,12 @@ export async function analyzeOnStore(
           return showAnalysis('switch-cost', await m.switchCostOnStore(store, sel), json);
         case 'error-recovery':
           return showAnalysis('error-recovery', await m.errorRecoveryOnStore(store, sel), json);
+        case 'budget-modes':
+          return showTables(await m.budgetModesOnStore(store, sel), json);
+        case 'usage-ratio':
+          return showTables(await m.usageRatioOnStore(store, sel), json);
+        case 'confusion':
+          return showTables(await m.confusionOnStore(store, sel), json);
         default:
           return showAnalysis('usage-by-turn', await m.usageByTurnOnStore(store, sel), json);
       }

@@ -14,7 +14,8 @@ import type { Db } from '../db/database.ts';
 import type { BudgetModesResult, ConfusionResult, EpisodeCoverage, UsageRatioResult } from '../../shared/analysisResults.ts';
 import { columnar, modelSlots, selectEpisodes, sharesOf, type ColumnarData } from './columnar.ts';
 
-interface Acc {
+/** Sums over a group of sessions: all, scored (known score), costed (known cost), with an expert call. */
+export interface Acc {
   n: number;
   score: number;
   scored: number;
@@ -74,11 +75,19 @@ export function budgetModesAnalysis(db: Db, options: { runs?: string[]; split?: 
       add(s, data, e);
     }
   }
+  return budgetModesOf(
+    [...byMode].map(([mode, g]) => ({ mode: data.budgetModes[mode] as string, all: g.all, steps: [...g.steps] })),
+    coverage,
+  );
+}
+
+/** Each mode's sums (overall and per training step) → means and ratios, modes low, medium, high first. Shared with the ClickHouse store. */
+export function budgetModesOf(groups: { mode: string; all: Acc; steps: [number, Acc][] }[], coverage: EpisodeCoverage): BudgetModesResult {
   const order = ['low', 'medium', 'high'];
   const rank = (m: string): number => (order.includes(m) ? order.indexOf(m) : order.length);
-  const modes = [...byMode]
-    .map(([mode, g]) => ({
-      mode: data.budgetModes[mode] as string,
+  const modes = groups
+    .map((g) => ({
+      mode: g.mode,
       ...summary(g.all),
       by_train_step: [...g.steps].sort((a, b) => a[0] - b[0]).map(([step, a]) => ({ train_step: step, ...summary(a) })),
     }))
@@ -116,17 +125,42 @@ export function usageRatioAnalysis(db: Db, options: { runs?: string[]; split?: s
       g.byMax.set(limit, b);
     }
   }
-  const runs = [...byRun].map(([run, g]) => ({
-    run: data.runs.get(run) ?? String(run),
+  return usageRatioOf(
+    [...byRun].map(([run, g]) => ({
+      run: data.runs.get(run) ?? String(run),
+      total: g.total,
+      calls: ids.map((m, slot) => [data.models.get(m) ?? String(m), g.calls[slot] as number] as [string, number]),
+      byMax: [...g.byMax],
+      exhausted: g.exhausted,
+      withLimit: g.withLimit,
+    })),
+    options.rho,
+    coverage,
+  );
+}
+
+export interface UsageCounts {
+  run: string;
+  /** Calls per model, in the order ties keep (models by id here, by name on a ClickHouse store). */
+  calls: [string, number][];
+  total: number;
+  byMax: [number, { n: number; ok: number }][];
+  exhausted: number;
+  withLimit: number;
+}
+
+/** Per run: calls per model → ratios against ρ, accuracy by turn limit, share exhausting it. Shared with the ClickHouse store. */
+export function usageRatioOf(counts: UsageCounts[], rho: Record<string, number> | undefined, coverage: EpisodeCoverage): UsageRatioResult {
+  const runs = counts.map((g) => ({
+    run: g.run,
     calls: g.total,
-    usage: ids
-      .map((m, slot) => [m, g.calls[slot] as number] as const)
+    usage: g.calls
+      .map((x, i) => [...x, i] as const)
       .filter(([, k]) => k > 0)
-      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-      .map(([m, k]) => {
-        const model = data.models.get(m) ?? String(m);
-        const rho = options.rho?.[model];
-        return { model, calls: k, ratio: k / g.total, rho: rho ?? null, over_target: rho === undefined ? null : k / g.total > rho };
+      .sort((a, b) => b[1] - a[1] || a[2] - b[2])
+      .map(([model, k]) => {
+        const target = rho?.[model];
+        return { model, calls: k, ratio: k / g.total, rho: target ?? null, over_target: target === undefined ? null : k / g.total > target };
       }),
     accuracy_by_max_turns: [...g.byMax].sort((a, b) => a[0] - b[0]).map(([max_turns, b]) => ({ max_turns, n: b.n, accuracy: b.n ? b.ok / b.n : null })),
     exhausted_turn_budget: g.withLimit ? g.exhausted / g.withLimit : null,

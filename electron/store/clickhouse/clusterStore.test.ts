@@ -14,6 +14,7 @@ import { paretoAnalysis } from '../../analysis/pareto.ts';
 import { switchCostAnalysis } from '../../analysis/switchCost.ts';
 import { errorRecoveryAnalysis } from '../../analysis/errorRecovery.ts';
 import { usageByTurnAnalysis } from '../../analysis/usageByTurn.ts';
+import { budgetModesAnalysis, confusionAnalysis, usageRatioAnalysis } from '../../analysis/controllerAnalyses.ts';
 import { clickhouseSkipReason, startTestCluster, type TestCluster } from '../../../test/clickhouseCluster.ts';
 import { expectClose } from '../../../test/expectClose.ts';
 import { parseStoreUrl } from '../storeUrl.ts';
@@ -21,7 +22,9 @@ import { ClickHouseStore } from './connection.ts';
 import { initStore, visibleImports } from './schema.ts';
 import { importToStore, newImportId } from './importToStore.ts';
 import { cleanStore } from './cleanStore.ts';
-import { errorRecoveryOnStore, paretoOnStore, switchCostOnStore, usageByTurnOnStore } from './storeAnalyses.ts';
+import {
+  budgetModesOnStore, confusionOnStore, errorRecoveryOnStore, paretoOnStore, switchCostOnStore, usageByTurnOnStore, usageRatioOnStore,
+} from './storeAnalyses.ts';
 
 const skip = clickhouseSkipReason();
 if (skip) console.log(skip);
@@ -40,10 +43,12 @@ describe.skipIf(skip !== null)('ClickHouse store on a 2-shard cluster', () => {
     await initStore(store);
     const sw = join(dir, 'sw.jsonl');
     const critique = join(dir, 'critique.jsonl');
+    const corl = join(dir, 'corl.jsonl');
     await simulateToFile({ preset: 'scienceworld', episodes: 400, seed: 3, out: sw });
     await simulateToFile({ preset: 'critique', episodes: 150, seed: 4, out: critique });
+    await simulateToFile({ preset: 'corl', episodes: 150, seed: 5, out: corl });
     // Real logs: subagents folded into their session (Claude Code), a total-only cost (SWE-agent), splits (MTRouter).
-    files = [sw, critique, 'fixtures/samples/claude-code', 'fixtures/samples/swe-agent', 'fixtures/samples/mtrouter'];
+    files = [sw, critique, corl, 'fixtures/samples/claude-code', 'fixtures/samples/swe-agent', 'fixtures/samples/mtrouter'];
     db = openDatabase(join(dir, 'same.db'));
     await importPaths(db, files);
     await importToStore(store, files, { batchRows: 5_000 });
@@ -77,7 +82,7 @@ describe.skipIf(skip !== null)('ClickHouse store on a 2-shard cluster', () => {
     expect(Number(children?.n)).toBeGreaterThan(0);
   });
 
-  it('pareto, switch-cost, error-recovery and usage-by-turn answer as on SQLite, for every selection', async () => {
+  it('every pushed-down analysis answers as on SQLite, for every selection', async () => {
     const all = selections();
     expect(all.filter((s) => s.split).length).toBeGreaterThan(0);
     expect(paretoAnalysis(db).points.length).toBeGreaterThan(4);
@@ -87,7 +92,15 @@ describe.skipIf(skip !== null)('ClickHouse store on a 2-shard cluster', () => {
       expectClose(await switchCostOnStore(store, sel), switchCostAnalysis(db, sel), `switch-cost ${JSON.stringify(sel)}`);
       expectClose(await errorRecoveryOnStore(store, sel), errorRecoveryAnalysis(db, sel), `error-recovery ${JSON.stringify(sel)}`);
       expectClose(await usageByTurnOnStore(store, sel), usageByTurnAnalysis(db, sel), `usage-by-turn ${JSON.stringify(sel)}`);
+      expectClose(await budgetModesOnStore(store, sel), budgetModesAnalysis(db, sel), `budget-modes ${JSON.stringify(sel)}`);
+      expectClose(await usageRatioOnStore(store, sel), usageRatioAnalysis(db, sel), `usage-ratio ${JSON.stringify(sel)}`);
+      expectClose(await confusionOnStore(store, sel), confusionAnalysis(db, sel), `confusion ${JSON.stringify(sel)}`);
     }
+    expect(budgetModesAnalysis(db).modes.some((m) => m.by_train_step.length > 1)).toBe(true);
+    expect(confusionAnalysis(db).routing.length).toBeGreaterThan(1);
+    expect(Object.values(confusionAnalysis(db).verification).some((k) => k > 0)).toBe(true);
+    const rho = { 'gpt-5': 0.2, 'qwen3-8b': 0.5 };
+    expectClose(await usageRatioOnStore(store, { rho }), usageRatioAnalysis(db, { rho }));
     expectClose(await paretoOnStore(store, { reference: 'sw-mtrouter' }), paretoAnalysis(db, { reference: 'sw-mtrouter' }));
     expectClose(await usageByTurnOnStore(store, { maxTurn: 4 }), usageByTurnAnalysis(db, { maxTurn: 4 }));
     await expect(paretoOnStore(store, { runs: ['no-such-run'] })).rejects.toThrow('no run named "no-such-run"');

@@ -19,7 +19,8 @@ const SHARDED: Record<string, { columns: string; orderBy: string }> = {
   episodes: {
     columns: `import_id UInt64, episode_key UInt64, root_key UInt64, run String, ext_id String,
       task_id Nullable(String), task_type Nullable(String), task_category Nullable(String), split Nullable(String),
-      difficulty Nullable(String), final_score Nullable(Float64), score_norm Nullable(Float32), success Nullable(UInt8),
+      difficulty Nullable(String), difficulty_num Nullable(Float32), final_score Nullable(Float64), score_norm Nullable(Float32),
+      success Nullable(UInt8), expert_call UInt8,
       total_cost Float64, cost_known UInt8, unpriced_turns UInt32, n_turns UInt32, n_switches UInt32, n_errors UInt32,
       budget_mode Nullable(String), budget_usd Nullable(Float64), max_turns Nullable(Int32), train_step Nullable(Int32),
       exit_reason Nullable(String), kind Nullable(String), agent Nullable(String), parent_ext_id Nullable(String),
@@ -28,7 +29,7 @@ const SHARDED: Record<string, { columns: string; orderBy: string }> = {
   },
   turns: {
     columns: `import_id UInt64, episode_key UInt64, root_key UInt64, run String, split Nullable(String), is_child UInt8,
-      episode_success Nullable(UInt8), episode_turn_costs_known UInt8, pos UInt32, t Int32, model String,
+      episode_success Nullable(UInt8), episode_turn_costs_known UInt8, episode_difficulty Nullable(Float32), pos UInt32, t Int32, model String,
       prev_model Nullable(String), switched UInt8, next_switched Nullable(UInt8), severity UInt8, next_severity Nullable(UInt8),
       category String, action_type String, tool Nullable(String), tokens_in Nullable(Int64), tokens_out Nullable(Int64),
       tokens_cached Nullable(Int64), tokens_cache_write Nullable(Int64), tokens_reasoning Nullable(Int64),

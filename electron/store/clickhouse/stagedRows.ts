@@ -29,10 +29,10 @@ export interface SessionIndex {
 
 /** The columns each sharded table is written with, in the order the lines hold them. */
 export const COLUMNS = {
-  episodes: ['import_id', 'episode_key', 'root_key', 'run', 'ext_id', 'task_id', 'task_type', 'task_category', 'split', 'difficulty', 'final_score',
-    'score_norm', 'success', 'total_cost', 'cost_known', 'unpriced_turns', 'n_turns', 'n_switches', 'n_errors', 'budget_mode', 'budget_usd', 'max_turns',
+  episodes: ['import_id', 'episode_key', 'root_key', 'run', 'ext_id', 'task_id', 'task_type', 'task_category', 'split', 'difficulty', 'difficulty_num',
+    'final_score', 'score_norm', 'success', 'expert_call', 'total_cost', 'cost_known', 'unpriced_turns', 'n_turns', 'n_switches', 'n_errors', 'budget_mode', 'budget_usd', 'max_turns',
     'train_step', 'exit_reason', 'kind', 'agent', 'parent_ext_id', 'started_at', 'task_text', 'system_prompt'],
-  turns: ['import_id', 'episode_key', 'root_key', 'run', 'split', 'is_child', 'episode_success', 'episode_turn_costs_known', 'pos', 't', 'model',
+  turns: ['import_id', 'episode_key', 'root_key', 'run', 'split', 'is_child', 'episode_success', 'episode_turn_costs_known', 'episode_difficulty', 'pos', 't', 'model',
     'prev_model', 'switched', 'next_switched', 'severity', 'next_severity', 'category', 'action_type', 'tool', 'tokens_in', 'tokens_out', 'tokens_cached',
     'tokens_cache_write', 'tokens_reasoning', 'cost', 'cost_source', 'cum_cost', 'latency_ms', 'propensity', 'error_mask', 'verdict', 'verify_correct',
     'greedy_model', 'was_greedy', 'beta', 'role', 's_tilde', 'penalty'],
@@ -140,23 +140,30 @@ export interface FileSummary {
 /** Sends the rows of staged source `sourceId`, tagged with `importId`, to `sink`; registers its sessions in `index`. */
 export async function stagedRows(staging: Db, sourceId: number, importId: number, index: SessionIndex, sink: RowSink): Promise<FileSummary> {
   const episodes = staging
-    .prepare(`SELECT e.*, r.name AS run, r.source_format, r.source_path, r.policy_name, r.policy_kind, x.task_text, x.system_prompt
+    .prepare(`SELECT e.*, r.name AS run, r.source_format, r.source_path, r.policy_name, r.policy_kind, x.task_text, x.system_prompt,
+        -- A turn on another model than the episode's first: the controller called an expert (budget-modes).
+        EXISTS (SELECT 1 FROM turns t2 WHERE t2.episode_id = e.id AND t2.model_id !=
+          (SELECT t3.model_id FROM turns t3 WHERE t3.episode_id = e.id ORDER BY t3.t, t3.id LIMIT 1)) AS expert_call
       FROM episodes e JOIN runs r ON r.id = e.run_id LEFT JOIN episode_text x ON x.episode_id = e.id WHERE e.source_id = ? ORDER BY e.id`)
     .all(sourceId) as StagedEpisode[];
   const sessions = await sessionsOf(episodes, index);
   const summary: FileSummary = { episodeKeys: [], episodes: episodes.length, turns: 0, runs: [] };
-  const byId = new Map<number, { s: SessionEntry; e: StagedEpisode; child: number }>();
+  const byId = new Map<number, { s: SessionEntry; e: StagedEpisode; child: number; difficulty: number | null }>();
   for (const e of episodes) {
     const s = sessions.get(e.id) as SessionEntry;
     index.known.set(sessionName(e.run, e.ext_id), s);
-    byId.set(e.id, { s, e, child: s.rootKey !== s.key ? 1 : 0 });
+    // A numeric difficulty as the columnar cache reads it (confusion's rows); anything else is none.
+    const text = e.difficulty as string | null;
+    const d = text === null || text.trim() === '' ? Number.NaN : Number(text);
+    const difficulty = Number.isFinite(d) ? d : null;
+    byId.set(e.id, { s, e, child: s.rootKey !== s.key ? 1 : 0, difficulty });
     summary.episodeKeys.push(s.key);
     if (!summary.runs.some((r) => r.run === e.run)) {
       summary.runs.push({ run: e.run, source_format: e.source_format as string, source_path: e.source_path as string, policy_name: e.policy_name as string | null, policy_kind: e.policy_kind as string | null });
     }
     sink.add('episodes', s.rootKey, tsvLine([
-      importId, s.key, s.rootKey, e.run, e.ext_id, e.task_id, e.task_type, e.task_category, s.split, e.difficulty, e.final_score,
-      e.score_norm, e.success, e.total_cost, Number(e.unpriced_turns) > 0 ? 0 : 1, e.unpriced_turns, e.n_turns, e.n_switches, e.n_errors,
+      importId, s.key, s.rootKey, e.run, e.ext_id, e.task_id, e.task_type, e.task_category, s.split, e.difficulty, difficulty,
+      e.final_score, e.score_norm, e.success, e.expert_call, e.total_cost, Number(e.unpriced_turns) > 0 ? 0 : 1, e.unpriced_turns, e.n_turns, e.n_switches, e.n_errors,
       e.budget_mode, e.budget_usd, e.max_turns, e.train_step, e.exit_reason, e.kind, e.agent, e.parent_ext_id, e.started_at, e.task_text, e.system_prompt,
     ]));
     if (sink.full()) await sink.flush();
@@ -190,9 +197,9 @@ export async function stagedRows(staging: Db, sourceId: number, importId: number
     }
     // The cumulative cost as the columnar cache adds it: float64 sums of float32 turn costs.
     if (cost !== null) cumulative += Math.fround(cost as number);
-    const { s, e, child } = ep;
+    const { s, e, child, difficulty } = ep;
     sink.add('turns', s.rootKey, tsvLine([
-      importId, s.key, s.rootKey, e.run, s.split, child, e.success, allKnown, pos, t, model, prevModel, switched, nextSwitched, severity, nextSeverity,
+      importId, s.key, s.rootKey, e.run, s.split, child, e.success, allKnown, difficulty, pos, t, model, prevModel, switched, nextSwitched, severity, nextSeverity,
       category, actionType, tool, tin, tout, tcached, twrite, treason, cost, costSource, cumulative, latency, propensity, mask, verdict, verify,
       greedy, wasGreedy, beta, role, sTilde, penalty,
     ]));

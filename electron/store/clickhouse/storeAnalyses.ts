@@ -8,10 +8,13 @@
  * episode, with its subagents' costs folded in; turn-level analyses take every turn, subagents' included; a
  * child episode is in its session's split.
  */
-import type { EpisodeCoverage, ParetoResult, SwitchCostResult, UsageByTurnResult, ErrorRecoveryResult } from '../../../shared/analysisResults.ts';
+import type {
+  BudgetModesResult, ConfusionResult, EpisodeCoverage, ErrorRecoveryResult, ParetoResult, SwitchCostResult, UsageByTurnResult, UsageRatioResult,
+} from '../../../shared/analysisResults.ts';
 import { splitValues } from '../../../shared/splits.ts';
 import { paretoOfSums } from '../../analysis/pareto.ts';
 import { recoveryOfCounts } from '../../analysis/errorRecovery.ts';
+import { budgetModesOf, usageRatioOf, type Acc } from '../../analysis/controllerAnalyses.ts';
 import type { ClickHouseStore } from './connection.ts';
 import { visibleImports } from './schema.ts';
 
@@ -62,7 +65,9 @@ function sessions(store: ClickHouseStore): string {
   return `SELECT root_key, anyIf(run, episode_key = root_key) AS run, anyIf(split, episode_key = root_key) AS split,
       anyIf(ext_id, episode_key = root_key) AS ext_id, anyIf(score_norm, episode_key = root_key) AS score,
       anyIf(success, episode_key = root_key) AS success, anyIf(n_switches, episode_key = root_key) AS switches,
-      anyIf(n_turns, episode_key = root_key) AS turns, sum(total_cost) AS cost, min(cost_known) AS cost_known,
+      anyIf(n_turns, episode_key = root_key) AS turns, anyIf(budget_mode, episode_key = root_key) AS budget_mode,
+      anyIf(train_step, episode_key = root_key) AS train_step, anyIf(expert_call, episode_key = root_key) AS expert_call,
+      anyIf(max_turns, episode_key = root_key) AS max_turns, sum(total_cost) AS cost, min(cost_known) AS cost_known,
       countIf(episode_key = root_key) AS roots
     FROM ${store.table('episodes')} WHERE ${visible(store)} GROUP BY root_key`;
 }
@@ -167,4 +172,87 @@ export async function usageByTurnOnStore(store: ClickHouseStore, options: Select
     }),
   }));
   return { runs: runs.sort((a, b) => a.run.localeCompare(b.run)) };
+}
+
+export async function budgetModesOnStore(store: ClickHouseStore, options: Selection): Promise<BudgetModesResult> {
+  const f = await selectionFilter(store, options);
+  const rows = await store.query<Record<string, string | number | null>>(
+    `SELECT budget_mode, train_step, count() AS n, countIf(score IS NOT NULL) AS scored, sumIf(toFloat64(score), score IS NOT NULL) AS score_sum,
+       countIf(cost_known = 1) AS costed, sumIf(cost, cost_known = 1) AS cost_sum, sum(expert_call) AS expert
+     FROM (${sessions(store)}) WHERE roots = 1 AND budget_mode IS NOT NULL AND ${f.sql} GROUP BY budget_mode, train_step`,
+    f.params,
+  );
+  const coverage: EpisodeCoverage = { episodes: 0, unknown_outcome: 0, unknown_cost: 0 };
+  const modes = new Map<string, { all: Acc; steps: [number, Acc][] }>();
+  for (const r of rows) {
+    const acc: Acc = { n: num(r.n), score: num(r.score_sum), scored: num(r.scored), cost: num(r.cost_sum), costed: num(r.costed), expert: num(r.expert) };
+    coverage.episodes += acc.n;
+    coverage.unknown_outcome += acc.n - acc.scored;
+    coverage.unknown_cost += acc.n - acc.costed;
+    const mode = String(r.budget_mode);
+    let g = modes.get(mode);
+    if (!g) modes.set(mode, (g = { all: { n: 0, score: 0, scored: 0, cost: 0, costed: 0, expert: 0 }, steps: [] }));
+    for (const k of Object.keys(acc) as (keyof Acc)[]) g.all[k] += acc[k];
+    if (r.train_step !== null && num(r.train_step) >= 0) g.steps.push([num(r.train_step), acc]);
+  }
+  return budgetModesOf([...modes].map(([mode, g]) => ({ mode, ...g })), coverage);
+}
+
+export async function usageRatioOnStore(store: ClickHouseStore, options: Selection & { rho?: Record<string, number> }): Promise<UsageRatioResult> {
+  const f = await selectionFilter(store, options);
+  const runs = await store.query<{ run: string }>(`SELECT DISTINCT run FROM ${store.table('episodes')} WHERE ${visible(store)} AND ${f.sql}`, f.params);
+  const calls = await store.query<{ run: string; model: string; k: string }>(
+    `SELECT run, model, count() AS k FROM ${store.table('turns')} WHERE ${visible(store)} AND ${f.sql} GROUP BY run, model ORDER BY run, model`,
+    f.params,
+  );
+  const limits = await store.query<Record<string, string>>(
+    `SELECT run, max_turns, count() AS n_all, countIf(success IS NOT NULL) AS n, countIf(success = 1) AS ok, countIf(turns >= max_turns) AS exhausted
+     FROM (${sessions(store)}) WHERE roots = 1 AND max_turns > 0 AND ${f.sql} GROUP BY run, max_turns`,
+    f.params,
+  );
+  const coverage: EpisodeCoverage = { episodes: 0, unknown_outcome: 0, unknown_cost: 0 };
+  for (const l of limits) {
+    coverage.episodes += num(l.n_all);
+    coverage.unknown_outcome += num(l.n_all) - num(l.n);
+  }
+  return usageRatioOf(runs.map(({ run }) => {
+    const mine = calls.filter((c) => c.run === run).map((c) => [c.model, num(c.k)] as [string, number]);
+    const lim = limits.filter((l) => l.run === run);
+    return {
+      run,
+      calls: mine,
+      total: mine.reduce((a, [, k]) => a + k, 0),
+      byMax: lim.map((l) => [num(l.max_turns), { n: num(l.n), ok: num(l.ok) }] as [number, { n: number; ok: number }]),
+      exhausted: lim.reduce((a, l) => a + num(l.exhausted), 0),
+      withLimit: lim.reduce((a, l) => a + num(l.n_all), 0),
+    };
+  }), options.rho, coverage);
+}
+
+export async function confusionOnStore(store: ClickHouseStore, options: Selection): Promise<ConfusionResult> {
+  const f = await selectionFilter(store, options);
+  const cells = await store.query<{ d: number; model: string; k: string }>(
+    `SELECT toFloat64(episode_difficulty) AS d, model, count() AS k FROM ${store.table('turns')}
+     WHERE ${visible(store)} AND ${f.sql} AND episode_difficulty IS NOT NULL GROUP BY d, model ORDER BY d, model`,
+    f.params,
+  );
+  const [v] = await store.query<Record<string, string>>(
+    `SELECT countIf(verdict = 'stop' AND verify_correct = 1) AS sc, countIf(verdict = 'stop' AND verify_correct = 0) AS si,
+       countIf(verdict = 'continue' AND verify_correct = 1) AS cc, countIf(verdict = 'continue' AND verify_correct = 0) AS ci
+     FROM ${store.table('turns')} WHERE ${visible(store)} AND ${f.sql}`,
+    f.params,
+  );
+  const rows = new Map<number, Map<string, number>>();
+  for (const c of cells) {
+    let row = rows.get(num(c.d));
+    if (!row) rows.set(num(c.d), (row = new Map()));
+    row.set(c.model, num(c.k));
+  }
+  return {
+    routing: [...rows].sort((a, b) => a[0] - b[0]).map(([difficulty, row]) => {
+      const n = [...row.values()].reduce((a, b) => a + b, 0);
+      return { difficulty, n, shares: Object.fromEntries([...row].map(([m, k]) => [m, k / n])) };
+    }),
+    verification: { stop_correct: num(v?.sc ?? 0), stop_incorrect: num(v?.si ?? 0), continue_correct: num(v?.cc ?? 0), continue_incorrect: num(v?.ci ?? 0) },
+  };
 }
