@@ -7,7 +7,10 @@
  * the same dataset's SQLite database (warm columnar cache), their answers checked equal; and the turns per shard.
  */
 import { spawnSync } from 'node:child_process';
-import { createReadStream, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync, rmSync, statSync } from 'node:fs';
+import { request } from 'node:http';
+import type { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { openDatabase } from '../electron/db/database.ts';
@@ -45,6 +48,9 @@ export interface StoreBenchResult {
   baselineRows: number;
   baselineBytes: number;
   turnsPerShard: number[];
+  /** Compressed bytes on disk per turn, all sharded tables (text included), and of the numeric turns table alone. */
+  diskBytesPerTurn: number;
+  turnsTableBytesPerTurn: number;
   analyses: { id: string; storeMs: number; sqliteMs: number; equal: boolean }[];
 }
 
@@ -65,6 +71,28 @@ function closeEnough(a: unknown, b: unknown): boolean {
     return ka.join() === kb.join() && ka.every((k) => closeEnough((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
   }
   return a === b;
+}
+
+/**
+ * One HTTP request to a ClickHouse server on its own connection (after a long import, a pooled keep-alive
+ * connection may already be closed by the server), its body from `input`, its answer into `output` or returned.
+ */
+async function post(port: number, query: string, input?: Readable, output?: Writable): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method: 'POST', path: `/?query=${encodeURIComponent(query)}&output_format_json_quote_64bit_integers=0`, agent: false }, (res) => {
+      if (res.statusCode !== 200 || !output) {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`${query.slice(0, 60)}: ${text.slice(0, 300)}`))));
+        return;
+      }
+      pipeline(res, output).then(() => resolve(''), reject);
+    });
+    req.on('error', reject);
+    if (input) pipeline(input, req).catch(reject);
+    else req.end();
+  });
 }
 
 async function timed<T>(f: () => Promise<T> | T): Promise<{ ms: number; value: T }> {
@@ -97,11 +125,7 @@ export async function benchStore(dataset: Dataset, cache: string, repeat: number
     for (const table of SHARDED_TABLES) {
       for (const [shard, port] of cluster.httpPorts.entries()) {
         const path = join(dumpDir, `${table}-${shard}.jsonl`);
-        const res = await fetch(`http://127.0.0.1:${port}/?output_format_json_quote_64bit_integers=0`, {
-          method: 'POST', body: `SELECT * FROM bench.${table}_local FORMAT JSONEachRow`,
-        });
-        if (!res.ok) throw new Error(`dumping ${table}: ${await res.text()}`);
-        writeFileSync(path, Buffer.from(await res.arrayBuffer()));
+        await post(port, `SELECT * FROM bench.${table}_local FORMAT JSONEachRow`, undefined, createWriteStream(path));
         files.push({ table, shard, path });
       }
     }
@@ -113,10 +137,7 @@ export async function benchStore(dataset: Dataset, cache: string, repeat: number
     for (const table of SHARDED_TABLES) {
       await Promise.all(files.filter((f) => f.table === table).map(async (f) => {
         baselineBytes += statSync(f.path).size;
-        const res = await fetch(`http://127.0.0.1:${cluster.httpPorts[f.shard]}/?query=${encodeURIComponent(`INSERT INTO baseline.${table}_local FORMAT JSONEachRow`)}`, {
-          method: 'POST', body: createReadStream(f.path) as unknown as BodyInit, duplex: 'half',
-        } as RequestInit);
-        if (!res.ok) throw new Error(`baseline insert into ${table}: ${await res.text()}`);
+        await post(cluster.httpPorts[f.shard] as number, `INSERT INTO baseline.${table}_local FORMAT JSONEachRow`, createReadStream(f.path));
       }));
     }
     const baselineSeconds = (performance.now() - baselineStart) / 1000;
@@ -125,10 +146,14 @@ export async function benchStore(dataset: Dataset, cache: string, repeat: number
     rmSync(dumpDir, { recursive: true, force: true });
     log(`  ClickHouse's own JSONEachRow insert of the same rows: ${baselineSeconds.toFixed(1)} s (${(baselineBytes / 2 ** 20).toFixed(0)} MiB)`);
 
-    const turnsPerShard = await Promise.all(cluster.httpPorts.map(async (port) => {
-      const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: 'SELECT count() FROM bench.turns_local' });
-      return Number((await res.text()).trim());
-    }));
+    const turnsPerShard = await Promise.all(cluster.httpPorts.map(async (port) => Number((await post(port, 'SELECT count() FROM bench.turns_local')).trim())));
+    const disk = await Promise.all(cluster.httpPorts.map(async (port) =>
+      (await post(port, "SELECT table, sum(bytes_on_disk) AS b FROM system.parts WHERE database = 'bench' AND active GROUP BY table FORMAT JSONEachRow"))
+        .trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { table: string; b: string | number })));
+    const bytes = disk.flat();
+    const allBytes = bytes.reduce((a, r) => a + Number(r.b), 0);
+    const turnsBytes = bytes.filter((r) => r.table === 'turns_local').reduce((a, r) => a + Number(r.b), 0);
+    log(`  on disk: ${(allBytes / ours.turns).toFixed(0)} bytes per turn in all tables, ${(turnsBytes / ours.turns).toFixed(1)} in the numeric turns table`);
 
     const db = openDatabase(dataset.db, { readonly: true });
     columnar(db);
@@ -158,6 +183,7 @@ export async function benchStore(dataset: Dataset, cache: string, repeat: number
     return {
       clickhouseVersion: version, shards: 2, ours, oursTurnsPerSec, baselineSeconds, baselineTurnsPerSec,
       ratio: oursTurnsPerSec / baselineTurnsPerSec, baselineRows: Number(counted[0]?.n), baselineBytes, turnsPerShard, analyses,
+      diskBytesPerTurn: allBytes / ours.turns, turnsTableBytesPerTurn: turnsBytes / ours.turns,
     };
   } finally {
     await store.close();

@@ -30,7 +30,7 @@ import { NotFoundError } from './services/dispatch.ts';
 import { compareCommands } from './cliCompare.ts';
 import { exportDataCommands } from './cliExportData.ts';
 import { showAnalysis, showRunsInfo, showTables } from './cliAnalysisText.ts';
-import { analyzeOnStore, importIntoStore, infoOfStore, STORE_OPTION, storeCommands } from './cliStore.ts';
+import { analyzeOnStore, importIntoStore, infoOfStore, STORE_AWARE, STORE_OPTION, storeCommands } from './cliStore.ts';
 import { StoreError, storeUrlOf, StoreUrlError } from './store/storeUrl.ts';
 import { replayCommands } from './cliReplay.ts';
 import { exportCommands } from './cliExport.ts';
@@ -380,6 +380,10 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   let dbPath: string | undefined;
+  if (rest.some((a) => a === '--store' || a.startsWith('--store=')) && !(name in STORE_AWARE)) {
+    err(`routelens ${name}: does not read a ClickHouse store yet (--store works with ${Object.keys(STORE_AWARE).join(', ')}); give --db FILE`);
+    return 1;
+  }
   try {
     const { values, positionals } = parseArgs({
       args: rest,

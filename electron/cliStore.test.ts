@@ -29,12 +29,21 @@ describe('store URLs that are wrong', () => {
       [['info', '--store', 'clickhouse://a:1,b:2/db'], 'several hosts need ?cluster=NAME'],
       [['store', 'init'], '--store URL is required'],
       [['analyze', 'lift', '--store', 'clickhouse://127.0.0.1:1/db'], 'lift is not pushed down to a ClickHouse store yet'],
+      [['compare', '--store', 'clickhouse://127.0.0.1:1/db', '--a', 'x', '--b', 'y'], 'routelens compare: does not read a ClickHouse store yet'],
     ] as const) {
       const r = routelens([...args]);
       expect(r.code, r.stderr).toBe(1);
       expect(r.stderr).toContain(message);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
     }
+  });
+
+  it('store ddl prints what init runs, where, without connecting', () => {
+    const r = routelens(['store', 'ddl', '--store', 'clickhouse://nowhere.invalid:1,other.invalid:2/rl?cluster=prod']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('-- on every host\nCREATE TABLE IF NOT EXISTS rl.turns_local (');
+    expect(r.stdout).toContain('ENGINE = Distributed(prod, rl, turns_local, root_key);');
+    expect(r.stdout).toMatch(/-- on first host\nINSERT INTO rl\.schema_version VALUES \(1, now\(\)\);/);
   });
 
   it('a store that does not answer is named without its password', () => {

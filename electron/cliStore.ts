@@ -2,7 +2,7 @@
  * The ClickHouse store from the command line: `routelens store init|clean --store URL`, and the `--store URL`
  * side of `import`, `info` and `analyze` (cli.ts hands over when a store URL is given or ROUTELENS_STORE is set).
  */
-import { err, print, UsageError, type Command } from './cliCommon.ts';
+import { err, out, print, UsageError, type Command } from './cliCommon.ts';
 import { showAnalysis, showTables } from './cliAnalysisText.ts';
 import { bar, Progress } from './cliProgress.ts';
 import type { ImportReport } from './importers/pipeline.ts';
@@ -26,6 +26,9 @@ const storeModules = async () => ({
 export const PUSHED_DOWN = ['pareto', 'switch-cost', 'error-recovery', 'usage-by-turn', 'budget-modes', 'usage-ratio', 'confusion'] as const;
 
 export const STORE_OPTION = { store: { type: 'string' } } as const;
+
+/** The commands that take `--store URL` so far; the others say so and ask for `--db FILE`. */
+export const STORE_AWARE = { store: true, import: true, info: true, analyze: true } as const;
 
 async function withStore<T>(url: ClickHouseStoreUrl, f: (store: ClickHouseStore, m: Awaited<ReturnType<typeof storeModules>>) => Promise<T>): Promise<T> {
   const m = await storeModules();
@@ -102,18 +105,26 @@ export async function analyzeOnStore(
 export const storeCommands: Record<string, Command> = {
   store: {
     summary: 'create, migrate or clean a ClickHouse store (docs/scale-out.md)',
-    usage: 'routelens store init|clean --store clickhouse://HOST:PORT[,HOST:PORT…]/DB[?cluster=NAME] [--older-than-minutes N] [--json]\n' +
+    usage: 'routelens store init|clean|ddl --store clickhouse://HOST:PORT[,HOST:PORT…]/DB[?cluster=NAME] [--older-than-minutes N] [--json]\n' +
       '  init: creates the database and tables on every host (idempotent), checks the hosts are the cluster\'s shards in order.\n' +
+      '  ddl: prints the statements init runs (and on which hosts), connecting to nothing.\n' +
       '  clean: deletes the rows of imports that never completed (started over --older-than-minutes ago, default 60) and of replaced files.\n' +
       '  The URL may also come from ROUTELENS_STORE; a user and password from the URL or ROUTELENS_STORE_USER / ROUTELENS_STORE_PASSWORD.',
     options: { ...STORE_OPTION, 'older-than-minutes': { type: 'string' }, json: { type: 'boolean' } },
     allowPositionals: true,
     async run(values, positionals) {
       const action = positionals[0];
-      if (action !== 'init' && action !== 'clean') throw new UsageError('say what to do: routelens store init|clean --store URL');
+      if (action !== 'init' && action !== 'clean' && action !== 'ddl') throw new UsageError('say what to do: routelens store init|clean|ddl --store URL');
       const url = storeUrlOf(values) ?? (() => {
         throw new UsageError('--store URL is required (or set ROUTELENS_STORE)');
       })();
+      if (action === 'ddl') {
+        // For a DBA who creates the tables by hand: what `init` would run, connecting to nothing.
+        const { ddlStatements, STORE_SCHEMA_VERSION } = await import('./store/clickhouse/schema.ts');
+        for (const { on, sql } of ddlStatements(url.database, url.cluster)) out(`-- on ${on}\n${sql};`);
+        out(`-- on first host\nINSERT INTO ${url.database}.schema_version VALUES (${STORE_SCHEMA_VERSION}, now());`);
+        return 0;
+      }
       return withStore(url, async (store, m) => {
         if (action === 'init') {
           const result = await m.initStore(store);

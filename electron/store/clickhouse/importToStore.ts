@@ -19,7 +19,9 @@ import { checkShards, nowSeconds, requireSchema, shardOf, visibleImports } from 
 import { COLUMNS, stagedRows, type FileSummary, type RowSink, type SessionEntry, type SessionIndex, type ShardedTable } from './stagedRows.ts';
 
 export const DEFAULT_BATCH_ROWS = 100_000;
-export const DEFAULT_BATCH_BYTES = 64 * 2 ** 20;
+/** Characters of buffered lines (two batches may be in memory: one being sent, one being read). */
+export const DEFAULT_BATCH_BYTES = 16 * 2 ** 20;
+const KEYS_PER_QUERY = 10_000;
 
 /** A fresh import id: time-ordered, random in its low bits, below 2^53 until the year 2248. */
 export function newImportId(): number {
@@ -129,11 +131,10 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
   await checkShards(store);
   const dir = mkdtempSync(join(tmpdir(), 'routelens-staging-'));
   const staging = openDatabase(join(dir, 'staging.db'));
-  // Staging's transactions are rolled back, never read again: no syncs, and room for a file's pages in memory
-  // so they are not spilled to the WAL first.
+  // Staging's transactions are rolled back, never read again: no syncs. Its page cache and sorts stay modest
+  // (a file of millions of turns spills to the staging folder, not into memory).
   staging.pragma('synchronous = OFF');
-  staging.pragma('cache_size = -131072');
-  staging.pragma('temp_store = MEMORY');
+  staging.pragma('cache_size = -32768');
   const buffers = new ShardBuffers(store, options.batchRows ?? DEFAULT_BATCH_ROWS, options.batchBytes ?? DEFAULT_BATCH_BYTES);
   const db = store.database;
   const visible = visibleImports(store);
@@ -158,11 +159,16 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
   /** The earlier imports this file's episodes replace (whole files only), or a refusal. */
   const replaced = async (keys: number[], shown: string): Promise<number[]> => {
     if (keys.some((k) => buffers.pendingKeys.has(k))) await buffers.drain();
-    const hits = await store.query<{ import_id: string; n: string }>(
-      `SELECT import_id, count() AS n FROM ${store.table('episodes')}
-       WHERE has({keys:Array(UInt64)}, episode_key) AND import_id ${store.globalIn} (${visible}) GROUP BY import_id`,
-      { keys },
-    );
+    // In slices: a query may be at most 256 KiB long (max_query_size), about 14,000 keys.
+    const counts = new Map<string, number>();
+    for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
+      for (const h of await store.query<{ import_id: string; n: string }>(
+        `SELECT import_id, count() AS n FROM ${store.table('episodes')}
+         WHERE has({keys:Array(UInt64)}, episode_key) AND import_id ${store.globalIn} (${visible}) GROUP BY import_id`,
+        { keys: keys.slice(i, i + KEYS_PER_QUERY) },
+      )) counts.set(h.import_id, (counts.get(h.import_id) ?? 0) + Number(h.n));
+    }
+    const hits = [...counts].map(([import_id, n]) => ({ import_id, n }));
     if (hits.length === 0) return [];
     const files = new Map((await store.query<{ import_id: string; total: string; path: string }>(
       `SELECT import_id, any(episodes) AS total, any(path) AS path FROM ${db}.imports

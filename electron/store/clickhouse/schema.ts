@@ -9,7 +9,6 @@
  * Only SQL that ClickHouse 18.16 (Debian's) and current releases both accept: `ENGINE = MergeTree() ORDER BY`,
  * Nullable, no LowCardinality, no ON CLUSTER (that needs ZooKeeper): RouteLens runs the DDL on each host itself.
  */
-import type { ClickHouseClient } from '@clickhouse/client';
 import { StoreError, type ClickHouseStore } from './connection.ts';
 
 export const STORE_SCHEMA_VERSION = 1;
@@ -87,8 +86,21 @@ export function shardOf(rootKey: number, shards: number): number {
   return rootKey % shards;
 }
 
-async function createOn(store: ClickHouseStore, node: ClickHouseClient, name: string, def: { columns: string; orderBy: string }): Promise<void> {
-  await store.command(`CREATE TABLE IF NOT EXISTS ${store.database}.${name} (${def.columns}) ENGINE = MergeTree() ORDER BY ${def.orderBy}`, node);
+/** Every statement `store init` runs, and where: on every host (each shard's local tables) or on the first. */
+export function ddlStatements(database: string, cluster: string | null): { on: 'every host' | 'first host'; sql: string }[] {
+  const table = (name: string, def: { columns: string; orderBy: string }): string =>
+    `CREATE TABLE IF NOT EXISTS ${database}.${name} (${def.columns.replace(/\s+/g, ' ')}) ENGINE = MergeTree() ORDER BY ${def.orderBy}`;
+  return [
+    { on: 'every host', sql: `CREATE DATABASE IF NOT EXISTS ${database}` },
+    ...Object.entries(SHARDED).map(([name, def]) => ({ on: 'every host' as const, sql: table(`${name}_local`, def) })),
+    ...Object.entries(COORDINATOR).map(([name, def]) => ({ on: 'first host' as const, sql: table(name, def) })),
+    ...(cluster
+      ? SHARDED_TABLES.map((name) => ({
+          on: 'first host' as const,
+          sql: `CREATE TABLE IF NOT EXISTS ${database}.${name} AS ${database}.${name}_local ENGINE = Distributed(${cluster}, ${database}, ${name}_local, root_key)`,
+        }))
+      : []),
+  ];
 }
 
 /**
@@ -125,16 +137,8 @@ export async function initStore(store: ClickHouseStore): Promise<{ created: bool
   if (before !== null && before > STORE_SCHEMA_VERSION) {
     throw new StoreError(`${store.shown}: the store's schema is version ${before}, newer than this RouteLens (${STORE_SCHEMA_VERSION}): upgrade RouteLens`);
   }
-  for (const node of store.nodes) {
-    await store.command(`CREATE DATABASE IF NOT EXISTS ${store.database}`, node);
-    for (const [name, def] of Object.entries(SHARDED)) await createOn(store, node, `${name}_local`, def);
-  }
-  for (const [name, def] of Object.entries(COORDINATOR)) await createOn(store, store.coordinator, name, def);
-  if (store.cluster) {
-    for (const name of SHARDED_TABLES) {
-      await store.command(`CREATE TABLE IF NOT EXISTS ${store.database}.${name} AS ${store.database}.${name}_local
-        ENGINE = Distributed(${store.cluster}, ${store.database}, ${name}_local, root_key)`);
-    }
+  for (const { on, sql } of ddlStatements(store.database, store.cluster)) {
+    for (const node of on === 'every host' ? store.nodes : [store.coordinator]) await store.command(sql, node);
   }
   if (before === null || before < STORE_SCHEMA_VERSION) {
     await store.insert(store.coordinator, 'schema_version', [{ version: STORE_SCHEMA_VERSION, at: nowSeconds() }]);
