@@ -45,6 +45,7 @@ const HELP = `usage: npm run bench -- [options]
   --train-epochs N   epochs the train benchmark trains (default 1)
   --paint-loads N    cold page loads per view (default 3)
   --formats-mb N     size of the Claude Code tree the formats benchmark imports, in MiB (default 1024)
+  --store-scale N    synthetic turns per shard for the store benchmark's analyses at scale (default 10000000; 0: none)
   --cache DIR        where datasets are kept (default bench/.cache); the renderer is built into dist/bench-renderer
   --record / --no-record   write bench/results.json and BENCHMARKS.md (default: only at the reference size)
   --help`;
@@ -59,6 +60,7 @@ const { values } = parseArgs({
     episodes: { type: 'string' },
     seed: { type: 'string' },
     only: { type: 'string' },
+    'store-scale': { type: 'string' },
     repeat: { type: 'string' },
     'import-repeat': { type: 'string' },
     'scoring-rows': { type: 'string' },
@@ -191,7 +193,7 @@ if (only.includes('formats')) {
 if (only.includes('store')) {
   log(`\nstore (the dataset imported into a 2-shard ClickHouse cluster vs ClickHouse's own JSONEachRow insert; analyses on the cluster)`);
   const started = measured(null);
-  const x = await benchStore(reference, cache, repeat, log);
+  const x = await benchStore(reference, cache, repeat, log, intOption('store-scale', 10_000_000, 0));
   results.store = close({ ...started, result: x });
   log(
     `store: ${fmt(x.oursTurnsPerSec)} turns/s, ClickHouse's own insert ${fmt(x.baselineTurnsPerSec)} turns/s, ratio ${x.ratio.toFixed(2)} (goal ≥ 0.5); ` +
