@@ -2,10 +2,10 @@
  * `routelens import PATH… --store URL`: the same importers and writer as a SQLite import, streamed into the
  * ClickHouse store. Each file is written to a private staging SQLite database inside a transaction, read back
  * as TabSeparated rows (stagedRows.ts), and the transaction is rolled back: staging never holds more than the
- * file being read. Rows are buffered per table and shard and sent as inserts of at least `batchRows` turn rows
- * (or when the buffers reach `batchBytes`). A file's rows count only once its 'completed' event is in the import
- * ledger, written after all its rows are in: a file that fails midway, or an import killed before its ledger
- * entry, is never seen by any query (`routelens store clean` removes such rows).
+ * file being read. Rows are buffered per table and shard and sent as inserts of `batchRows` rows (a table whose
+ * lines reach `batchBytes` characters first, the text, goes out sooner). A file's rows count only once its
+ * 'completed' event is in the import ledger, written after all its rows are in: a file that fails midway, or an
+ * import killed before its ledger entry, is never seen by any query (`routelens store clean` removes such rows).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,61 +42,80 @@ export interface StoreImportOptions extends ImportOptions {
   batchBytes?: number;
 }
 
-/** Lines waiting for the next insert, per sharded table and shard, and the files whose rows are all among them. */
+/**
+ * Lines waiting for the next insert, per sharded table and shard, and the files whose rows are all sent or among
+ * them. A table goes out alone when it reaches `batchRows` rows or `batchBytes` characters (the text table fills
+ * by size long before the numeric tables by rows); everything, with the ledger entries of the complete files, when
+ * those files hold `batchRows` turns, and at the end.
+ */
 class ShardBuffers implements RowSink {
   private readonly lines = new Map<ShardedTable, string[][]>();
-  private turns = 0;
-  private bytes = 0;
-  /** Files whose every row has been added: their ledger entries are written by the next flush. */
+  private readonly rows = new Map<ShardedTable, number>();
+  private readonly chars = new Map<ShardedTable, number>();
+  /** Files whose every row has been added: their ledger entries are written by the next full flush. */
   pending: PendingFile[] = [];
   readonly pendingKeys = new Set<number>();
+  /** The previous send while it runs: reading goes on meanwhile, one send in flight at most. */
+  private inFlight: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly store: ClickHouseStore,
     private readonly batchRows: number,
     private readonly batchBytes: number,
   ) {
-    for (const t of Object.keys(COLUMNS) as ShardedTable[]) this.lines.set(t, store.nodes.map(() => []));
+    for (const t of Object.keys(COLUMNS) as ShardedTable[]) {
+      this.lines.set(t, store.nodes.map(() => []));
+      this.rows.set(t, 0);
+      this.chars.set(t, 0);
+    }
   }
 
   add(table: ShardedTable, rootKey: number, line: string): void {
     (this.lines.get(table) as string[][])[shardOf(rootKey, this.store.nodes.length)]?.push(line);
-    if (table === 'turns') this.turns++;
-    this.bytes += line.length;
+    this.rows.set(table, (this.rows.get(table) as number) + 1);
+    this.chars.set(table, (this.chars.get(table) as number) + line.length);
+  }
+
+  private isFull(t: ShardedTable): boolean {
+    return (this.rows.get(t) as number) >= this.batchRows || (this.chars.get(t) as number) >= this.batchBytes;
   }
 
   full(): boolean {
-    return this.turns >= this.batchRows || this.bytes >= this.batchBytes;
+    return [...this.lines.keys()].some((t) => this.isFull(t));
   }
 
-  fileDone(file: PendingFile): void {
+  /** A file's rows are all added; when the complete files hold a batch of turns, everything goes out. */
+  async fileDone(file: PendingFile): Promise<void> {
     this.pending.push(file);
     for (const k of file.summary.episodeKeys) this.pendingKeys.add(k);
+    if (this.pending.reduce((a, f) => a + f.summary.turns, 0) >= this.batchRows) await this.flush(true);
+    else if (this.full()) await this.flush();
   }
 
-  /** The previous batch while it is being sent: reading goes on meanwhile, one batch in flight at most. */
-  private inFlight: Promise<void> = Promise.resolve();
-
   /**
-   * Hands every buffered line, and then the ledger entries of the files that are complete, to a send that runs
-   * while the next rows are read; waits first for the batch before it (memory stays at two batches).
+   * Hands the full tables (or all, with the ledger entries of the complete files) to a send that runs while the
+   * next rows are read; waits first for the send before it, so at most two batches are in memory.
    */
-  async flush(): Promise<void> {
+  async flush(all = false): Promise<void> {
     await this.inFlight;
-    const lines = [...this.lines].map(([table, perShard]) => [table, perShard.map((l) => l)] as const);
-    for (const perShard of this.lines.values()) perShard.forEach((_l, i) => (perShard[i] = []));
-    const files = this.pending;
-    this.pending = [];
-    this.turns = 0;
-    this.bytes = 0;
-    this.inFlight = this.send(lines, files);
+    const out: (readonly [ShardedTable, string[][]])[] = [];
+    for (const [table, perShard] of this.lines) {
+      if (!all && !this.isFull(table)) continue;
+      out.push([table, perShard.map((l) => l)]);
+      perShard.forEach((_l, i) => (perShard[i] = []));
+      this.rows.set(table, 0);
+      this.chars.set(table, 0);
+    }
+    const files = all ? this.pending : [];
+    if (all) this.pending = [];
+    this.inFlight = this.send(out, files);
     // Its failure is reported by whoever waits for it next (flush, drain); never as an unhandled rejection.
     this.inFlight.catch(() => undefined);
   }
 
   /** Everything buffered is in the store, with its ledger entries. */
   async drain(): Promise<void> {
-    await this.flush();
+    await this.flush(true);
     await this.inFlight;
     this.pendingKeys.clear();
   }
@@ -210,8 +229,7 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
           throw e;
         }
         seen.set(file.hash, file.shown);
-        buffers.fileDone({ importId, hash: file.hash, path: file.shown, format: file.format, summary, supersedes });
-        if (buffers.full()) await buffers.flush();
+        await buffers.fileDone({ importId, hash: file.hash, path: file.shown, format: file.format, summary, supersedes });
         return 'discard';
       },
     });
