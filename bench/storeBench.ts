@@ -27,6 +27,7 @@ import {
 } from '../electron/store/clickhouse/storeAnalyses.ts';
 import { parseStoreUrl } from '../electron/store/storeUrl.ts';
 import { startTestCluster } from '../test/clickhouseCluster.ts';
+import { expectClose } from '../test/expectClose.ts';
 import { root, type Dataset } from './dataset.ts';
 
 export interface StoreImportRun {
@@ -60,21 +61,14 @@ export interface StoreBenchResult {
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
 
-function closeEnough(a: unknown, b: unknown): boolean {
-  if (typeof a === 'number' && typeof b === 'number') return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
-  if (Array.isArray(a) && Array.isArray(b)) {
-    if (a.length !== b.length) return false;
-    const key = (x: unknown): string => JSON.stringify(x, (_k, v) => (typeof v === 'number' ? Number(v.toPrecision(8)) : v));
-    const sa = [...a].sort((x, y) => key(x).localeCompare(key(y)));
-    const sb = [...b].sort((x, y) => key(x).localeCompare(key(y)));
-    return sa.every((x, i) => closeEnough(x, sb[i]));
+/** The two stores' answers equal (numbers within 1e-9 relative), by the same check as the tests. */
+function closeEnough(actual: unknown, expected: unknown): boolean {
+  try {
+    expectClose(actual, expected);
+    return true;
+  } catch {
+    return false;
   }
-  if (a && b && typeof a === 'object' && typeof b === 'object') {
-    const ka = Object.keys(a).sort();
-    const kb = Object.keys(b).sort();
-    return ka.join() === kb.join() && ka.every((k) => closeEnough((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
-  }
-  return a === b;
 }
 
 /**
