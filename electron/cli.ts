@@ -231,7 +231,7 @@ const baseCommands: Record<string, Command> = {
       const split = values.split as string | undefined;
       const store = storeUrlOf(values);
       if (store) {
-        const sel = { runs, split, reference: values.reference as string | undefined, rho: parseRho(values.rho as string | undefined) };
+        const sel = { runs, split, reference: values.reference as string | undefined, rho: parseRho(values.rho as string | undefined), episode: values.episode as string | undefined };
         return analyzeOnStore(store, analysis, sel, values.json === true);
       }
       const db = openDatabase(requireDb(values), { readonly: true });
@@ -241,14 +241,7 @@ const baseCommands: Record<string, Command> = {
           if (split !== undefined) throw new UsageError('targets is one episode: --split does not apply');
           if (runs.length > 1) throw new UsageError('targets takes at most one --run');
           const id = resolveEpisodeId(db, { ext_id: values.episode, run: runs[0] });
-          const result = episodeTargets(db, id);
-          if (values.json) return print({ episode: values.episode, turns: result.turns });
-          out('   t   s_tilde   penalty  errors');
-          for (const t of result.turns) {
-            const st = t.s_tilde === null ? '      n/a' : t.s_tilde.toFixed(4).padStart(9);
-            out(`${String(t.t).padStart(4)} ${st} ${t.penalty.toFixed(4).padStart(9)}  ${t.errors.map(v).join(', ')}`);
-          }
-          return 0;
+          return showAnalysis('targets', { episode: values.episode, ...episodeTargets(db, id) }, values.json === true);
         }
         if (analysis === 'lift') {
           const minCount = values['min-n'] === undefined ? undefined : Number(values['min-n']);

@@ -2,7 +2,7 @@
  * How `routelens info` and `analyze` print what both stores answer (SQLite's typed arrays and ClickHouse's SQL):
  * one printer each, so `--db` and `--store` print alike.
  */
-import type { ErrorRecoveryResult, ParetoResult, SwitchCostResult, UsageByTurnResult } from '../shared/analysisResults.ts';
+import type { ErrorRecoveryResult, ParetoResult, SwitchCostResult, TargetsResult, UsageByTurnResult } from '../shared/analysisResults.ts';
 import { visibleText as v } from '../shared/displayText.ts';
 import { money, out, print } from './cliCommon.ts';
 import type { StoreRunInfo } from './store/clickhouse/storeInfo.ts';
@@ -11,13 +11,21 @@ export type StoreAnalysis =
   | ['pareto', ParetoResult]
   | ['switch-cost', SwitchCostResult]
   | ['error-recovery', ErrorRecoveryResult]
-  | ['usage-by-turn', UsageByTurnResult];
+  | ['usage-by-turn', UsageByTurnResult]
+  | ['targets', TargetsResult];
 
 /** Prints `result` as JSON (`--json`) or as text lines; returns exit code 0. */
 export function showAnalysis<A extends StoreAnalysis>(id: A[0], result: A[1], json: boolean): number {
-  if (json) return print(result);
   const shown = [id, result] as StoreAnalysis;
+  if (json) return print(shown[0] === 'targets' ? { episode: shown[1].episode, turns: shown[1].turns } : result);
   switch (shown[0]) {
+    case 'targets':
+      out('   t   s_tilde   penalty  errors');
+      for (const t of shown[1].turns) {
+        const st = t.s_tilde === null ? '      n/a' : t.s_tilde.toFixed(4).padStart(9);
+        out(`${String(t.t).padStart(4)} ${st} ${t.penalty.toFixed(4).padStart(9)}  ${t.errors.map(v).join(', ')}`);
+      }
+      return 0;
     case 'error-recovery': {
       const pct = (x: number | null): string => (x === null ? '   n/a' : `${(x * 100).toFixed(1)}%`.padStart(6));
       out('run                              pairs  P(switch)  P(recover)  stay    switch');

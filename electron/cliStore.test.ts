@@ -97,6 +97,11 @@ describe.skipIf(skip !== null)('routelens with --store on a 2-shard cluster', ()
         expect(routelens(['analyze', analysis, '--store', url]).stdout).toBe(routelens(['analyze', analysis, '--db', db]).stdout);
       }
     }
+    for (const args of [['--episode', 'boil_0_run1'], ['--episode', 'boil_0_run1', '--json']]) {
+      const onStore = routelens(['analyze', 'targets', ...args, '--store', url]);
+      expect(onStore.code, onStore.stderr).toBe(0);
+      expect(onStore.stdout).toBe(routelens(['analyze', 'targets', ...args, '--db', db]).stdout);
+    }
     const again = routelens(['import', ...files, '--store', url]);
     expect(again.stderr).toMatch(/0 imported, \d+ skipped, 0 rejected/);
     const clean = routelens(['store', 'clean', '--store', url, '--json']);

@@ -14,6 +14,7 @@ import { paretoAnalysis } from '../../analysis/pareto.ts';
 import { switchCostAnalysis } from '../../analysis/switchCost.ts';
 import { errorRecoveryAnalysis } from '../../analysis/errorRecovery.ts';
 import { usageByTurnAnalysis } from '../../analysis/usageByTurn.ts';
+import { episodeTargets } from '../../analysis/targets.ts';
 import { budgetModesAnalysis, confusionAnalysis, usageRatioAnalysis } from '../../analysis/controllerAnalyses.ts';
 import { clickhouseSkipReason, startTestCluster, type TestCluster } from '../../../test/clickhouseCluster.ts';
 import { expectClose } from '../../../test/expectClose.ts';
@@ -23,7 +24,8 @@ import { initStore, visibleImports } from './schema.ts';
 import { importToStore, newImportId } from './importToStore.ts';
 import { cleanStore } from './cleanStore.ts';
 import {
-  budgetModesOnStore, confusionOnStore, errorRecoveryOnStore, paretoOnStore, switchCostOnStore, usageByTurnOnStore, usageRatioOnStore,
+  budgetModesOnStore, confusionOnStore, errorRecoveryOnStore, paretoOnStore, switchCostOnStore, targetsOnStore, usageByTurnOnStore,
+  usageRatioOnStore,
 } from './storeAnalyses.ts';
 
 const skip = clickhouseSkipReason();
@@ -105,6 +107,23 @@ describe.skipIf(skip !== null)('ClickHouse store on a 2-shard cluster', () => {
     expectClose(await usageByTurnOnStore(store, { maxTurn: 4 }), usageByTurnAnalysis(db, { maxTurn: 4 }));
     await expect(paretoOnStore(store, { runs: ['no-such-run'] })).rejects.toThrow('no run named "no-such-run"');
     await expect(paretoOnStore(store, { split: 'nowhere' })).rejects.toThrow('no episode is in split "nowhere"');
+  });
+
+  it('targets: one episode fetched alone, its S̃_t, penalties and errors as SQLite has them', async () => {
+    const sample = db.prepare(`SELECT e.id, e.ext_id, r.name AS run FROM episodes e JOIN runs r ON r.id = e.run_id
+      WHERE e.id % 23 = 0 OR e.n_errors > 3 ORDER BY e.id LIMIT 60`).all() as { id: number; ext_id: string; run: string }[];
+    expect(sample.length).toBeGreaterThan(20);
+    let withErrors = 0;
+    for (const e of sample) {
+      const expected = { episode: e.ext_id, run: e.run, ...episodeTargets(db, e.id) };
+      const actual = await targetsOnStore(store, e.ext_id, e.run);
+      // The errors of a turn in SQLite's order (severity, then name), so compared as they are, not as sets.
+      expect(actual.turns.map((t) => t.errors)).toEqual(expected.turns.map((t) => t.errors));
+      expectClose(actual, expected, `targets ${e.run}/${e.ext_id}`);
+      if (expected.turns.some((t) => t.errors.length > 0)) withErrors++;
+    }
+    expect(withErrors).toBeGreaterThan(5);
+    await expect(targetsOnStore(store, 'no-such-episode')).rejects.toThrow('no episode "no-such-episode"');
   });
 
   it('importing the same files again changes nothing: every file is skipped as already imported', async () => {

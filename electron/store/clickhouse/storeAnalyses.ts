@@ -9,7 +9,8 @@
  * child episode is in its session's split.
  */
 import type {
-  BudgetModesResult, ConfusionResult, EpisodeCoverage, ErrorRecoveryResult, ParetoResult, SwitchCostResult, UsageByTurnResult, UsageRatioResult,
+  BudgetModesResult, ConfusionResult, EpisodeCoverage, ErrorRecoveryResult, ParetoResult, SwitchCostResult, TargetsResult, UsageByTurnResult,
+  UsageRatioResult,
 } from '../../../shared/analysisResults.ts';
 import { splitValues } from '../../../shared/splits.ts';
 import { paretoOfSums } from '../../analysis/pareto.ts';
@@ -254,5 +255,37 @@ export async function confusionOnStore(store: ClickHouseStore, options: Selectio
       return { difficulty, n, shares: Object.fromEntries([...row].map(([m, k]) => [m, k / n])) };
     }),
     verification: { stop_correct: num(v?.sc ?? 0), stop_incorrect: num(v?.si ?? 0), continue_correct: num(v?.cc ?? 0), continue_incorrect: num(v?.ci ?? 0) },
+  };
+}
+
+/** The episode's turns, fetched alone (by its sorting key): S̃_t and penalty as the import wrote them, and its errors. */
+export async function targetsOnStore(store: ClickHouseStore, extId: string, run?: string): Promise<TargetsResult> {
+  const hits = await store.query<{ episode_key: string; run: string }>(
+    `SELECT episode_key, run FROM ${store.table('episodes')} WHERE ext_id = {x:String} AND ${visible(store)}${run === undefined ? '' : ' AND run = {run:String}'}`,
+    run === undefined ? { x: extId } : { x: extId, run },
+  );
+  if (hits.length === 0) throw new RangeError(`no episode "${extId}"${run ? ` in run "${run}"` : ''}`);
+  if (hits.length > 1) throw new RangeError(`episode "${extId}" is in several runs (${hits.map((h) => h.run).join(', ')}): name one with --run`);
+  const hit = hits[0] as { episode_key: string; run: string };
+  const key = { k: Number(hit.episode_key), run: hit.run };
+  const turns = await store.query<{ pos: number; t: number; s_tilde: number | null; penalty: number }>(
+    `SELECT pos, t, s_tilde, coalesce(penalty, 0) AS penalty FROM ${store.table('turns')}
+     WHERE run = {run:String} AND episode_key = {k:UInt64} AND ${visible(store)} ORDER BY pos`,
+    key,
+  );
+  const errors = await store.query<{ pos: number; error_type: string }>(
+    `SELECT pos, error_type FROM ${store.table('turn_errors')}
+     WHERE run = {run:String} AND episode_key = {k:UInt64} AND ${visible(store)} ORDER BY pos, severity DESC, error_type`,
+    key,
+  );
+  return {
+    episode: extId,
+    run: hit.run,
+    turns: turns.map((t) => ({
+      t: num(t.t),
+      s_tilde: t.s_tilde === null ? null : num(t.s_tilde),
+      penalty: num(t.penalty),
+      errors: errors.filter((e) => num(e.pos) === num(t.pos)).map((e) => e.error_type),
+    })),
   };
 }
