@@ -23,8 +23,9 @@ import { ClickHouseStore } from '../electron/store/clickhouse/connection.ts';
 import { initStore, SHARDED_TABLES } from '../electron/store/clickhouse/schema.ts';
 import { importToStore } from '../electron/store/clickhouse/importToStore.ts';
 import {
-  budgetModesOnStore, confusionOnStore, errorRecoveryOnStore, paretoOnStore, switchCostOnStore, usageByTurnOnStore, usageRatioOnStore,
+  budgetModesOnStore, confusionOnStore, errorRecoveryOnStore, liftOnStore, paretoOnStore, switchCostOnStore, usageByTurnOnStore, usageRatioOnStore,
 } from '../electron/store/clickhouse/storeAnalyses.ts';
+import { liftAnalysis } from '../electron/analysis/lift.ts';
 import { parseStoreUrl } from '../electron/store/storeUrl.ts';
 import { startTestCluster } from '../test/clickhouseCluster.ts';
 import { expectClose } from '../test/expectClose.ts';
@@ -60,6 +61,8 @@ export interface StoreBenchResult {
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
+
+const pointLifts = (r: { cells: { model: string; category: string; lift: number; n: number }[] }) => r.cells.map(({ model, category, lift, n }) => ({ model, category, lift, n }));
 
 /** The two stores' answers equal (numbers within 1e-9 relative), by the same check as the tests. */
 function closeEnough(actual: unknown, expected: unknown): boolean {
@@ -136,6 +139,7 @@ async function benchScale(cluster: { url(db: string): string; httpPorts: number[
       ['pareto', () => paretoOnStore(store, {})], ['switch-cost', () => switchCostOnStore(store, { runs: ['run-0'] })],
       ['error-recovery', () => errorRecoveryOnStore(store, {})], ['usage-by-turn', () => usageByTurnOnStore(store, {})],
       ['budget-modes', () => budgetModesOnStore(store, {})], ['usage-ratio', () => usageRatioOnStore(store, {})], ['confusion', () => confusionOnStore(store, {})],
+      ['lift (200 replicates)', () => liftOnStore(store, { runs: ['run-0'] })],
     ];
     const analyses: { id: string; ms: number }[] = [];
     for (const [id, f] of runs) {
@@ -212,6 +216,8 @@ export async function benchStore(dataset: Dataset, cache: string, repeat: number
       ['switch-cost', () => switchCostOnStore(store, {}), () => switchCostAnalysis(db)],
       ['error-recovery', () => errorRecoveryOnStore(store, {}), () => errorRecoveryAnalysis(db)],
       ['usage-by-turn', () => usageByTurnOnStore(store, {}), () => usageByTurnAnalysis(db)],
+      // The two bootstraps draw differently (Poisson on the cluster, multinomial here): cells and point lifts compared.
+      ['lift (200 replicates)', async () => pointLifts(await liftOnStore(store, {})), () => pointLifts(liftAnalysis(db))],
     ];
     const analyses: StoreBenchResult['analyses'] = [];
     for (const [id, onStore, onSqlite] of pairs) {

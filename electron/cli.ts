@@ -14,7 +14,7 @@ import { usageByTurnAnalysis } from './analysis/usageByTurn.ts';
 import { episodeTargets } from './analysis/targets.ts';
 import { expectedStepsTableNames, loadExpectedSteps, type ExpectedStepsTable } from './analysis/expectedSteps.ts';
 import { bar, Progress } from './cliProgress.ts';
-import { err, out, print, requireDb, UsageError, withRuns, type Command } from './cliCommon.ts';
+import { err, out, requireDb, UsageError, withRuns, type Command } from './cliCommon.ts';
 import { visibleText as v } from '../shared/displayText.ts';
 import { estimatorCommands } from './cliEstimator.ts';
 import { databaseErrorOf, describeWait, openDatabase, SchemaError } from './db/database.ts';
@@ -40,6 +40,13 @@ const ANALYSES = [
   'targets', 'lift', 'error-recovery', 'usage-by-turn', 'switch-cost', 'pareto', 'budget-modes', 'usage-ratio', 'confusion', 'plan-dag',
   ...ESTIMATOR_ANALYSES,
 ] as const;
+
+/** `--min-n N` for lift: cells with fewer turns are left out. */
+function minNOf(values: Record<string, unknown>): number | undefined {
+  const minCount = values['min-n'] === undefined ? undefined : Number(values['min-n']);
+  if (minCount !== undefined && !(Number.isInteger(minCount) && minCount >= 1)) throw new UsageError('--min-n must be a whole number ≥ 1');
+  return minCount;
+}
 
 /** `--rho gpt-5=0.25,kimi-k2=0.5` → { 'gpt-5': 0.25, 'kimi-k2': 0.5 } */
 function parseRho(text: string | undefined): Record<string, number> | undefined {
@@ -231,7 +238,7 @@ const baseCommands: Record<string, Command> = {
       const split = values.split as string | undefined;
       const store = storeUrlOf(values);
       if (store) {
-        const sel = { runs, split, reference: values.reference as string | undefined, rho: parseRho(values.rho as string | undefined), episode: values.episode as string | undefined };
+        const sel = { runs, split, reference: values.reference as string | undefined, rho: parseRho(values.rho as string | undefined), episode: values.episode as string | undefined, minCount: minNOf(values) };
         return analyzeOnStore(store, analysis, sel, values.json === true);
       }
       const db = openDatabase(requireDb(values), { readonly: true });
@@ -244,15 +251,8 @@ const baseCommands: Record<string, Command> = {
           return showAnalysis('targets', { episode: values.episode, ...episodeTargets(db, id) }, values.json === true);
         }
         if (analysis === 'lift') {
-          const minCount = values['min-n'] === undefined ? undefined : Number(values['min-n']);
-          if (minCount !== undefined && !(Number.isInteger(minCount) && minCount >= 1)) throw new UsageError('--min-n must be a whole number ≥ 1');
-          const result = withRuns(() => liftAnalysis(db, { runs, split, minCount }));
-          if (values.json) return print(result);
-          out('model                      category              lift   95% CI             n');
-          for (const c of result.cells) {
-            out(`${v(c.model).padEnd(26)} ${v(c.category).padEnd(20)} ${c.lift.toFixed(2).padStart(5)}   [${c.ci[0].toFixed(2)}, ${c.ci[1].toFixed(2)}]`.padEnd(70) + String(c.n).padStart(6));
-          }
-          return 0;
+          const minCount = minNOf(values);
+          return showAnalysis('lift', withRuns(() => liftAnalysis(db, { runs, split, minCount })), values.json === true);
         }
         if (analysis === 'error-recovery') {
           return showAnalysis('error-recovery', withRuns(() => errorRecoveryAnalysis(db, { runs, split })), values.json === true);

@@ -2,7 +2,7 @@
  * How `routelens info` and `analyze` print what both stores answer (SQLite's typed arrays and ClickHouse's SQL):
  * one printer each, so `--db` and `--store` print alike.
  */
-import type { ErrorRecoveryResult, ParetoResult, SwitchCostResult, TargetsResult, UsageByTurnResult } from '../shared/analysisResults.ts';
+import type { ErrorRecoveryResult, LiftResult, ParetoResult, SwitchCostResult, TargetsResult, UsageByTurnResult } from '../shared/analysisResults.ts';
 import { visibleText as v } from '../shared/displayText.ts';
 import { money, out, print } from './cliCommon.ts';
 import type { StoreRunInfo } from './store/clickhouse/storeInfo.ts';
@@ -12,13 +12,20 @@ export type StoreAnalysis =
   | ['switch-cost', SwitchCostResult]
   | ['error-recovery', ErrorRecoveryResult]
   | ['usage-by-turn', UsageByTurnResult]
-  | ['targets', TargetsResult];
+  | ['targets', TargetsResult]
+  | ['lift', LiftResult];
 
 /** Prints `result` as JSON (`--json`) or as text lines; returns exit code 0. */
 export function showAnalysis<A extends StoreAnalysis>(id: A[0], result: A[1], json: boolean): number {
   const shown = [id, result] as StoreAnalysis;
   if (json) return print(shown[0] === 'targets' ? { episode: shown[1].episode, turns: shown[1].turns } : result);
   switch (shown[0]) {
+    case 'lift':
+      out('model                      category              lift   95% CI             n');
+      for (const c of shown[1].cells) {
+        out(`${v(c.model).padEnd(26)} ${v(c.category).padEnd(20)} ${c.lift.toFixed(2).padStart(5)}   [${c.ci[0].toFixed(2)}, ${c.ci[1].toFixed(2)}]`.padEnd(70) + String(c.n).padStart(6));
+      }
+      return 0;
     case 'targets':
       out('   t   s_tilde   penalty  errors');
       for (const t of shown[1].turns) {

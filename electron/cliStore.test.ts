@@ -28,7 +28,7 @@ describe('store URLs that are wrong', () => {
       [['info', '--store', 'clickhouse://h:1/db', '--db', 'x.db'], 'give --db FILE or --store URL, not both'],
       [['info', '--store', 'clickhouse://a:1,b:2/db'], 'several hosts need ?cluster=NAME'],
       [['store', 'init'], '--store URL is required'],
-      [['analyze', 'lift', '--store', 'clickhouse://127.0.0.1:1/db'], 'lift is not pushed down to a ClickHouse store yet'],
+      [['analyze', 'plan-dag', '--store', 'clickhouse://127.0.0.1:1/db'], 'plan-dag is not pushed down to a ClickHouse store yet'],
       [['compare', '--store', 'clickhouse://127.0.0.1:1/db', '--a', 'x', '--b', 'y'], 'routelens compare: does not read a ClickHouse store yet'],
     ] as const) {
       const r = routelens([...args]);
@@ -97,6 +97,12 @@ describe.skipIf(skip !== null)('routelens with --store on a 2-shard cluster', ()
         expect(routelens(['analyze', analysis, '--store', url]).stdout).toBe(routelens(['analyze', analysis, '--db', db]).stdout);
       }
     }
+    const lift = routelens(['analyze', 'lift', '--min-n', '5', '--store', url, '--json']);
+    expect(lift.code, lift.stderr).toBe(0);
+    const sqliteLift = JSON.parse(routelens(['analyze', 'lift', '--min-n', '5', '--db', db, '--json']).stdout) as { cells: { model: string; category: string; lift: number }[] };
+    const storeLift = JSON.parse(lift.stdout) as typeof sqliteLift;
+    expect(storeLift.cells.length).toBe(sqliteLift.cells.length);
+    for (const c of sqliteLift.cells) expectClose(storeLift.cells.find((x) => x.model === c.model && x.category === c.category)?.lift, c.lift);
     for (const args of [['--episode', 'boil_0_run1'], ['--episode', 'boil_0_run1', '--json']]) {
       const onStore = routelens(['analyze', 'targets', ...args, '--store', url]);
       expect(onStore.code, onStore.stderr).toBe(0);

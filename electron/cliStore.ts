@@ -23,7 +23,7 @@ const storeModules = async () => ({
 });
 
 /** Analyses answered by SQL on the store; the others still need a SQLite database. */
-export const PUSHED_DOWN = ['pareto', 'switch-cost', 'error-recovery', 'usage-by-turn', 'budget-modes', 'usage-ratio', 'confusion', 'targets'] as const;
+export const PUSHED_DOWN = ['pareto', 'switch-cost', 'error-recovery', 'usage-by-turn', 'budget-modes', 'usage-ratio', 'confusion', 'targets', 'lift'] as const;
 
 export const STORE_OPTION = { store: { type: 'string' } } as const;
 
@@ -70,7 +70,7 @@ export async function infoOfStore(url: ClickHouseStoreUrl): Promise<StoreRunInfo
 export async function analyzeOnStore(
   url: ClickHouseStoreUrl,
   analysis: string | undefined,
-  sel: { runs: string[]; split?: string; reference?: string; rho?: Record<string, number>; episode?: string },
+  sel: { runs: string[]; split?: string; reference?: string; rho?: Record<string, number>; episode?: string; minCount?: number },
   json: boolean,
 ): Promise<number> {
   if (!(PUSHED_DOWN as readonly string[]).includes(analysis ?? '')) {
@@ -92,6 +92,8 @@ export async function analyzeOnStore(
           return showTables(await m.usageRatioOnStore(store, sel), json);
         case 'confusion':
           return showTables(await m.confusionOnStore(store, sel), json);
+        case 'lift':
+          return showAnalysis('lift', await m.liftOnStore(store, sel), json);
         case 'targets': {
           if (sel.episode === undefined) throw new UsageError('--episode ID is required for targets');
           if (sel.split !== undefined) throw new UsageError('targets is one episode: --split does not apply');

@@ -61,7 +61,8 @@ function episodeVectors(data: ColumnarData, episodes: Int32Array, modelIndex: In
   return { offset, cells: Int32Array.from(cells), counts: Float64Array.from(counts), total };
 }
 
-function liftTable(mc: Float64Array, nModels: number, nCats: number): Float64Array {
+/** lift of every (model, category) cell from the cells' counts (model-major). Shared with the ClickHouse store. */
+export function liftTable(mc: Float64Array, nModels: number, nCats: number): Float64Array {
   const byModel = new Float64Array(nModels);
   const byCat = new Float64Array(nCats);
   let total = 0;
@@ -80,7 +81,7 @@ function liftTable(mc: Float64Array, nModels: number, nCats: number): Float64Arr
   return out;
 }
 
-function quantile(sorted: number[], q: number): number {
+export function quantile(sorted: number[], q: number): number {
   if (sorted.length === 0) return Number.NaN;
   const pos = (sorted.length - 1) * q;
   const lo = Math.floor(pos);
@@ -143,6 +144,12 @@ export function liftAnalysis(db: Db, options: LiftOptions = {}): LiftResult {
       if (Number.isFinite(v)) samples[j]?.push(v);
     }
   }
+  return { cells: liftCells(models.map((id) => data.models.get(id) ?? String(id)), data.categories, mc, point, samples, minCount) };
+}
+
+/** The cells with at least `minCount` turns: point lift and the 2.5–97.5% quantiles of their replicates. Shared with the ClickHouse store. */
+export function liftCells(models: string[], categories: string[], mc: Float64Array, point: Float64Array, samples: number[][], minCount: number): LiftCell[] {
+  const nCats = categories.length;
   const cells: LiftCell[] = [];
   for (let m = 0; m < models.length; m++) {
     for (let c = 0; c < nCats; c++) {
@@ -150,14 +157,8 @@ export function liftAnalysis(db: Db, options: LiftOptions = {}): LiftResult {
       const n = mc[j] as number;
       if (n < minCount) continue;
       const s = (samples[j] as number[]).sort((a, b) => a - b);
-      cells.push({
-        model: data.models.get(models[m] as number) ?? String(models[m]),
-        category: data.categories[c] as string,
-        lift: point[j] as number,
-        ci: [quantile(s, 0.025), quantile(s, 0.975)],
-        n,
-      });
+      cells.push({ model: models[m] as string, category: categories[c] as string, lift: point[j] as number, ci: [quantile(s, 0.025), quantile(s, 0.975)], n });
     }
   }
-  return { cells };
+  return cells;
 }

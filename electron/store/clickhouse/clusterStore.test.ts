@@ -15,6 +15,7 @@ import { switchCostAnalysis } from '../../analysis/switchCost.ts';
 import { errorRecoveryAnalysis } from '../../analysis/errorRecovery.ts';
 import { usageByTurnAnalysis } from '../../analysis/usageByTurn.ts';
 import { episodeTargets } from '../../analysis/targets.ts';
+import { liftAnalysis } from '../../analysis/lift.ts';
 import { budgetModesAnalysis, confusionAnalysis, usageRatioAnalysis } from '../../analysis/controllerAnalyses.ts';
 import { clickhouseSkipReason, startTestCluster, type TestCluster } from '../../../test/clickhouseCluster.ts';
 import { expectClose } from '../../../test/expectClose.ts';
@@ -24,8 +25,8 @@ import { initStore, visibleImports } from './schema.ts';
 import { importToStore, newImportId } from './importToStore.ts';
 import { cleanStore } from './cleanStore.ts';
 import {
-  budgetModesOnStore, confusionOnStore, errorRecoveryOnStore, paretoOnStore, switchCostOnStore, targetsOnStore, usageByTurnOnStore,
-  usageRatioOnStore,
+  budgetModesOnStore, confusionOnStore, errorRecoveryOnStore, liftOnStore, paretoOnStore, switchCostOnStore, targetsOnStore,
+  usageByTurnOnStore, usageRatioOnStore,
 } from './storeAnalyses.ts';
 
 const skip = clickhouseSkipReason();
@@ -107,6 +108,29 @@ describe.skipIf(skip !== null)('ClickHouse store on a 2-shard cluster', () => {
     expectClose(await usageByTurnOnStore(store, { maxTurn: 4 }), usageByTurnAnalysis(db, { maxTurn: 4 }));
     await expect(paretoOnStore(store, { runs: ['no-such-run'] })).rejects.toThrow('no run named "no-such-run"');
     await expect(paretoOnStore(store, { split: 'nowhere' })).rejects.toThrow('no episode is in split "nowhere"');
+  });
+
+  it('lift: the same cells and point lifts; Poisson-bootstrap intervals within Monte Carlo error of the multinomial ones', async () => {
+    let worst = 0;
+    let compared = 0;
+    for (const sel of [{}, { runs: ['sw-mtrouter'] }, { runs: ['sw-random'] }, { runs: ['sw-mtrouter', 'sw-random'] }]) {
+      const expected = liftAnalysis(db, { ...sel, minCount: 20, bootstrap: 1000 });
+      const actual = await liftOnStore(store, { ...sel, minCount: 20, bootstrap: 1000 });
+      const key = (c: { model: string; category: string }): string => `${c.model} ${c.category}`;
+      expect(actual.cells.map(key).sort()).toEqual(expected.cells.map(key).sort());
+      for (const e of expected.cells) {
+        const a = actual.cells.find((c) => key(c) === key(e)) as typeof e;
+        expect(a.n).toBe(e.n);
+        expectClose(a.lift, e.lift, `lift ${key(e)}`);
+        // Each endpoint within a quarter of the interval's width (or 0.02 for a narrow one).
+        const width = Math.max(e.ci[1] - e.ci[0], 0.08);
+        worst = Math.max(worst, Math.abs(a.ci[0] - e.ci[0]) / width, Math.abs(a.ci[1] - e.ci[1]) / width);
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(20);
+    console.log(`lift intervals: ${compared} cells, worst endpoint difference ${(worst * 100).toFixed(1)}% of the interval's width`);
+    expect(worst).toBeLessThan(0.25);
   });
 
   it('targets: one episode fetched alone, its S̃_t, penalties and errors as SQLite has them', async () => {

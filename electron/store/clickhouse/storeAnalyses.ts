@@ -9,13 +9,14 @@
  * child episode is in its session's split.
  */
 import type {
-  BudgetModesResult, ConfusionResult, EpisodeCoverage, ErrorRecoveryResult, ParetoResult, SwitchCostResult, TargetsResult, UsageByTurnResult,
-  UsageRatioResult,
+  BudgetModesResult, ConfusionResult, EpisodeCoverage, ErrorRecoveryResult, LiftResult, ParetoResult, SwitchCostResult, TargetsResult,
+  UsageByTurnResult, UsageRatioResult,
 } from '../../../shared/analysisResults.ts';
 import { splitValues } from '../../../shared/splits.ts';
 import { paretoOfSums } from '../../analysis/pareto.ts';
 import { recoveryOfCounts } from '../../analysis/errorRecovery.ts';
 import { budgetModesOf, usageRatioOf, type Acc } from '../../analysis/controllerAnalyses.ts';
+import { liftCells, liftTable } from '../../analysis/lift.ts';
 import type { ClickHouseStore } from './connection.ts';
 import { visibleImports } from './schema.ts';
 
@@ -288,4 +289,49 @@ export async function targetsOnStore(store: ClickHouseStore, extId: string, run?
       errors: errors.filter((e) => num(e.pos) === num(t.pos)).map((e) => e.error_type),
     })),
   };
+}
+
+/**
+ * A Poisson(1) weight per (episode, replicate) from a hash: the Poisson bootstrap, which resamples episodes
+ * independently on every shard with no coordination (a multinomial draw of n episodes would need them all in
+ * one place). Its intervals estimate the same ones as the typed-array path's multinomial episode bootstrap;
+ * the draws differ, so the endpoints agree within Monte Carlo error, not digit for digit (docs/scale-out.md).
+ */
+const POISSON_WEIGHT = (seed: number): string => {
+  const u = `cityHash64(episode_key, b, ${seed}) / 18446744073709551616`;
+  const cdf = [0.36787944117, 0.73575888234, 0.91969860293, 0.98101184312, 0.99634015317, 0.99940581518, 0.99991675885, 0.99998975080];
+  return `multiIf(${cdf.map((p, k) => `${u} < ${p}, ${k}`).join(', ')}, ${cdf.length})`;
+};
+
+export async function liftOnStore(store: ClickHouseStore, options: Selection & { minCount?: number; bootstrap?: number; seed?: number }): Promise<LiftResult> {
+  const f = await selectionFilter(store, options);
+  const B = options.bootstrap ?? 200;
+  const seed = Math.trunc(options.seed ?? 1);
+  if (!Number.isSafeInteger(B) || B < 1 || B > 10_000) throw new RangeError('bootstrap replicates must be a whole number from 1 to 10000');
+  const counts = await store.query<{ model: string; category: string; n: string }>(
+    `SELECT model, category, count() AS n FROM ${store.table('turns')} WHERE ${visible(store)} AND ${f.sql} GROUP BY model, category ORDER BY model, category`,
+    f.params,
+  );
+  const models = [...new Set(counts.map((c) => c.model))];
+  const categories = [...new Set(counts.map((c) => c.category))].sort();
+  const cell = (model: string, category: string): number => models.indexOf(model) * categories.length + categories.indexOf(category);
+  const mc = new Float64Array(models.length * categories.length);
+  for (const c of counts) mc[cell(c.model, c.category)] = num(c.n);
+  const point = liftTable(mc, models.length, categories.length);
+  // Every replicate's cell counts in one pass over the turns: B rows per turn, summed on each shard.
+  const reps = await store.query<{ b: number; model: string; category: string; w: string }>(
+    `SELECT b, model, category, sum(${POISSON_WEIGHT(seed)}) AS w FROM ${store.table('turns')} ARRAY JOIN range(${B}) AS b
+     WHERE ${visible(store)} AND ${f.sql} GROUP BY b, model, category`,
+    f.params,
+  );
+  const byReplicate = Array.from({ length: B }, () => new Float64Array(mc.length));
+  for (const r of reps) (byReplicate[num(r.b)] as Float64Array)[cell(r.model, r.category)] = num(r.w);
+  const samples: number[][] = Array.from({ length: mc.length }, () => []);
+  for (const replicate of byReplicate) {
+    const table = liftTable(replicate, models.length, categories.length);
+    table.forEach((v, j) => {
+      if (Number.isFinite(v)) samples[j]?.push(v);
+    });
+  }
+  return { cells: liftCells(models, categories, mc, point, samples, options.minCount ?? 30) };
 }
