@@ -28,7 +28,7 @@ describe('store URLs that are wrong', () => {
       [['info', '--store', 'clickhouse://h:1/db', '--db', 'x.db'], 'give --db FILE or --store URL, not both'],
       [['info', '--store', 'clickhouse://a:1,b:2/db'], 'several hosts need ?cluster=NAME'],
       [['store', 'init'], '--store URL is required'],
-      [['analyze', 'plan-dag', '--store', 'clickhouse://127.0.0.1:1/db'], 'plan-dag is not pushed down to a ClickHouse store yet'],
+      [['analyze', 'calibration', '--store', 'clickhouse://127.0.0.1:1/db'], 'calibration is not pushed down to a ClickHouse store yet'],
       [['compare', '--store', 'clickhouse://127.0.0.1:1/db', '--a', 'x', '--b', 'y'], 'routelens compare: does not read a ClickHouse store yet'],
     ] as const) {
       const r = routelens([...args]);
@@ -59,7 +59,7 @@ describe.skipIf(skip !== null)('routelens with --store on a 2-shard cluster', ()
   let cluster: TestCluster;
   let url: string;
   const dir = tempDir();
-  const files = ['fixtures/canonical/example.jsonl', 'fixtures/samples/claude-code', 'fixtures/samples/mtrouter'];
+  const files = ['fixtures/canonical/example.jsonl', 'fixtures/samples/claude-code', 'fixtures/samples/mtrouter', 'fixtures/samples/uno'];
 
   beforeAll(async () => {
     cluster = await startTestCluster(2);
@@ -103,14 +103,18 @@ describe.skipIf(skip !== null)('routelens with --store on a 2-shard cluster', ()
     const storeLift = JSON.parse(lift.stdout) as typeof sqliteLift;
     expect(storeLift.cells.length).toBe(sqliteLift.cells.length);
     for (const c of sqliteLift.cells) expectClose(storeLift.cells.find((x) => x.model === c.model && x.category === c.category)?.lift, c.lift);
-    for (const args of [['--episode', 'boil_0_run1'], ['--episode', 'boil_0_run1', '--json']]) {
-      const onStore = routelens(['analyze', 'targets', ...args, '--store', url]);
+    for (const args of [['targets', '--episode', 'boil_0_run1'], ['targets', '--episode', 'boil_0_run1', '--json'], ['plan-dag', '--json']]) {
+      const onStore = routelens(['analyze', ...args, '--store', url]);
       expect(onStore.code, onStore.stderr).toBe(0);
-      expect(onStore.stdout).toBe(routelens(['analyze', 'targets', ...args, '--db', db]).stdout);
+      expectClose(JSON.parse(args.includes('--json') ? onStore.stdout : '0'), JSON.parse(args.includes('--json') ? routelens(['analyze', ...args, '--db', db]).stdout : '0'));
+      if (!args.includes('--json')) expect(onStore.stdout).toBe(routelens(['analyze', ...args, '--db', db]).stdout);
     }
+    const uno = routelens(['analyze', 'plan-dag', '--episode', 'case3-mmlu-garch-oneshot', '--store', url, '--json']);
+    expect(uno.code, uno.stderr).toBe(0);
+    expect(JSON.parse(uno.stdout)).toEqual(JSON.parse(routelens(['analyze', 'plan-dag', '--episode', 'case3-mmlu-garch-oneshot', '--db', db, '--json']).stdout));
     const again = routelens(['import', ...files, '--store', url]);
     expect(again.stderr).toMatch(/0 imported, \d+ skipped, 0 rejected/);
     const clean = routelens(['store', 'clean', '--store', url, '--json']);
     expect(JSON.parse(clean.stdout)).toEqual({ abandoned: [], superseded: [] });
-  });
+  }, 300_000);
 });

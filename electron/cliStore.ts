@@ -23,7 +23,7 @@ const storeModules = async () => ({
 });
 
 /** Analyses answered by SQL on the store; the others still need a SQLite database. */
-export const PUSHED_DOWN = ['pareto', 'switch-cost', 'error-recovery', 'usage-by-turn', 'budget-modes', 'usage-ratio', 'confusion', 'targets', 'lift'] as const;
+export const PUSHED_DOWN = ['pareto', 'switch-cost', 'error-recovery', 'usage-by-turn', 'budget-modes', 'usage-ratio', 'confusion', 'targets', 'lift', 'plan-dag'] as const;
 
 export const STORE_OPTION = { store: { type: 'string' } } as const;
 
@@ -94,6 +94,13 @@ export async function analyzeOnStore(
           return showTables(await m.confusionOnStore(store, sel), json);
         case 'lift':
           return showAnalysis('lift', await m.liftOnStore(store, sel), json);
+        case 'plan-dag': {
+          if (sel.episode === undefined) return showTables(await m.planDagSummaryOnStore(store, sel), json);
+          if (sel.runs.length > 1) throw new UsageError('plan-dag --episode takes at most one --run');
+          if (sel.split !== undefined) throw new UsageError('plan-dag --episode is one episode: --split does not apply');
+          const { run: _run, ...result } = await m.planDagEpisodeOnStore(store, sel.episode, sel.runs[0]);
+          return showTables(result, json);
+        }
         case 'targets': {
           if (sel.episode === undefined) throw new UsageError('--episode ID is required for targets');
           if (sel.split !== undefined) throw new UsageError('targets is one episode: --split does not apply');

@@ -16,6 +16,7 @@ import { errorRecoveryAnalysis } from '../../analysis/errorRecovery.ts';
 import { usageByTurnAnalysis } from '../../analysis/usageByTurn.ts';
 import { episodeTargets } from '../../analysis/targets.ts';
 import { liftAnalysis } from '../../analysis/lift.ts';
+import { planDagEpisode, planDagSummary } from '../../analysis/planDag.ts';
 import { budgetModesAnalysis, confusionAnalysis, usageRatioAnalysis } from '../../analysis/controllerAnalyses.ts';
 import { clickhouseSkipReason, startTestCluster, type TestCluster } from '../../../test/clickhouseCluster.ts';
 import { expectClose } from '../../../test/expectClose.ts';
@@ -25,8 +26,8 @@ import { initStore, visibleImports } from './schema.ts';
 import { importToStore, newImportId } from './importToStore.ts';
 import { cleanStore } from './cleanStore.ts';
 import {
-  budgetModesOnStore, confusionOnStore, errorRecoveryOnStore, liftOnStore, paretoOnStore, switchCostOnStore, targetsOnStore,
-  usageByTurnOnStore, usageRatioOnStore,
+  budgetModesOnStore, confusionOnStore, errorRecoveryOnStore, liftOnStore, paretoOnStore, planDagEpisodeOnStore, planDagSummaryOnStore,
+  switchCostOnStore, targetsOnStore, usageByTurnOnStore, usageRatioOnStore,
 } from './storeAnalyses.ts';
 
 const skip = clickhouseSkipReason();
@@ -50,8 +51,10 @@ describe.skipIf(skip !== null)('ClickHouse store on a 2-shard cluster', () => {
     await simulateToFile({ preset: 'scienceworld', episodes: 400, seed: 3, out: sw });
     await simulateToFile({ preset: 'critique', episodes: 150, seed: 4, out: critique });
     await simulateToFile({ preset: 'corl', episodes: 150, seed: 5, out: corl });
+    const uno = join(dir, 'uno.jsonl');
+    await simulateToFile({ preset: 'uno', episodes: 80, seed: 6, out: uno });
     // Real logs: subagents folded into their session (Claude Code), a total-only cost (SWE-agent), splits (MTRouter).
-    files = [sw, critique, corl, 'fixtures/samples/claude-code', 'fixtures/samples/swe-agent', 'fixtures/samples/mtrouter'];
+    files = [sw, critique, corl, uno, 'fixtures/samples/uno', 'fixtures/samples/claude-code', 'fixtures/samples/swe-agent', 'fixtures/samples/mtrouter'];
     db = openDatabase(join(dir, 'same.db'));
     await importPaths(db, files);
     await importToStore(store, files, { batchRows: 5_000 });
@@ -131,6 +134,20 @@ describe.skipIf(skip !== null)('ClickHouse store on a 2-shard cluster', () => {
     expect(compared).toBeGreaterThan(20);
     console.log(`lift intervals: ${compared} cells, worst endpoint difference ${(worst * 100).toFixed(1)}% of the interval's width`);
     expect(worst).toBeLessThan(0.25);
+  });
+
+  it('plan-dag: the summary of every selection, and each planned episode\'s rounds, as on SQLite', async () => {
+    for (const sel of selections()) {
+      expectClose(await planDagSummaryOnStore(store, sel), planDagSummary(db, sel), `plan-dag ${JSON.stringify(sel)}`);
+    }
+    expect(planDagSummary(db).runs.length).toBeGreaterThan(0);
+    const planned = db.prepare(`SELECT DISTINCT e.id, e.ext_id, r.name AS run FROM plan_nodes p JOIN episodes e ON e.id = p.episode_id
+      JOIN runs r ON r.id = e.run_id ORDER BY e.id LIMIT 40`).all() as { id: number; ext_id: string; run: string }[];
+    expect(planned.length).toBeGreaterThan(10);
+    for (const e of planned) {
+      // Nodes and edges in the log's order: compared as they are.
+      expect(await planDagEpisodeOnStore(store, e.ext_id, e.run)).toEqual({ ...planDagEpisode(db, e.id, e.ext_id), run: e.run });
+    }
   });
 
   it('targets: one episode fetched alone, its S̃_t, penalties and errors as SQLite has them', async () => {

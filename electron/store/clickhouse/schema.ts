@@ -23,7 +23,7 @@ const SHARDED: Record<string, { columns: string; orderBy: string }> = {
       total_cost Float64, cost_known UInt8, unpriced_turns UInt32, n_turns UInt32, n_switches UInt32, n_errors UInt32,
       budget_mode Nullable(String), budget_usd Nullable(Float64), max_turns Nullable(Int32), train_step Nullable(Int32),
       exit_reason Nullable(String), kind Nullable(String), agent Nullable(String), parent_ext_id Nullable(String),
-      started_at Nullable(String), task_text Nullable(String), system_prompt Nullable(String)`,
+      started_at Nullable(String), task_text Nullable(String), system_prompt Nullable(String), behaviour_mode Nullable(String)`,
     orderBy: '(run, episode_key)',
   },
   turns: {
@@ -50,12 +50,12 @@ const SHARDED: Record<string, { columns: string; orderBy: string }> = {
     orderBy: '(run, episode_key, pos)',
   },
   plan_nodes: {
-    columns: `import_id UInt64, episode_key UInt64, root_key UInt64, run String, pos Nullable(UInt32), round Int32,
+    columns: `import_id UInt64, episode_key UInt64, root_key UInt64, run String, pos Nullable(UInt32), round Int32, ord UInt64,
       subtask_id String, model Nullable(String), primitive Nullable(String), status Nullable(String)`,
     orderBy: '(run, episode_key, round)',
   },
   plan_edges: {
-    columns: 'import_id UInt64, episode_key UInt64, root_key UInt64, round Int32, src String, dst String',
+    columns: 'import_id UInt64, episode_key UInt64, root_key UInt64, round Int32, ord UInt64, src String, dst String',
     orderBy: '(episode_key, round)',
   },
 };

@@ -7,6 +7,7 @@
  * TabSeparated lines (ClickHouse parses them fastest, and no object per row is built).
  */
 import { createHash } from 'node:crypto';
+import { behaviourMode, type BehaviourMode, type ModeTurn } from '../../../shared/behaviourModes.ts';
 import type { Db } from '../../db/database.ts';
 
 /** 52 bits of sha256(run, episode id): a JSON-safe integer, the same on every import of that episode. */
@@ -31,7 +32,7 @@ export interface SessionIndex {
 export const COLUMNS = {
   episodes: ['import_id', 'episode_key', 'root_key', 'run', 'ext_id', 'task_id', 'task_type', 'task_category', 'split', 'difficulty', 'difficulty_num',
     'final_score', 'score_norm', 'success', 'expert_call', 'total_cost', 'cost_known', 'unpriced_turns', 'n_turns', 'n_switches', 'n_errors', 'budget_mode', 'budget_usd', 'max_turns',
-    'train_step', 'exit_reason', 'kind', 'agent', 'parent_ext_id', 'started_at', 'task_text', 'system_prompt'],
+    'train_step', 'exit_reason', 'kind', 'agent', 'parent_ext_id', 'started_at', 'task_text', 'system_prompt', 'behaviour_mode'],
   turns: ['import_id', 'episode_key', 'root_key', 'run', 'split', 'is_child', 'episode_success', 'episode_turn_costs_known', 'episode_difficulty', 'pos', 't', 'model',
     'prev_model', 'switched', 'next_switched', 'severity', 'next_severity', 'category', 'action_type', 'tool', 'tokens_in', 'tokens_out', 'tokens_cached',
     'tokens_cache_write', 'tokens_reasoning', 'cost', 'cost_source', 'cum_cost', 'latency_ms', 'propensity', 'error_mask', 'verdict', 'verify_correct',
@@ -39,8 +40,8 @@ export const COLUMNS = {
   turn_text: ['import_id', 'episode_key', 'root_key', 'pos', 'action', 'observation', 'detail'],
   turn_errors: ['import_id', 'episode_key', 'root_key', 'run', 'pos', 'error_type', 'severity', 'source'],
   turn_candidates: ['import_id', 'episode_key', 'root_key', 'run', 'pos', 'model', 'logged_score'],
-  plan_nodes: ['import_id', 'episode_key', 'root_key', 'run', 'pos', 'round', 'subtask_id', 'model', 'primitive', 'status'],
-  plan_edges: ['import_id', 'episode_key', 'root_key', 'round', 'src', 'dst'],
+  plan_nodes: ['import_id', 'episode_key', 'root_key', 'run', 'pos', 'round', 'ord', 'subtask_id', 'model', 'primitive', 'status'],
+  plan_edges: ['import_id', 'episode_key', 'root_key', 'round', 'ord', 'src', 'dst'],
 } as const;
 export type ShardedTable = keyof typeof COLUMNS;
 
@@ -77,6 +78,25 @@ interface StagedEpisode {
 }
 
 const sessionName = (run: string, ext: string): string => `${run}\0${ext}`;
+
+/**
+ * Each staged episode's behaviour mode (plan-dag), from its turns' verdicts and how many subtasks each planned,
+ * in turn order, by the same function the SQLite path uses.
+ */
+function behaviourModes(staging: Db): (episodeId: number) => BehaviourMode | null {
+  const turns = new Map<number, ModeTurn[]>();
+  for (const [episode, verdict, planned] of staging
+    .prepare(`SELECT t.episode_id, t.verdict, COALESCE(pc.n, 0) FROM turns t
+      LEFT JOIN (SELECT turn_id, COUNT(*) AS n FROM plan_nodes WHERE turn_id IS NOT NULL GROUP BY turn_id) pc ON pc.turn_id = t.id
+      ORDER BY t.episode_id, t.t, t.id`)
+    .raw()
+    .iterate() as Iterable<[number, 'stop' | 'continue' | null, number]>) {
+    let list = turns.get(episode);
+    if (!list) turns.set(episode, (list = []));
+    list.push({ planSubtasks: planned > 0 ? planned : null, verdict });
+  }
+  return (episodeId) => behaviourMode(turns.get(episodeId) ?? []);
+}
 
 /**
  * The root of each episode's parent chain, as the columnar cache finds it: a parent in this file, in this
@@ -147,6 +167,7 @@ export async function stagedRows(staging: Db, sourceId: number, importId: number
       FROM episodes e JOIN runs r ON r.id = e.run_id LEFT JOIN episode_text x ON x.episode_id = e.id WHERE e.source_id = ? ORDER BY e.id`)
     .all(sourceId) as StagedEpisode[];
   const sessions = await sessionsOf(episodes, index);
+  const modes = behaviourModes(staging);
   const summary: FileSummary = { episodeKeys: [], episodes: episodes.length, turns: 0, runs: [] };
   const byId = new Map<number, { s: SessionEntry; e: StagedEpisode; child: number; difficulty: number | null }>();
   for (const e of episodes) {
@@ -165,6 +186,7 @@ export async function stagedRows(staging: Db, sourceId: number, importId: number
       importId, s.key, s.rootKey, e.run, e.ext_id, e.task_id, e.task_type, e.task_category, s.split, e.difficulty, difficulty,
       e.final_score, e.score_norm, e.success, e.expert_call, e.total_cost, Number(e.unpriced_turns) > 0 ? 0 : 1, e.unpriced_turns, e.n_turns, e.n_switches, e.n_errors,
       e.budget_mode, e.budget_usd, e.max_turns, e.train_step, e.exit_reason, e.kind, e.agent, e.parent_ext_id, e.started_at, e.task_text, e.system_prompt,
+      modes(e.id),
     ]));
     if (sink.full()) await sink.flush();
   }
@@ -220,9 +242,9 @@ export async function stagedRows(staging: Db, sourceId: number, importId: number
     JOIN tp ON tp.id = x.turn_id JOIN error_types y ON y.id = x.error_type_id`);
   await perTurn('turn_candidates', `${POSITIONS} SELECT tp.episode_id, tp.pos, m.name, x.logged_score FROM turn_candidates x
     JOIN tp ON tp.id = x.turn_id JOIN models m ON m.id = x.model_id`);
-  await perTurn('plan_nodes', `${POSITIONS} SELECT p.episode_id, tp.pos, p.round, p.subtask_id, m.name, p.primitive, p.status FROM plan_nodes p
+  await perTurn('plan_nodes', `${POSITIONS} SELECT p.episode_id, tp.pos, p.round, p.id, p.subtask_id, m.name, p.primitive, p.status FROM plan_nodes p
     LEFT JOIN tp ON tp.id = p.turn_id LEFT JOIN models m ON m.id = p.model_id
     WHERE p.episode_id IN (SELECT id FROM episodes WHERE source_id = @source) ORDER BY p.id`);
-  await perTurn('plan_edges', 'SELECT episode_id, round, src, dst FROM plan_edges WHERE episode_id IN (SELECT id FROM episodes WHERE source_id = @source)');
+  await perTurn('plan_edges', 'SELECT episode_id, round, rowid, src, dst FROM plan_edges WHERE episode_id IN (SELECT id FROM episodes WHERE source_id = @source)');
   return summary;
 }

@@ -9,10 +9,11 @@
  * child episode is in its session's split.
  */
 import type {
-  BudgetModesResult, ConfusionResult, EpisodeCoverage, ErrorRecoveryResult, LiftResult, ParetoResult, SwitchCostResult, TargetsResult,
-  UsageByTurnResult, UsageRatioResult,
+  BudgetModesResult, ConfusionResult, EpisodeCoverage, ErrorRecoveryResult, LiftResult, ParetoResult, PlanDagEpisodeResult, PlanDagSummaryResult,
+  PlanRound, SwitchCostResult, TargetsResult, UsageByTurnResult, UsageRatioResult,
 } from '../../../shared/analysisResults.ts';
 import { splitValues } from '../../../shared/splits.ts';
+import { BEHAVIOUR_MODES, type BehaviourMode } from '../../../shared/behaviourModes.ts';
 import { paretoOfSums } from '../../analysis/pareto.ts';
 import { recoveryOfCounts } from '../../analysis/errorRecovery.ts';
 import { budgetModesOf, usageRatioOf, type Acc } from '../../analysis/controllerAnalyses.ts';
@@ -260,15 +261,20 @@ export async function confusionOnStore(store: ClickHouseStore, options: Selectio
 }
 
 /** The episode's turns, fetched alone (by its sorting key): S̃_t and penalty as the import wrote them, and its errors. */
-export async function targetsOnStore(store: ClickHouseStore, extId: string, run?: string): Promise<TargetsResult> {
-  const hits = await store.query<{ episode_key: string; run: string }>(
-    `SELECT episode_key, run FROM ${store.table('episodes')} WHERE ext_id = {x:String} AND ${visible(store)}${run === undefined ? '' : ' AND run = {run:String}'}`,
+/** One episode by its log id (and run): its key and run, or the same refusals as the SQLite path. */
+async function oneEpisode(store: ClickHouseStore, extId: string, run?: string): Promise<{ k: number; run: string; mode: string | null }> {
+  const hits = await store.query<{ episode_key: string; run: string; behaviour_mode: string | null }>(
+    `SELECT episode_key, run, behaviour_mode FROM ${store.table('episodes')} WHERE ext_id = {x:String} AND ${visible(store)}${run === undefined ? '' : ' AND run = {run:String}'}`,
     run === undefined ? { x: extId } : { x: extId, run },
   );
   if (hits.length === 0) throw new RangeError(`no episode "${extId}"${run ? ` in run "${run}"` : ''}`);
   if (hits.length > 1) throw new RangeError(`episode "${extId}" is in several runs (${hits.map((h) => h.run).join(', ')}): name one with --run`);
-  const hit = hits[0] as { episode_key: string; run: string };
-  const key = { k: Number(hit.episode_key), run: hit.run };
+  const hit = hits[0] as { episode_key: string; run: string; behaviour_mode: string | null };
+  return { k: Number(hit.episode_key), run: hit.run, mode: hit.behaviour_mode };
+}
+
+export async function targetsOnStore(store: ClickHouseStore, extId: string, run?: string): Promise<TargetsResult> {
+  const { mode: _mode, ...key } = await oneEpisode(store, extId, run);
   const turns = await store.query<{ pos: number; t: number; s_tilde: number | null; penalty: number }>(
     `SELECT pos, t, s_tilde, coalesce(penalty, 0) AS penalty FROM ${store.table('turns')}
      WHERE run = {run:String} AND episode_key = {k:UInt64} AND ${visible(store)} ORDER BY pos`,
@@ -281,7 +287,7 @@ export async function targetsOnStore(store: ClickHouseStore, extId: string, run?
   );
   return {
     episode: extId,
-    run: hit.run,
+    run: key.run,
     turns: turns.map((t) => ({
       t: num(t.t),
       s_tilde: t.s_tilde === null ? null : num(t.s_tilde),
@@ -297,8 +303,7 @@ export async function targetsOnStore(store: ClickHouseStore, extId: string, run?
  * one place). Its intervals estimate the same ones as the typed-array path's multinomial episode bootstrap;
  * the draws differ, so the endpoints agree within Monte Carlo error, not digit for digit (docs/scale-out.md).
  */
-const POISSON_WEIGHT = (seed: number): string => {
-  const u = `cityHash64(episode_key, b, ${seed}) / 18446744073709551616`;
+const POISSON_WEIGHT = (u: string): string => {
   const cdf = [0.36787944117, 0.73575888234, 0.91969860293, 0.98101184312, 0.99634015317, 0.99940581518, 0.99991675885, 0.99998975080];
   return `multiIf(${cdf.map((p, k) => `${u} < ${p}, ${k}`).join(', ')}, ${cdf.length})`;
 };
@@ -318,10 +323,15 @@ export async function liftOnStore(store: ClickHouseStore, options: Selection & {
   const mc = new Float64Array(models.length * categories.length);
   for (const c of counts) mc[cell(c.model, c.category)] = num(c.n);
   const point = liftTable(mc, models.length, categories.length);
-  // Every replicate's cell counts in one pass over the turns: B rows per turn, summed on each shard.
+  // Each episode's cells once (a handful per episode), then B weighted copies of them: the hash is drawn once per
+  // (episode, replicate) row, not per turn.
   const reps = await store.query<{ b: number; model: string; category: string; w: string }>(
-    `SELECT b, model, category, sum(${POISSON_WEIGHT(seed)}) AS w FROM ${store.table('turns')} ARRAY JOIN range(${B}) AS b
-     WHERE ${visible(store)} AND ${f.sql} GROUP BY b, model, category`,
+    `SELECT b, model, category, sum(n * ${POISSON_WEIGHT('u')}) AS w FROM (
+       SELECT b, model, category, n, cityHash64(episode_key, b, ${seed}) / 18446744073709551616 AS u FROM (
+         SELECT episode_key, model, category, count() AS n FROM ${store.table('turns')} WHERE ${visible(store)} AND ${f.sql}
+         GROUP BY episode_key, model, category)
+       ARRAY JOIN range(${B}) AS b)
+     GROUP BY b, model, category`,
     f.params,
   );
   const byReplicate = Array.from({ length: B }, () => new Float64Array(mc.length));
@@ -334,4 +344,64 @@ export async function liftOnStore(store: ClickHouseStore, options: Selection & {
     });
   }
   return { cells: liftCells(models, categories, mc, point, samples, options.minCount ?? 30) };
+}
+
+/** One episode's plan: each round's subtasks and edges in the order the log gave them, and its behaviour mode. */
+export async function planDagEpisodeOnStore(store: ClickHouseStore, extId: string, run?: string): Promise<PlanDagEpisodeResult> {
+  const { mode, ...key } = await oneEpisode(store, extId, run);
+  const nodes = await store.query<{ round: number; id: string; model: string | null; primitive: string | null; status: string | null }>(
+    `SELECT round, subtask_id AS id, model, primitive, status FROM ${store.table('plan_nodes')}
+     WHERE run = {run:String} AND episode_key = {k:UInt64} AND ${visible(store)} ORDER BY round, ord`,
+    key,
+  );
+  const edges = await store.query<{ round: number; src: string; dst: string }>(
+    `SELECT round, src, dst FROM ${store.table('plan_edges')} WHERE episode_key = {k:UInt64} AND ${visible(store)} ORDER BY round, ord`,
+    { k: key.k },
+  );
+  const rounds = new Map<number, PlanRound>();
+  for (const { round, ...node } of nodes) {
+    let r = rounds.get(num(round));
+    if (!r) rounds.set(num(round), (r = { round: num(round), nodes: [], edges: [] }));
+    r.nodes.push(node);
+  }
+  for (const e of edges) rounds.get(num(e.round))?.edges.push([e.src, e.dst]);
+  return { episode: extId, mode: mode as BehaviourMode | null, rounds: [...rounds.values()], run: key.run };
+}
+
+/** Per run with plans: behaviour-mode shares over its episodes, model × primitive counts, rounds and subtasks. */
+export async function planDagSummaryOnStore(store: ClickHouseStore, options: Selection): Promise<PlanDagSummaryResult> {
+  const f = await selectionFilter(store, options);
+  const selected = `episode_key ${store.globalIn} (SELECT episode_key FROM ${store.table('episodes')} WHERE ${visible(store)} AND ${f.sql})`;
+  const shapes = await store.query<{ run: string; rounds: string; subtasks: string; planned: string }>(
+    `SELECT run, uniqExact(episode_key, round) AS rounds, count() AS subtasks, uniqExact(episode_key) AS planned
+     FROM ${store.table('plan_nodes')} WHERE ${visible(store)} AND ${selected} GROUP BY run ORDER BY run`,
+    f.params,
+  );
+  if (shapes.length === 0) return { runs: [] };
+  const modes = await store.query<{ run: string; mode: string; n: string }>(
+    `SELECT run, if(n_turns = 0 OR behaviour_mode IS NULL, 'none', assumeNotNull(behaviour_mode)) AS mode, count() AS n
+     FROM ${store.table('episodes')} WHERE ${visible(store)} AND ${f.sql} AND has({planRuns:Array(String)}, run) GROUP BY run, mode`,
+    { ...f.params, planRuns: shapes.map((x) => x.run) },
+  );
+  const usage = await store.query<{ run: string; model: string | null; primitive: string | null; n: string }>(
+    `SELECT run, model, primitive, count() AS n FROM ${store.table('plan_nodes')} WHERE ${visible(store)} AND ${selected}
+     GROUP BY run, model, primitive ORDER BY n DESC, model, primitive`,
+    f.params,
+  );
+  return {
+    runs: shapes.map((x) => {
+      const counts: Record<string, number> = Object.fromEntries([...BEHAVIOUR_MODES, 'none'].map((m) => [m, 0]));
+      for (const m of modes.filter((y) => y.run === x.run)) counts[m.mode] = (counts[m.mode] ?? 0) + num(m.n);
+      const episodes = Object.values(counts).reduce((a, b) => a + b, 0);
+      const rounds = num(x.rounds);
+      return {
+        run: x.run,
+        episodes,
+        mode_shares: Object.fromEntries(Object.entries(counts).map(([m, k]) => [m, k / episodes])),
+        model_primitive: usage.filter((u) => u.run === x.run).map((u) => ({ model: u.model, primitive: u.primitive, n: num(u.n) })),
+        mean_rounds_per_planned_episode: num(x.planned) ? rounds / num(x.planned) : 0,
+        mean_subtasks_per_round: rounds ? num(x.subtasks) / rounds : 0,
+      };
+    }),
+  };
 }
