@@ -323,19 +323,21 @@ export async function liftOnStore(store: ClickHouseStore, options: Selection & {
   const mc = new Float64Array(models.length * categories.length);
   for (const c of counts) mc[cell(c.model, c.category)] = num(c.n);
   const point = liftTable(mc, models.length, categories.length);
-  // Each episode's cells once (a handful per episode), then B weighted copies of them: the hash is drawn once per
-  // (episode, replicate) row, not per turn.
-  const reps = await store.query<{ b: number; model: string; category: string; w: string }>(
-    `SELECT b, model, category, sum(n * ${POISSON_WEIGHT('u')}) AS w FROM (
-       SELECT b, model, category, n, cityHash64(episode_key, b, ${seed}) / 18446744073709551616 AS u FROM (
-         SELECT episode_key, model, category, count() AS n FROM ${store.table('turns')} WHERE ${visible(store)} AND ${f.sql}
-         GROUP BY episode_key, model, category)
-       ARRAY JOIN range(${B}) AS b)
-     GROUP BY b, model, category`,
+  // Each episode's cells once (a handful per episode), each with its B weights as an array (one hash per
+  // (episode, replicate)), summed element-wise per cell: B × cells numbers come back, and no row is copied B times.
+  // Lambdas take episode_key and n as arrays, never as captured columns: 18.16 drops columns only a lambda captures.
+  const reps = await store.query<{ model: string; category: string; w: (string | number)[] }>(
+    `SELECT model, category, sumForEach(weights) AS w FROM (
+       SELECT model, category, arrayMap((x, c) -> x * c, arrayMap(u -> ${POISSON_WEIGHT('u')},
+           arrayMap((b, k) -> cityHash64(k, b, ${seed}) / 18446744073709551616, range(${B}), arrayResize([episode_key], ${B}, episode_key))),
+         arrayResize([n], ${B}, n)) AS weights
+       FROM (SELECT episode_key, model, category, count() AS n FROM ${store.table('turns')} WHERE ${visible(store)} AND ${f.sql}
+             GROUP BY episode_key, model, category))
+     GROUP BY model, category`,
     f.params,
   );
   const byReplicate = Array.from({ length: B }, () => new Float64Array(mc.length));
-  for (const r of reps) (byReplicate[num(r.b)] as Float64Array)[cell(r.model, r.category)] = num(r.w);
+  for (const r of reps) r.w.forEach((w, b) => ((byReplicate[b] as Float64Array)[cell(r.model, r.category)] = num(w)));
   const samples: number[][] = Array.from({ length: mc.length }, () => []);
   for (const replicate of byReplicate) {
     const table = liftTable(replicate, models.length, categories.length);
