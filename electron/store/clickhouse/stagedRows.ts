@@ -88,13 +88,14 @@ function behaviourModes(staging: Db): (episodeId: number) => BehaviourMode | nul
   for (const [episode, verdict, planned] of staging
     .prepare(`SELECT t.episode_id, t.verdict, COALESCE(pc.n, 0) FROM turns t
       LEFT JOIN (SELECT turn_id, COUNT(*) AS n FROM plan_nodes WHERE turn_id IS NOT NULL GROUP BY turn_id) pc ON pc.turn_id = t.id
-      ORDER BY t.episode_id, t.t, t.id`)
+      WHERE t.episode_id IN (SELECT episode_id FROM plan_nodes) ORDER BY t.episode_id, t.t, t.id`)
     .raw()
     .iterate() as Iterable<[number, 'stop' | 'continue' | null, number]>) {
     let list = turns.get(episode);
     if (!list) turns.set(episode, (list = []));
     list.push({ planSubtasks: planned > 0 ? planned : null, verdict });
   }
+  // An episode that planned nothing is 'lazy' whatever its verdicts: only planning episodes' turns are read.
   return (episodeId) => behaviourMode(turns.get(episodeId) ?? []);
 }
 
