@@ -105,7 +105,7 @@ function SortHeader({ column, sort, onSort }: { column: (typeof COLUMNS)[number]
   const active = sort.key === column.key;
   return (
     <th className={column.num ? 'num' : undefined} aria-sort={active ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'} title={column.title}>
-      <button type="button" className="sort-button" onClick={() => onSort(column.key)} data-testid={`runs-sort-${column.key}`}>
+      <button type="button" className="th-sort" onClick={() => onSort(column.key)} data-testid={`runs-sort-${column.key}`}>
         {column.label}
         <span className="sort-arrow" aria-hidden="true">
           {active ? (sort.dir === 'asc' ? '▲' : '▼') : ''}
