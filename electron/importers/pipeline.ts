@@ -56,6 +56,8 @@ export interface ImportOptions {
   onProgress?: (p: ImportProgress) => void;
   /** Called about every second while another process holds the database's write lock (issue 16). */
   onWait?: (w: WriteWait) => void;
+  /** False for a database nothing searches (the ClickHouse store's staging): its text is not indexed. Default true. */
+  fullText?: boolean;
   /** Where else a file's content may already be (the ClickHouse store's ledger): the path it was imported from. */
   knownSource?: (hash: string) => Promise<string | undefined>;
   /**
@@ -196,7 +198,7 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
   if (options.format && options.format !== 'auto' && !forced) {
     throw new ImportError(options.format, 0, `unknown format (known: auto, ${IMPORTERS.map((i) => i.format).join(', ')})`);
   }
-  const writer = new EpisodeWriter(db, options.rules ?? defaultErrorRules(), options.expectedSteps, options.beforeCommit === undefined);
+  const writer = new EpisodeWriter(db, options.rules ?? defaultErrorRules(), options.expectedSteps, options.fullText ?? true);
   const report: ImportReport = { files: [], warnings: [], modelsAdded: [], ignored: [] };
   const candidates = expand(paths, report.ignored);
   for (const i of report.ignored) i.path = wellFormed(options.describePath?.(i.path) ?? i.path).value;

@@ -7,7 +7,7 @@
  * than `olderThanMs` ago are left alone: they may still be running in another process.
  */
 import type { ClickHouseStore } from './connection.ts';
-import { nowSeconds, requireSchema, SHARDED_TABLES } from './schema.ts';
+import { clickhouseDateTime, ledgerRow, requireSchema, SHARDED_TABLES } from './schema.ts';
 
 export interface CleanReport {
   abandoned: number[];
@@ -16,7 +16,7 @@ export interface CleanReport {
 
 export async function cleanStore(store: ClickHouseStore, olderThanMs = 60 * 60 * 1000): Promise<CleanReport> {
   await requireSchema(store);
-  const cutoff = new Date(Date.now() - olderThanMs).toISOString().slice(0, 19).replace('T', ' ');
+  const cutoff = clickhouseDateTime(new Date(Date.now() - olderThanMs));
   const rows = await store.query<{ import_id: string; kind: string }>(
     `SELECT import_id,
        multiIf(countIf(event = 'cleaned') > 0, '',
@@ -34,14 +34,11 @@ export async function cleanStore(store: ClickHouseStore, olderThanMs = 60 * 60 *
   if (ids.length === 0) return report;
   const list = ids.join(', ');
   // Abandoned first in the ledger: from here on no query counts them, whatever the deletes' progress.
-  const at = nowSeconds();
-  await store.insert(store.coordinator, 'imports', [
-    ...report.abandoned.map((id) => ({ import_id: id, event: 'abandoned', content_hash: '', path: '', format: '', episodes: 0, turns: 0, at })),
-  ]);
+  await store.insert(store.coordinator, 'imports', report.abandoned.map((id) => ledgerRow(id, 'abandoned')));
   for (const node of store.nodes) {
     for (const table of SHARDED_TABLES) await store.command(`ALTER TABLE ${store.database}.${table}_local DELETE WHERE import_id IN (${list})`, node);
   }
   await store.command(`ALTER TABLE ${store.database}.runs DELETE WHERE import_id IN (${list})`);
-  await store.insert(store.coordinator, 'imports', ids.map((id) => ({ import_id: id, event: 'cleaned', content_hash: '', path: '', format: '', episodes: 0, turns: 0, at })));
+  await store.insert(store.coordinator, 'imports', ids.map((id) => ledgerRow(id, 'cleaned')));
   return report;
 }

@@ -3,6 +3,7 @@
  * names of the tables queries read (Distributed over the cluster, or the local tables on one server), and
  * errors turned into one line that names the store without its credentials.
  */
+import { Readable } from 'node:stream';
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import { describeStore, StoreError, type ClickHouseStoreUrl } from '../storeUrl.ts';
 
@@ -65,15 +66,24 @@ export class ClickHouseStore {
     await this.wrap(() => node.insert({ table: `${this.database}.${table}`, values: rows, format: 'JSONEachRow' }));
   }
 
+  /** TabSeparated lines (already escaped) into `table` on one host, streamed without joining them first. */
+  async insertLines(node: ClickHouseClient, table: string, columns: readonly string[], lines: string[], what: string): Promise<void> {
+    if (lines.length === 0) return;
+    await this.wrap(async () => {
+      const r = await node.exec({ query: `INSERT INTO ${this.database}.${table} (${columns.join(', ')}) FORMAT TabSeparated`, values: Readable.from(lines) });
+      r.stream.resume();
+    }, what);
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.nodes.map((n) => n.close()));
   }
 
-  private async wrap<T>(f: () => Promise<T>): Promise<T> {
+  private async wrap<T>(f: () => Promise<T>, what?: string): Promise<T> {
     try {
       return await f();
     } catch (e) {
-      throw new StoreError(`${this.shown}: ${storeMessage(e)}`);
+      throw new StoreError(`${this.shown}: ${what ? `${what}: ` : ''}${storeMessage(e)}`);
     }
   }
 }

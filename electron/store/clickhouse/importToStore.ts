@@ -10,12 +10,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { openDatabase } from '../../db/database.ts';
 import { importPaths, type ImportOptions, type ImportReport } from '../../importers/pipeline.ts';
 import { ImportError } from '../../importers/types.ts';
-import { StoreError, type ClickHouseStore } from './connection.ts';
-import { checkShards, nowSeconds, requireSchema, shardOf, visibleImports } from './schema.ts';
+import type { ClickHouseStore } from './connection.ts';
+import { checkShards, clickhouseDateTime, ledgerRow, requireSchema, shardOf, visibleImports, visibleRows } from './schema.ts';
 import { COLUMNS, stagedRows, type FileSummary, type RowSink, type SessionEntry, type SessionIndex, type ShardedTable } from './stagedRows.ts';
 
 export const DEFAULT_BATCH_ROWS = 100_000;
@@ -126,21 +125,16 @@ class ShardBuffers implements RowSink {
       await Promise.all(perShard.map(async (rows, shard) => {
         const node = store.nodes[shard];
         if (rows.length === 0 || !node) return;
-        try {
-          const r = await node.exec({ query: `INSERT INTO ${store.database}.${table}_local (${COLUMNS[table].join(', ')}) FORMAT TabSeparated`, values: Readable.from(rows) });
-          r.stream.resume();
-        } catch (e) {
-          throw new StoreError(`${store.shown}: inserting into ${table} on shard ${shard + 1}: ${(e as Error).message.split('\n')[0]}`);
-        }
+        await store.insertLines(node, `${table}_local`, COLUMNS[table], rows, `inserting into ${table} on shard ${shard + 1}`);
       }));
     }
     if (files.length === 0) return;
-    const at = nowSeconds();
+    const at = clickhouseDateTime();
     await store.insert(store.coordinator, 'runs', files.flatMap((f) => f.summary.runs.map((r) => ({ import_id: f.importId, ...r }))));
     // One insert, one block: the files' completions and the imports they replace become visible together.
     await store.insert(store.coordinator, 'imports', files.flatMap((f) => [
-      { import_id: f.importId, event: 'completed', content_hash: f.hash, path: f.path, format: f.format, episodes: f.summary.episodes, turns: f.summary.turns, at },
-      ...f.supersedes.map((old) => ({ import_id: old, event: 'superseded', content_hash: '', path: f.path, format: f.format, episodes: 0, turns: 0, at })),
+      ledgerRow(f.importId, 'completed', { hash: f.hash, path: f.path, format: f.format, episodes: f.summary.episodes, turns: f.summary.turns }, at),
+      ...f.supersedes.map((old) => ledgerRow(old, 'superseded', { path: f.path, format: f.format }, at)),
     ]));
   }
 }
@@ -157,6 +151,7 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
   const buffers = new ShardBuffers(store, options.batchRows ?? DEFAULT_BATCH_ROWS, options.batchBytes ?? DEFAULT_BATCH_BYTES);
   const db = store.database;
   const visible = visibleImports(store);
+  const visibleRow = visibleRows(store);
   /** Content hashes read in this import: staging forgets them (its transactions are rolled back). */
   const seen = new Map<string, string>();
 
@@ -165,15 +160,15 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
     async lookup(run, extIds) {
       const rows = await store.query<{ ext_id: string; episode_key: string; root_key: string; split: string | null }>(
         `SELECT ext_id, episode_key, root_key, split FROM ${store.table('episodes')}
-         WHERE run = {run:String} AND has({ids:Array(String)}, ext_id) AND import_id ${store.globalIn} (${visible})`,
+         WHERE run = {run:String} AND has({ids:Array(String)}, ext_id) AND ${visibleRow}`,
         { run, ids: extIds },
       );
       return new Map(rows.map((r) => [r.ext_id, { key: Number(r.episode_key), rootKey: Number(r.root_key), split: r.split }]));
     },
   };
 
-  const ledger = async (importId: number, event: string, file: { hash: string; shown: string; format: string }): Promise<void> =>
-    store.insert(store.coordinator, 'imports', [{ import_id: importId, event, content_hash: file.hash, path: file.shown, format: file.format, episodes: 0, turns: 0, at: nowSeconds() }]);
+  const ledger = async (importId: number, event: 'started' | 'abandoned', file: { hash: string; shown: string; format: string }): Promise<void> =>
+    store.insert(store.coordinator, 'imports', [ledgerRow(importId, event, { hash: file.hash, path: file.shown, format: file.format })]);
 
   /** The earlier imports this file's episodes replace (whole files only), or a refusal. */
   const replaced = async (keys: number[], shown: string): Promise<number[]> => {
@@ -183,7 +178,7 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
     for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
       for (const h of await store.query<{ import_id: string; n: string }>(
         `SELECT import_id, count() AS n FROM ${store.table('episodes')}
-         WHERE has({keys:Array(UInt64)}, episode_key) AND import_id ${store.globalIn} (${visible}) GROUP BY import_id`,
+         WHERE has({keys:Array(UInt64)}, episode_key) AND ${visibleRow} GROUP BY import_id`,
         { keys: keys.slice(i, i + KEYS_PER_QUERY) },
       )) counts.set(h.import_id, (counts.get(h.import_id) ?? 0) + Number(h.n));
     }
@@ -206,6 +201,7 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
   try {
     const report = await importPaths(staging, paths, {
       ...options,
+      fullText: false,
       async knownSource(hash) {
         const earlier = seen.get(hash);
         if (earlier !== undefined) return earlier;

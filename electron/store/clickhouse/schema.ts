@@ -81,6 +81,23 @@ export function visibleImports(store: ClickHouseStore): string {
     HAVING countIf(event = 'completed') > 0 AND countIf(event IN ('superseded', 'abandoned')) = 0`;
 }
 
+/** The condition every read of a sharded table carries: its row belongs to a visible import. */
+export function visibleRows(store: ClickHouseStore): string {
+  return `import_id ${store.globalIn} (${visibleImports(store)})`;
+}
+
+export type LedgerEvent = 'started' | 'completed' | 'superseded' | 'abandoned' | 'cleaned';
+
+/** One row of the import ledger; events other than a file's own start and completion name no file. */
+export function ledgerRow(
+  importId: number, event: LedgerEvent, file: { hash?: string; path?: string; format?: string; episodes?: number; turns?: number } = {}, at = clickhouseDateTime(),
+): Record<string, unknown> {
+  return {
+    import_id: importId, event, content_hash: file.hash ?? '', path: file.path ?? '', format: file.format ?? '',
+    episodes: file.episodes ?? 0, turns: file.turns ?? 0, at,
+  };
+}
+
 /** Shard order: host i of the URL is shard i + 1 of the cluster, checked by `checkShards`. */
 export function shardOf(rootKey: number, shards: number): number {
   return rootKey % shards;
@@ -141,7 +158,7 @@ export async function initStore(store: ClickHouseStore): Promise<{ created: bool
     for (const node of on === 'every host' ? store.nodes : [store.coordinator]) await store.command(sql, node);
   }
   if (before === null || before < STORE_SCHEMA_VERSION) {
-    await store.insert(store.coordinator, 'schema_version', [{ version: STORE_SCHEMA_VERSION, at: nowSeconds() }]);
+    await store.insert(store.coordinator, 'schema_version', [{ version: STORE_SCHEMA_VERSION, at: clickhouseDateTime() }]);
   }
   return { created: before === null, version: STORE_SCHEMA_VERSION };
 }
@@ -163,7 +180,7 @@ export async function requireSchema(store: ClickHouseStore): Promise<void> {
   }
 }
 
-/** ClickHouse's DateTime in JSONEachRow: 'YYYY-MM-DD hh:mm:ss' (18.16 reads no ISO 'T'/'Z'). */
-export function nowSeconds(): string {
-  return new Date().toISOString().slice(0, 19).replace('T', ' ');
+/** ClickHouse's DateTime in UTC: 'YYYY-MM-DD hh:mm:ss' (18.16 reads no ISO 'T'/'Z'). */
+export function clickhouseDateTime(date = new Date()): string {
+  return date.toISOString().slice(0, 19).replace('T', ' ');
 }

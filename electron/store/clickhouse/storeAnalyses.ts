@@ -19,7 +19,7 @@ import { recoveryOfCounts } from '../../analysis/errorRecovery.ts';
 import { budgetModesOf, usageRatioOf, type Acc } from '../../analysis/controllerAnalyses.ts';
 import { liftCells, liftTable } from '../../analysis/lift.ts';
 import type { ClickHouseStore } from './connection.ts';
-import { visibleImports } from './schema.ts';
+import { visibleRows } from './schema.ts';
 
 export interface Selection {
   runs?: string[];
@@ -40,7 +40,7 @@ async function selectionFilter(store: ClickHouseStore, sel: Selection): Promise<
   if (runs || sel.split !== undefined) {
     const known = await store.query<{ run: string; splits: (string | null)[] }>(
       `SELECT run, groupUniqArray(split) AS splits FROM ${store.table('episodes')}
-       WHERE import_id ${store.globalIn} (${visibleImports(store)}) GROUP BY run`,
+       WHERE ${visibleRows(store)} GROUP BY run`,
     );
     if (runs) {
       const names = new Set(known.map((r) => r.run));
@@ -61,7 +61,12 @@ async function selectionFilter(store: ClickHouseStore, sel: Selection): Promise<
   return { sql: parts.length ? parts.join(' AND ') : '1', params };
 }
 
-const visible = (store: ClickHouseStore): string => `import_id ${store.globalIn} (${visibleImports(store)})`;
+const visible = visibleRows;
+
+/** The runs with an episode in the selection (each gets a group, as in the typed-array path, even with nothing to count). */
+async function selectedRuns(store: ClickHouseStore, f: { sql: string; params: Record<string, unknown> }): Promise<{ run: string }[]> {
+  return store.query<{ run: string }>(`SELECT DISTINCT run FROM ${store.table('episodes')} WHERE ${visible(store)} AND ${f.sql}`, f.params);
+}
 
 /** Each session once, at its root: its run, split, score and success, and its cost with its subagents'. */
 function sessions(store: ClickHouseStore): string {
@@ -138,8 +143,7 @@ export async function errorRecoveryOnStore(store: ClickHouseStore, options: Sele
      FROM ${store.table('turns')} WHERE ${visible(store)} AND ${f.sql} AND severity > 0 AND next_severity IS NOT NULL GROUP BY run`,
     f.params,
   );
-  // Every selected run gets a group, n = 0 when it has no error turn, as in the typed-array path.
-  const runs = await store.query<{ run: string }>(`SELECT DISTINCT run FROM ${store.table('episodes')} WHERE ${visible(store)} AND ${f.sql}`, f.params);
+  const runs = await selectedRuns(store, f);
   const counts = new Map(rows.map((r) => [r.run, r]));
   return recoveryOfCounts(runs.map(({ run }) => {
     const r = counts.get(run);
@@ -203,7 +207,7 @@ export async function budgetModesOnStore(store: ClickHouseStore, options: Select
 
 export async function usageRatioOnStore(store: ClickHouseStore, options: Selection & { rho?: Record<string, number> }): Promise<UsageRatioResult> {
   const f = await selectionFilter(store, options);
-  const runs = await store.query<{ run: string }>(`SELECT DISTINCT run FROM ${store.table('episodes')} WHERE ${visible(store)} AND ${f.sql}`, f.params);
+  const runs = await selectedRuns(store, f);
   const calls = await store.query<{ run: string; model: string; k: string }>(
     `SELECT run, model, count() AS k FROM ${store.table('turns')} WHERE ${visible(store)} AND ${f.sql} GROUP BY run, model ORDER BY run, model`,
     f.params,

@@ -4,7 +4,7 @@
  * run without a total, `known_cost` being the lower bound; an unknown outcome is left out of the success rate).
  */
 import type { ClickHouseStore } from './connection.ts';
-import { requireSchema, visibleImports } from './schema.ts';
+import { requireSchema, visibleImports, visibleRows } from './schema.ts';
 
 export interface StoreRunInfo {
   name: string;
@@ -24,7 +24,7 @@ export interface StoreRunInfo {
 
 export async function storeInfo(store: ClickHouseStore): Promise<StoreRunInfo[]> {
   await requireSchema(store);
-  const visible = `import_id ${store.globalIn} (${visibleImports(store)})`;
+  const visible = visibleRows(store);
   const runs = await store.query<Record<string, string>>(
     `SELECT run, countIf(episode_key = root_key) AS sessions, countIf(episode_key != root_key) AS children,
        sum(n_turns) AS turn_count, sum(total_cost) AS known, sum(unpriced_turns) AS unpriced,
