@@ -57,8 +57,10 @@ export class InspectorPage {
   }
 
   /** The episode shown, by database id. */
-  async episodeShown(): Promise<number> {
-    return Number(await this.view.getAttribute('data-episode-id'));
+  /** The episode the inspector shows, or null while it has none (between two episodes the attribute is absent). */
+  async episodeShown(): Promise<number | null> {
+    const value = await this.view.getAttribute('data-episode-id');
+    return value === null ? null : Number(value);
   }
 
   button(name: 'prev-turn' | 'next-turn' | 'prev-error' | 'next-error' | 'next-switch' | 'prev-episode' | 'next-episode'): Locator {
