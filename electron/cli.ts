@@ -31,7 +31,7 @@ import { compareCommands } from './cliCompare.ts';
 import { exportDataCommands } from './cliExportData.ts';
 import { showAnalysis, showRunsInfo, showTables } from './cliAnalysisText.ts';
 import { analyzeOnStore, importIntoStore, infoOfStore, STORE_AWARE, STORE_OPTION, storeCommands } from './cliStore.ts';
-import { StoreError, storeUrlOf, StoreUrlError } from './store/storeUrl.ts';
+import { describeStore, StoreError, storeUrlOf, StoreUrlError } from './store/storeUrl.ts';
 import { replayCommands } from './cliReplay.ts';
 import { exportCommands } from './cliExport.ts';
 import { analyzeEstimator, ESTIMATOR_ANALYSES, ESTIMATOR_ANALYSIS_OPTIONS, ESTIMATOR_ANALYSIS_USAGE } from './cliAnalyzeEstimator.ts';
@@ -301,13 +301,15 @@ const baseCommands: Record<string, Command> = {
 
   serve: {
     summary: 'serve the app to a browser on 127.0.0.1 (with an access token)',
-    usage: 'routelens serve --db FILE [--port P]',
-    options: { db: { type: 'string' }, port: { type: 'string' } },
+    usage: 'routelens serve --db FILE|--store URL [--port P]\n' +
+      '  --store: Runs, Episodes, the inspector, the analyses and figure export read a ClickHouse store (docs/scale-out.md)',
+    options: { db: { type: 'string' }, ...STORE_OPTION, port: { type: 'string' } },
     async run(values) {
       const port = values.port === undefined ? 0 : Number(values.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be a number from 0 to 65535');
-      const server = await startServer({ dbPath: requireDb(values), port });
-      out(`RouteLens is serving ${String(values.db)} at ${server.url}`);
+      const store = storeUrlOf(values);
+      const server = await startServer(store ? { store, port } : { dbPath: requireDb(values), port });
+      out(`RouteLens is serving ${store ? describeStore(store) : String(values.db)} at ${server.url}`);
       out('Open that URL in a browser (it carries this launch\'s access token). Ctrl+C stops.');
       await new Promise<void>((resolveStop) => {
         const stop = (): void => void server.close().then(resolveStop);

@@ -69,9 +69,18 @@ export function showAnalysis<A extends StoreAnalysis>(id: A[0], result: A[1], js
   }
 }
 
+const RUNS_INFO_FIELDS = [
+  'name', 'format', 'episodes', 'child_episodes', 'turns', 'models', 'total_cost', 'known_cost', 'unpriced_turns', 'unpriced_episodes',
+  'success_rate', 'unknown_outcome', 'splits',
+] as const;
+export type RunsInfoLine = Pick<StoreRunInfo, (typeof RUNS_INFO_FIELDS)[number]>;
+
 /** `routelens info`: the same lines and JSON for a SQLite database and a ClickHouse store. */
-export function showRunsInfo(runs: StoreRunInfo[], json: boolean): number {
-  if (json) return print({ runs });
+export function showRunsInfo(runs: RunsInfoLine[], json: boolean): number {
+  if (json) {
+    // The same fields from either store, in one order (the store's richer rows feed the window too).
+    return print({ runs: runs.map((r) => Object.fromEntries(RUNS_INFO_FIELDS.map((k) => [k, r[k]]))) });
+  }
   if (runs.length === 0) {
     out('no runs yet: routelens import PATH --db FILE');
     return 0;

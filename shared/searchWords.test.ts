@@ -15,5 +15,7 @@ describe('search words', () => {
     expect(searchMatches('testing test', ['test', 'testing']).map((r) => r.end - r.start)).toEqual([7, 4]);
     expect(searchMatches('Überprüfung', ['über'])).toEqual([{ start: 0, end: 4 }]);
     expect(searchMatches('anything', [])).toEqual([]);
+    // As FTS5 tokenises: an underscore separates words.
+    expect(searchMatches('some_error', ['error'])).toEqual([{ start: 5, end: 10 }]);
   });
 });

@@ -21,7 +21,8 @@ export function searchMatches(text: string, words: readonly string[]): { start: 
   if (words.length === 0 || text === '') return [];
   // Longest first, so `test` and `testing` both typed mark the whole `testing`.
   const alternatives = [...new Set(words)].sort((a, b) => b.length - a.length).map((w) => w.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&'));
-  const pattern = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${alternatives.join('|')})`, 'giu');
+  // `_` ends a word, as in FTS5's unicode61 tokenizer: `some_error` holds the word `error`.
+  const pattern = new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives.join('|')})`, 'giu');
   const out: { start: number; end: number }[] = [];
   for (const m of text.matchAll(pattern)) out.push({ start: m.index, end: m.index + m[0].length });
   return out;

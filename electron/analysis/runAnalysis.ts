@@ -56,9 +56,9 @@ function onlyModel(db: Db, run: string): string | null {
  * Side-by-side panels: each named run (in name order) with something to draw, at most SIDE_BY_SIDE_MAX of
  * them, computed one by one so runs past the cap cost nothing; none unless at least two have data.
  */
-function sideBySide<T>(
-  names: string[], compute: (run: string) => T | null, minPanels = 2,
-): { by_run?: (T & { run: string })[]; by_run_omitted?: string[] } {
+export async function sideBySide<T>(
+  names: string[], compute: (run: string) => T | null | Promise<T | null>, minPanels = 2,
+): Promise<{ by_run?: (T & { run: string })[]; by_run_omitted?: string[] }> {
   const shown: (T & { run: string })[] = [];
   const omitted: string[] = [];
   for (const run of names) {
@@ -66,7 +66,7 @@ function sideBySide<T>(
       omitted.push(run);
       continue;
     }
-    const value = compute(run);
+    const value = await compute(run);
     if (value !== null) shown.push({ run, ...value });
   }
   if (shown.length < minPanels) return {};
@@ -90,7 +90,7 @@ function roundTurns(db: Db, episodeId: number, result: PlanDagEpisodeResult): Pl
   return { ...result, rounds: result.rounds.map((r) => ({ ...r, turn: byRound.get(r.round) ?? null })) };
 }
 
-function compute(db: Db, request: AnalysisRequest): AnalysisResponse | Promise<AnalysisResponse> {
+async function compute(db: Db, request: AnalysisRequest): Promise<AnalysisResponse> {
   const runs = request.runs && request.runs.length > 0 ? request.runs : undefined;
   const split = request.split;
   const named = (): string[] => namedRuns(db, runs, split);
@@ -117,7 +117,7 @@ function compute(db: Db, request: AnalysisRequest): AnalysisResponse | Promise<A
       const single = names.map((run) => ({ run, model: onlyModel(db, run) }));
       const several = single.filter((r) => r.model === null).map((r) => r.run);
       const one = single.filter((r): r is { run: string; model: string } => r.model !== null);
-      const panels = sideBySide(several, (run) => ({ cells: liftAnalysis(db, { runs: [run], split, minCount }).cells }), 1);
+      const panels = await sideBySide(several, (run) => ({ cells: liftAnalysis(db, { runs: [run], split, minCount }).cells }), 1);
       return {
         request: { ...request, id: 'lift' },
         result: { ...result, ...panels, ...(one.length ? { by_run_single_model: one } : {}) },
@@ -133,7 +133,7 @@ function compute(db: Db, request: AnalysisRequest): AnalysisResponse | Promise<A
       return { request: { ...request, id: 'pareto' }, result: paretoAnalysis(db, { runs, split, reference: request.reference }) };
     case 'budget-modes': {
       const result = budgetModesAnalysis(db, { runs, split });
-      const each = sideBySide(named(), (run) => {
+      const each = await sideBySide(named(), (run) => {
         const modes = budgetModesAnalysis(db, { runs: [run], split }).modes;
         return modes.length > 0 ? { modes } : null;
       });
@@ -143,7 +143,7 @@ function compute(db: Db, request: AnalysisRequest): AnalysisResponse | Promise<A
       return { request: { ...request, id: 'usage-ratio' }, result: usageRatioAnalysis(db, { runs, split, rho: request.rho }) };
     case 'confusion': {
       const result = confusionAnalysis(db, { runs, split });
-      const each = sideBySide(named(), (run) => {
+      const each = await sideBySide(named(), (run) => {
         const tables = confusionAnalysis(db, { runs: [run], split });
         return tables.routing.length > 0 || Object.values(tables.verification).some((k) => k > 0) ? tables : null;
       });

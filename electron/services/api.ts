@@ -7,16 +7,15 @@ import {
   type EpisodeDetail,
   type ModelInfo,
   type RouteLensApi,
-  type TurnDetail,
 } from '../../shared/api.ts';
-import { z } from 'zod';
-import { ToolCall } from '../../shared/canonical.ts';
-import { severityFromLevel } from '../../shared/formulas.ts';
 import { episodeTargets } from '../analysis/targets.ts';
+import { turnDetails } from './turnDetails.ts';
 import { existsSync } from 'node:fs';
 import { openDatabase, SchemaError, schemaVersion, type Db } from '../db/database.ts';
 import { episodeRowById, findEpisodeIds, listRuns, queryEpisodes } from '../db/episodeQueries.ts';
-import { candidatesOfEpisode, childrenOfEpisode, episodeMeta, errorsOfEpisode, turnsOfEpisode } from '../db/turnQueries.ts';
+import {
+  candidatesOfEpisode, childrenOfEpisode, episodeMeta, errorsOfEpisode, turnsOfEpisode, 
+} from '../db/turnQueries.ts';
 import { InputError, NotFoundError } from './dispatch.ts';
 import { estimatorServices } from './estimatorService.ts';
 import { ImportJobs, UploadPathError } from './importJobs.ts';
@@ -39,52 +38,7 @@ export function episodeDetail(db: Db, episodeId: number): EpisodeDetail {
   const row = episodeRowById(db, episodeId);
   const meta = episodeMeta(db, episodeId);
   if (!row || !meta) throw new NotFoundError(`no episode with id ${episodeId}`);
-  const errors = errorsOfEpisode(db, episodeId);
-  const candidates = candidatesOfEpisode(db, episodeId);
-  const targets = episodeTargets(db, episodeId).turns;
-  let cumulative: number | null = 0;
-  const turns: TurnDetail[] = turnsOfEpisode(db, episodeId).map((t, i) => {
-    const known = t.cost_source !== 'none';
-    if (cumulative !== null) cumulative = known ? cumulative + t.cost : null;
-    const detail = parseTurnDetail(t.detail);
-    return {
-      id: t.id,
-      t: t.t,
-      model: t.model,
-      switched: t.switched === 1,
-      action_type: t.action_type,
-      tool: t.tool,
-      action: t.action,
-      observation: t.observation,
-      tokens_in: t.tokens_in,
-      tokens_out: t.tokens_out,
-      tokens_cached: t.tokens_cached,
-      tokens_cache_write: t.tokens_cache_write,
-      tokens_reasoning: t.tokens_reasoning,
-      cost: known ? t.cost : null,
-      cost_source: t.cost_source,
-      cumulative_cost: cumulative,
-      role: t.role,
-      reasoning: detail.reasoning,
-      message: detail.message,
-      tool_calls: detail.tool_calls,
-      notes: detail.notes,
-      timestamp: detail.timestamp,
-      latency_ms: t.latency_ms,
-      propensity: t.propensity,
-      candidates: Object.fromEntries(candidates.filter((c) => c.turn_id === t.id).map((c) => [c.model, c.score])),
-      router:
-        t.greedy_model === null && t.was_greedy === null && t.beta === null
-          ? null
-          : { greedy_model: t.greedy_model, was_greedy: t.was_greedy === null ? null : t.was_greedy === 1, beta: t.beta },
-      errors: errors
-        .filter((e) => e.turn_id === t.id)
-        .map((e) => ({ type: e.type, severity: severityFromLevel(e.severity) ?? 'low', source: e.source })),
-      max_severity: severityFromLevel(t.max_severity),
-      s_tilde: targets[i]?.s_tilde ?? null,
-      penalty: targets[i]?.penalty ?? null,
-    };
-  });
+  const turns = turnDetails(turnsOfEpisode(db, episodeId), errorsOfEpisode(db, episodeId), candidatesOfEpisode(db, episodeId), episodeTargets(db, episodeId).turns);
   return {
     episode: {
       ...row,
@@ -113,32 +67,6 @@ export function episodeDetail(db: Db, episodeId: number): EpisodeDetail {
       total_cost: c.unpriced_turns > 0 ? null : c.total_cost,
       models: c.models ? (JSON.parse(c.models) as string[]) : [],
     })),
-  };
-}
-
-const TurnDetailExtra = z.object({
-  reasoning: z.string().optional(),
-  message: z.string().optional(),
-  tool_calls: z.array(ToolCall).optional(),
-  notes: z.array(z.string()).optional(),
-  timestamp: z.string().optional(),
-});
-
-/** turn_text.detail as written by the episode writer; a damaged value reads as no detail rather than failing the episode. */
-function parseTurnDetail(text: string | null): Pick<TurnDetail, 'reasoning' | 'message' | 'tool_calls' | 'notes' | 'timestamp'> {
-  const none = { reasoning: null, message: null, tool_calls: [], notes: [], timestamp: null };
-  if (!text) return none;
-  const parsed = TurnDetailExtra.safeParse((() => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return null;
-    }
-  })());
-  if (!parsed.success) return none;
-  const d = parsed.data;
-  return {
-    reasoning: d.reasoning ?? null, message: d.message ?? null, tool_calls: d.tool_calls ?? [], notes: d.notes ?? [], timestamp: d.timestamp ?? null,
   };
 }
 

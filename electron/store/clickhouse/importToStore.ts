@@ -22,9 +22,15 @@ export const DEFAULT_BATCH_ROWS = 100_000;
 export const DEFAULT_BATCH_BYTES = 16 * 2 ** 20;
 const KEYS_PER_QUERY = 10_000;
 
-/** A fresh import id: time-ordered, random in its low bits, below 2^53 until the year 2248. */
+let lastImportId = 0;
+
+/**
+ * A fresh import id: time-ordered (within this process strictly increasing, so files keep their import order,
+ * which the Episodes list and a run's first file go by), random in its low bits, below 2^53 until the year 2248.
+ */
 export function newImportId(): number {
-  return Date.now() * 1024 + Math.floor(Math.random() * 1024);
+  lastImportId = Math.max(lastImportId + 1, Date.now() * 1024 + Math.floor(Math.random() * 1024));
+  return lastImportId;
 }
 
 interface PendingFile {

@@ -11,7 +11,11 @@
  */
 import { StoreError, type ClickHouseStore } from './connection.ts';
 
-export const STORE_SCHEMA_VERSION = 1;
+/**
+ * 2: episodes gained parent_t, expected_steps and policy_name (the inspector's header) and file_ord (the order of
+ * the episodes in their file, the Episodes list's default), added by `store init`.
+ */
+export const STORE_SCHEMA_VERSION = 2;
 
 /** Sharded tables: columns and sort key. `root_key` is the sharding key. */
 const SHARDED: Record<string, { columns: string; orderBy: string }> = {
@@ -23,7 +27,8 @@ const SHARDED: Record<string, { columns: string; orderBy: string }> = {
       total_cost Float64, cost_known UInt8, unpriced_turns UInt32, n_turns UInt32, n_switches UInt32, n_errors UInt32,
       budget_mode Nullable(String), budget_usd Nullable(Float64), max_turns Nullable(Int32), train_step Nullable(Int32),
       exit_reason Nullable(String), kind Nullable(String), agent Nullable(String), parent_ext_id Nullable(String),
-      started_at Nullable(String), task_text Nullable(String), system_prompt Nullable(String), behaviour_mode Nullable(String)`,
+      started_at Nullable(String), task_text Nullable(String), system_prompt Nullable(String), behaviour_mode Nullable(String),
+      parent_t Nullable(Int32), expected_steps Nullable(Int32), policy_name Nullable(String), file_ord UInt32`,
     orderBy: '(run, episode_key)',
   },
   turns: {
@@ -157,10 +162,45 @@ export async function initStore(store: ClickHouseStore): Promise<{ created: bool
   for (const { on, sql } of ddlStatements(store.database, store.cluster)) {
     for (const node of on === 'every host' ? store.nodes : [store.coordinator]) await store.command(sql, node);
   }
+  if (before !== null && before < STORE_SCHEMA_VERSION) await addMissingColumns(store);
   if (before === null || before < STORE_SCHEMA_VERSION) {
     await store.insert(store.coordinator, 'schema_version', [{ version: STORE_SCHEMA_VERSION, at: clickhouseDateTime() }]);
   }
   return { created: before === null, version: STORE_SCHEMA_VERSION };
+}
+
+/** `name Type` pairs of a table definition (types hold no commas at the top level). */
+function columnsOf(def: string): { name: string; type: string }[] {
+  const out: { name: string; type: string }[] = [];
+  let depth = 0;
+  let part = '';
+  for (const ch of `${def},`) {
+    if (ch === '(') depth++;
+    if (ch === ')') depth--;
+    if (ch === ',' && depth === 0) {
+      const m = /^\s*(\w+)\s+(.+?)\s*$/s.exec(part);
+      if (m) out.push({ name: m[1] as string, type: (m[2] as string).replace(/\s+/g, ' ') });
+      part = '';
+    } else part += ch;
+  }
+  return out;
+}
+
+/**
+ * The migration of an older store: every column this version's tables have and the store's lack is added, at the
+ * end, to each shard's local table and to the Distributed table (rows written before read them as NULL).
+ */
+async function addMissingColumns(store: ClickHouseStore): Promise<void> {
+  const missingIn = async (table: string, node: ClickHouseStore['coordinator'], def: string) => {
+    const have = new Set((await store.query<{ name: string }>(
+      'SELECT name FROM system.columns WHERE database = {d:String} AND table = {t:String}', { d: store.database, t: table }, node,
+    )).map((r) => r.name));
+    for (const c of columnsOf(def)) if (!have.has(c.name)) await store.command(`ALTER TABLE ${store.database}.${table} ADD COLUMN ${c.name} ${c.type}`, node);
+  };
+  for (const [name, def] of Object.entries(SHARDED)) {
+    for (const node of store.nodes) await missingIn(`${name}_local`, node, def.columns);
+    if (store.cluster) await missingIn(name, store.coordinator, def.columns);
+  }
 }
 
 /** The store's schema version, or null when it has none (not initialised). */

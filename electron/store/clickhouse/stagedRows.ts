@@ -32,7 +32,8 @@ export interface SessionIndex {
 export const COLUMNS = {
   episodes: ['import_id', 'episode_key', 'root_key', 'run', 'ext_id', 'task_id', 'task_type', 'task_category', 'split', 'difficulty', 'difficulty_num',
     'final_score', 'score_norm', 'success', 'expert_call', 'total_cost', 'cost_known', 'unpriced_turns', 'n_turns', 'n_switches', 'n_errors', 'budget_mode', 'budget_usd', 'max_turns',
-    'train_step', 'exit_reason', 'kind', 'agent', 'parent_ext_id', 'started_at', 'task_text', 'system_prompt', 'behaviour_mode'],
+    'train_step', 'exit_reason', 'kind', 'agent', 'parent_ext_id', 'started_at', 'task_text', 'system_prompt', 'behaviour_mode',
+    'parent_t', 'expected_steps', 'policy_name', 'file_ord'],
   turns: ['import_id', 'episode_key', 'root_key', 'run', 'split', 'is_child', 'episode_success', 'episode_turn_costs_known', 'episode_difficulty', 'pos', 't', 'model',
     'prev_model', 'switched', 'next_switched', 'severity', 'next_severity', 'category', 'action_type', 'tool', 'tokens_in', 'tokens_out', 'tokens_cached',
     'tokens_cache_write', 'tokens_reasoning', 'cost', 'cost_source', 'cum_cost', 'latency_ms', 'propensity', 'error_mask', 'verdict', 'verify_correct',
@@ -162,6 +163,7 @@ export interface FileSummary {
 export async function stagedRows(staging: Db, sourceId: number, importId: number, index: SessionIndex, sink: RowSink): Promise<FileSummary> {
   const episodes = staging
     .prepare(`SELECT e.*, r.name AS run, r.source_format, r.source_path, r.policy_name, r.policy_kind, x.task_text, x.system_prompt,
+        x.policy_name AS episode_policy,
         -- A turn on another model than the episode's first: the controller called an expert (budget-modes).
         EXISTS (SELECT 1 FROM turns t2 WHERE t2.episode_id = e.id AND t2.model_id !=
           (SELECT t3.model_id FROM turns t3 WHERE t3.episode_id = e.id ORDER BY t3.t, t3.id LIMIT 1)) AS expert_call
@@ -187,7 +189,7 @@ export async function stagedRows(staging: Db, sourceId: number, importId: number
       importId, s.key, s.rootKey, e.run, e.ext_id, e.task_id, e.task_type, e.task_category, s.split, e.difficulty, difficulty,
       e.final_score, e.score_norm, e.success, e.expert_call, e.total_cost, Number(e.unpriced_turns) > 0 ? 0 : 1, e.unpriced_turns, e.n_turns, e.n_switches, e.n_errors,
       e.budget_mode, e.budget_usd, e.max_turns, e.train_step, e.exit_reason, e.kind, e.agent, e.parent_ext_id, e.started_at, e.task_text, e.system_prompt,
-      modes(e.id),
+      modes(e.id), e.parent_t, e.expected_steps, e.episode_policy ?? e.policy_name, e.id,
     ]));
     if (sink.full()) await sink.flush();
   }

@@ -264,7 +264,6 @@ export async function confusionOnStore(store: ClickHouseStore, options: Selectio
   };
 }
 
-/** The episode's turns, fetched alone (by its sorting key): S̃_t and penalty as the import wrote them, and its errors. */
 /** One episode by its log id (and run): its key and run, or the same refusals as the SQLite path. */
 async function oneEpisode(store: ClickHouseStore, extId: string, run?: string): Promise<{ k: number; run: string; mode: string | null }> {
   const hits = await store.query<{ episode_key: string; run: string; behaviour_mode: string | null }>(
@@ -277,6 +276,7 @@ async function oneEpisode(store: ClickHouseStore, extId: string, run?: string): 
   return { k: Number(hit.episode_key), run: hit.run, mode: hit.behaviour_mode };
 }
 
+/** The episode's turns, fetched alone (by its sorting key): S̃_t and penalty as the import wrote them, and its errors. */
 export async function targetsOnStore(store: ClickHouseStore, extId: string, run?: string): Promise<TargetsResult> {
   const { mode: _mode, ...key } = await oneEpisode(store, extId, run);
   const turns = await store.query<{ pos: number; t: number; s_tilde: number | null; penalty: number }>(

@@ -18,7 +18,13 @@ export interface StoreRunInfo {
   unpriced_turns: number;
   unpriced_episodes: number;
   success_rate: number | null;
+  mean_score_norm: number | null;
   unknown_outcome: number;
+  priced_turns: number;
+  source_path: string | null;
+  policy_name: string | null;
+  /** When the run's first file completed ('YYYY-MM-DD hh:mm:ss', UTC). */
+  imported_at: string;
   splits: Record<string, number>;
 }
 
@@ -30,14 +36,21 @@ export async function storeInfo(store: ClickHouseStore): Promise<StoreRunInfo[]>
        sum(n_turns) AS turn_count, sum(total_cost) AS known, sum(unpriced_turns) AS unpriced,
        uniqExactIf(root_key, unpriced_turns > 0) AS unpriced_sessions,
        countIf(episode_key = root_key AND success IS NULL) AS no_outcome,
-       countIf(episode_key = root_key AND success = 1) AS ok
+       countIf(episode_key = root_key AND success = 1) AS ok,
+       sumIf(score_norm, episode_key = root_key AND score_norm IS NOT NULL) AS score,
+       countIf(episode_key = root_key AND score_norm IS NOT NULL) AS scored
      FROM ${store.table('episodes')} WHERE ${visible} GROUP BY run ORDER BY run`,
   );
-  const formats = new Map((await store.query<{ run: string; format: string }>(
-    `SELECT run, any(source_format) AS format FROM ${store.database}.runs WHERE import_id IN (${visibleImports(store)}) GROUP BY run`,
-  )).map((r) => [r.run, r.format]));
-  const models = await store.query<{ run: string; model: string }>(
-    `SELECT run, model, count() AS n FROM ${store.table('turns')} WHERE ${visible} GROUP BY run, model ORDER BY n DESC, model`,
+  const sources = new Map((await store.query<{ run: string; format: string; path: string; policy: string | null; at: string }>(
+    `SELECT run, argMin(source_format, import_id) AS format, argMin(source_path, import_id) AS path,
+       argMin(ifNull(policy_name, ''), import_id) AS policy, min(at) AS at
+     FROM ${store.database}.runs ANY INNER JOIN
+       (SELECT import_id, min(at) AS at FROM ${store.database}.imports WHERE event = 'completed' GROUP BY import_id) USING import_id
+     WHERE import_id IN (${visibleImports(store)}) GROUP BY run`,
+  )).map((r) => [r.run, r]));
+  const models = await store.query<{ run: string; model: string; priced: string }>(
+    `SELECT run, model, count() AS n, countIf(cost_source = 'priced') AS priced FROM ${store.table('turns')} WHERE ${visible}
+     GROUP BY run, model ORDER BY n DESC, model`,
   );
   const splits = await store.query<{ run: string; split: string; n: string }>(
     `SELECT run, split, count() AS n FROM ${store.table('episodes')} WHERE ${visible} AND episode_key = root_key AND split IS NOT NULL
@@ -45,18 +58,25 @@ export async function storeInfo(store: ClickHouseStore): Promise<StoreRunInfo[]>
   );
   return runs.map((r) => {
     const known = Number(r.sessions) - Number(r.no_outcome);
+    const source = sources.get(r.run as string);
+    const mine = models.filter((m) => m.run === r.run);
     return {
       name: r.run as string,
-      format: formats.get(r.run as string) ?? '',
+      format: source?.format ?? '',
+      source_path: source?.path || null,
+      policy_name: source?.policy || null, // argMin skips NULLs: the first file's NULL is ''
+      imported_at: source?.at ?? '',
       episodes: Number(r.sessions),
       child_episodes: Number(r.children),
       turns: Number(r.turn_count),
-      models: models.filter((m) => m.run === r.run).map((m) => m.model),
+      models: mine.map((m) => m.model),
+      priced_turns: mine.reduce((a, m) => a + Number(m.priced), 0),
       total_cost: Number(r.unpriced_sessions) > 0 ? null : Number(r.known),
       known_cost: Number(r.known),
       unpriced_turns: Number(r.unpriced),
       unpriced_episodes: Number(r.unpriced_sessions),
       success_rate: known > 0 ? Number(r.ok) / known : null,
+      mean_score_norm: Number(r.scored) > 0 ? Number(r.score) / Number(r.scored) : null,
       unknown_outcome: Number(r.no_outcome),
       splits: Object.fromEntries(splits.filter((s) => s.run === r.run).map((s) => [s.split, Number(s.n)])),
     };

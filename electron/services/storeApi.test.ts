@@ -1,0 +1,196 @@
+/**
+ * The window's API on a ClickHouse store (a real 2-shard cluster, test/clickhouseCluster.ts) against the same API
+ * on SQLite with the same files imported: runs, models, every sort and filter of the Episodes list with paging,
+ * text search and where it matched, whole episodes (subagents, errors, candidates, plans), every analysis the
+ * store answers and a figure file. Ids differ by design (keys on the store); everything a user reads is equal.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EPISODE_SORT_COLUMNS, type EpisodeDetail, type EpisodeRow, type RouteLensApi } from '../../shared/api.ts';
+import { ANALYSIS_IDS } from '../../shared/analysisResults.ts';
+import { openDatabase, type Db } from '../db/database.ts';
+import { importPaths } from '../importers/pipeline.ts';
+import { simulateToFile } from '../../fixtures/simulator/index.ts';
+import { clickhouseSkipReason, startTestCluster, type TestCluster } from '../../test/clickhouseCluster.ts';
+import { expectClose } from '../../test/expectClose.ts';
+import { parseStoreUrl } from '../store/storeUrl.ts';
+import { ClickHouseStore } from '../store/clickhouse/connection.ts';
+import { initStore } from '../store/clickhouse/schema.ts';
+import { importToStore } from '../store/clickhouse/importToStore.ts';
+import { createApi } from './api.ts';
+import { dispatch } from './dispatch.ts';
+import { createStoreApi } from './storeApi.ts';
+
+const skip = clickhouseSkipReason();
+if (skip) console.log(skip);
+
+/** The store keeps turn costs and normalised scores as float32, as the columnar cache does. */
+const FLOAT32 = 1e-6;
+
+/** What a user reads of a row: everything but the store-specific ids. */
+function shown(row: EpisodeRow): Omit<EpisodeRow, 'id' | 'run_id'> {
+  const { id: _id, run_id: _run, ...rest } = row;
+  return rest;
+}
+
+function shownDetail(d: EpisodeDetail): unknown {
+  return {
+    episode: { ...shown(d.episode), parent: d.episode.parent && { ext_id: d.episode.parent.ext_id, t: d.episode.parent.t, found: d.episode.parent.id !== null } },
+    turns: d.turns.map(({ id: _id, ...t }) => t),
+    children: d.children.map(({ id: _id, ...c }) => c),
+  };
+}
+
+describe.skipIf(skip !== null)('the API on a ClickHouse store answers as on SQLite', () => {
+  let cluster: TestCluster;
+  let store: ClickHouseStore;
+  let db: Db;
+  let dir: string;
+  let lite: RouteLensApi;
+  let ch: RouteLensApi;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'routelens-chapi-'));
+    cluster = await startTestCluster(2);
+    store = new ClickHouseStore(parseStoreUrl(cluster.url('routelens')));
+    await initStore(store);
+    const sw = join(dir, 'sw.jsonl');
+    const uno = join(dir, 'uno.jsonl');
+    await simulateToFile({ preset: 'scienceworld', episodes: 150, seed: 3, out: sw });
+    await simulateToFile({ preset: 'uno', episodes: 40, seed: 6, out: uno });
+    const files = [sw, uno, 'fixtures/samples/claude-code', 'fixtures/samples/swe-agent', 'fixtures/samples/mtrouter', 'fixtures/samples/mini-swe-agent', 'fixtures/samples/codex'];
+    db = openDatabase(join(dir, 'same.db'));
+    await importPaths(db, files);
+    await importToStore(store, files, { batchRows: 5_000 });
+    lite = createApi(db, ':memory:');
+    ch = await createStoreApi(store);
+  }, 240_000);
+
+  afterAll(async () => {
+    db?.close();
+    await store?.close();
+    await cluster?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lists the same runs with the same facts, and the same models in the same colour order', async () => {
+    // A run's source path: SQLite keeps its first file's, the store the first file still visible (the Codex sample's
+    // edited file replaces the unedited one).
+    const strip = (runs: Awaited<ReturnType<RouteLensApi['listRuns']>>) => runs.map(({ id: _id, imported_at: _at, source_path: _p, ...r }) => r);
+    const [a, b] = [await ch.listRuns({}), await lite.listRuns({})];
+    expectClose(strip(a), strip(b));
+    expect(a.every((r) => r.source_path !== null)).toBe(true);
+    expect(a.every((r) => /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/.test(r.imported_at))).toBe(true);
+    expect((await ch.listModels({})).map((m) => m.name)).toEqual((await lite.listModels({})).map((m) => m.name));
+    const info = await ch.dbInfo({});
+    const liteInfo = await lite.dbInfo({});
+    expect({ runs: info.runs, turns: info.turns }).toEqual({ runs: liteInfo.runs, turns: liteInfo.turns });
+    expect(info.path).toMatch(/^clickhouse:\/\//);
+  });
+
+  it('sorts every column both ways and pages the same episodes in the same order', async () => {
+    for (const sort of EPISODE_SORT_COLUMNS) {
+      for (const desc of [false, true]) {
+        for (const offset of [0, 120]) {
+          const q = { sort, desc, offset, limit: 60 };
+          const [a, b] = [await ch.queryEpisodes(q), await lite.queryEpisodes(q)];
+          expect(a.total, `${sort} ${desc}`).toBe(b.total);
+          expect(a.rows.map((r) => `${r.run}/${r.ext_id}`), `${sort} ${desc ? 'desc' : 'asc'} from ${offset}`).toEqual(b.rows.map((r) => `${r.run}/${r.ext_id}`));
+          expectClose(a.rows.map(shown), b.rows.map(shown), `$.${sort}`, FLOAT32);
+        }
+      }
+    }
+  });
+
+  it('filters by run, model and outcome as SQLite does', async () => {
+    const runsA = await ch.listRuns({});
+    const runsB = await lite.listRuns({});
+    const idIn = (runs: typeof runsA, names: string[]) => runs.filter((r) => names.includes(r.name)).map((r) => r.id);
+    const names = runsB.slice(0, 2).map((r) => r.name);
+    const models = (await lite.listModels({})).filter((m) => runsB.some((r) => r.models.includes(m.name))).slice(0, 2).map((m) => m.name);
+    for (const outcome of ['any', 'success', 'failure', 'unknown'] as const) {
+      for (const filter of [{}, { names }, { models }]) {
+        const qa = { outcome, limit: 5000, runIds: 'names' in filter ? idIn(runsA, names) : undefined, models: 'models' in filter ? models : undefined };
+        const qb = { ...qa, runIds: 'names' in filter ? idIn(runsB, names) : undefined };
+        const [a, b] = [await ch.queryEpisodes(qa), await lite.queryEpisodes(qb)];
+        expect(a.total, `${outcome} ${JSON.stringify(filter)}`).toBe(b.total);
+        expect(a.rows.map((r) => `${r.run}/${r.ext_id}`)).toEqual(b.rows.map((r) => `${r.run}/${r.ext_id}`));
+      }
+    }
+  });
+
+  it('searches the turns\' text: same episodes, same first matching turn, the words marked in the snippet', async () => {
+    for (const search of ['error', 'pytest', 'Traceback', 'def test', 'ls -la', 'no_such_word_anywhere', 'sw-0', '(']) {
+      const [a, b] = [await ch.queryEpisodes({ search, limit: 5000 }), await lite.queryEpisodes({ search, limit: 5000 })];
+      expect(a.total, search).toBe(b.total);
+      expect(a.rows.map((r) => `${r.run}/${r.ext_id}`), search).toEqual(b.rows.map((r) => `${r.run}/${r.ext_id}`));
+      a.rows.forEach((r, i) => {
+        const m = b.rows[i]?.match;
+        expect(r.match ? { t: r.match.t, index: r.match.index, turns: r.match.turns } : null, `${search} in ${r.ext_id}`).toEqual(
+          m ? { t: m.t, index: m.index, turns: m.turns } : null,
+        );
+        if (r.match) {
+          const marked = r.match.snippet.filter((p) => p.hit).map((p) => p.text.toLowerCase());
+          expect(marked.length, `${search} marked in ${r.ext_id}`).toBeGreaterThan(0);
+        }
+      });
+    }
+  });
+
+  it('opens every session whole: turns, text, errors, candidates, subagents and parents', async () => {
+    const [a, b] = [await ch.queryEpisodes({ limit: 5000 }), await lite.queryEpisodes({ limit: 5000 })];
+    const some = b.rows.filter((_r, i) => i % 7 === 0 || b.rows[i]?.n_errors);
+    for (const row of some) {
+      const mine = a.rows.find((r) => r.run === row.run && r.ext_id === row.ext_id) as EpisodeRow;
+      const [x, y] = [await ch.getEpisode({ id: mine.id }), await lite.getEpisode({ id: row.id })];
+      expectClose(shownDetail(x), shownDetail(y), `$.${row.ext_id}`, FLOAT32);
+      // Children (subagents) open by their own id, and name their parent.
+      for (const child of x.children) {
+        const opened = await ch.getEpisode({ id: child.id });
+        expect(opened.episode.parent?.id).toBe(mine.id);
+      }
+    }
+    const byExt = await ch.getEpisode({ ext_id: (b.rows[0] as EpisodeRow).ext_id, run: (b.rows[0] as EpisodeRow).run });
+    expect(byExt.episode.ext_id).toBe((b.rows[0] as EpisodeRow).ext_id);
+    const missing = await dispatch(ch, 'getEpisode', { id: 12345 });
+    expect(missing).toMatchObject({ ok: false, error: { kind: 'not_found' } });
+  });
+
+  it('answers every analysis the store holds as SQLite does, and says why for the two it does not', async () => {
+    const runs = (await lite.listRuns({})).map((r) => r.name);
+    const uno = (await lite.queryEpisodes({ runIds: (await lite.listRuns({})).filter((r) => r.format === 'uno').map((r) => r.id), limit: 1 })).rows[0];
+    for (const id of ANALYSIS_IDS) {
+      for (const request of [{ id }, { id, runs: runs.slice(0, 3) }]) {
+        const full = { ...request, ...(id === 'targets' || (id === 'plan-dag' && request.runs) ? { episode: uno?.ext_id, runs: [uno?.run as string] } : {}) };
+        const [a, b] = [await dispatch(ch, 'runAnalysis', full), await dispatch(lite, 'runAnalysis', full)];
+        if (id === 'calibration' || id === 'embeddings') {
+          expect(a).toMatchObject({ ok: false, error: { kind: 'input', message: expect.stringMatching(/estimator.*ClickHouse store.*--db/) } });
+          continue;
+        }
+        expect(a.ok, `${id}: ${JSON.stringify(a)}`).toBe(true);
+        expect(b.ok, `${id}: ${JSON.stringify(b)}`).toBe(true);
+        if (!a.ok || !b.ok) continue;
+        if (id === 'lift') {
+          // The store's interval is a Poisson bootstrap (docs/scale-out.md): the cells and point lifts are equal.
+          const cells = (v: unknown) => (v as { result: { cells: { model: string; category: string; n: number; lift: number }[] } }).result.cells
+            .map(({ model, category, n, lift }) => ({ model, category, n, lift }));
+          expectClose(cells(a.value), cells(b.value));
+          continue;
+        }
+        expectClose(a.value, b.value, `$.${id}`, FLOAT32);
+      }
+    }
+  });
+
+  it('exports a figure from the store, and refuses the calls it does not answer with the way out', async () => {
+    const svg = await ch.exportFigure({ request: { id: 'pareto' }, format: 'svg' });
+    expect(Buffer.from(svg.data_base64, 'base64').toString('utf8')).toMatch(/<svg[\s\S]*<\/svg>/);
+    expect(svg.filename).toMatch(/^pareto.*\.svg$/);
+    const refused = await dispatch(ch, 'compare', { a: { runIds: [1] }, b: { runIds: [2] } });
+    expect(refused.ok).toBe(false);
+    expect(JSON.stringify(refused)).toMatch(/SQLite database.*--db/);
+    expect(await ch.listEstimators({})).toMatchObject({ estimators: [], in_use: null });
+  });
+});

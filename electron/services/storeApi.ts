@@ -1,0 +1,87 @@
+/**
+ * The API contract over a ClickHouse store (DESIGN §2, second store): what `serve --store URL` answers. Runs, the
+ * Episodes list (sorted, filtered, paged and searched on the cluster), one episode on demand, the analyses and
+ * their figure files come from SQL on the shards; only aggregates and the page or episode asked for travel.
+ * What needs estimator scores, replay or writes from the window (import, training, scoring, compare, the policy
+ * lab) is not built on the store yet: those calls say so, as a user's error naming `--db`, and change nothing.
+ */
+import { EpisodeQuery, type RouteLensApi } from '../../shared/api.ts';
+import { ExportFigureRequest } from '../../shared/apiAnalysis.ts';
+import { modelColorFrom } from '../../shared/charts/context.ts';
+import { AnalysisInputError, AnalysisNotFoundError } from '../analysis/runAnalysis.ts';
+import { figureFile } from '../export/figureFile.ts';
+import type { ClickHouseStore } from '../store/clickhouse/connection.ts';
+import { requireSchema, schemaVersion, visibleRows } from '../store/clickhouse/schema.ts';
+import { runAnalysisOnStore } from '../store/clickhouse/storeAnalysisRequest.ts';
+import {
+  episodeDetailOnStore, findEpisodesOnStore, listModelsOnStore, listRunsOnStore, queryEpisodesOnStore,
+} from '../store/clickhouse/storeEpisodes.ts';
+import { InputError, NotFoundError } from './dispatch.ts';
+
+/** Calls a ClickHouse store does not answer yet, and what each needs. */
+const NOT_ON_STORE: Record<string, string> = {
+  startImport: 'importing from the window', importStatus: 'importing from the window',
+  compare: 'Compare', exportCompareFigure: 'Compare',
+  replay: 'the policy lab', policyDiff: 'the policy lab', episodePolicyChoices: 'the policy lab', exportFrontierFigure: 'the policy lab',
+  startEstimatorJob: 'training and scoring estimators', estimatorJobStatus: 'training and scoring estimators',
+  cancelEstimatorJob: 'training and scoring estimators', setEstimatorInUse: 'estimators', renameEstimator: 'estimators', whatIf: 'what-if',
+};
+
+/** The message a window shows for a call the store does not answer (one line, the way out included). */
+export function notOnStoreMessage(what: string): string {
+  return `${what} works on a SQLite database, not yet on a ClickHouse store: open one with --db FILE (import the logs there with \`routelens import\`)`;
+}
+
+async function answer<T>(f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (e) {
+    if (e instanceof AnalysisInputError) throw new InputError(e.message);
+    if (e instanceof AnalysisNotFoundError) throw new NotFoundError(e.message);
+    throw e;
+  }
+}
+
+export async function createStoreApi(store: ClickHouseStore): Promise<RouteLensApi> {
+  await requireSchema(store);
+  const count = async (sql: string): Promise<number> => Number((await store.query<{ n: string }>(sql))[0]?.n ?? 0);
+  const refuse = (name: string) => async () => {
+    throw new InputError(notOnStoreMessage(NOT_ON_STORE[name] ?? name));
+  };
+  const refused = Object.fromEntries(Object.keys(NOT_ON_STORE).map((name) => [name, refuse(name)])) as unknown as Pick<RouteLensApi, keyof typeof NOT_ON_STORE & keyof RouteLensApi>;
+  const api: RouteLensApi = {
+    ...refused,
+    dbInfo: async () => ({
+      path: store.shown,
+      runs: await count(`SELECT uniqExact(run) AS n FROM ${store.table('episodes')} WHERE ${visibleRows(store)}`),
+      episodes: await count(`SELECT count() AS n FROM ${store.table('episodes')} WHERE ${visibleRows(store)}`),
+      turns: await count(`SELECT count() AS n FROM ${store.table('turns')} WHERE ${visibleRows(store)}`),
+      schema_version: (await schemaVersion(store)) ?? 0,
+      // The ledger only grows (a completed, replaced or cleaned file adds an event), so its size moves with every change.
+      data_version: await count(`SELECT count() AS n FROM ${store.database}.imports`),
+    }),
+    listRuns: async () => listRunsOnStore(store),
+    listModels: async () => listModelsOnStore(store),
+    queryEpisodes: async (input) => queryEpisodesOnStore(store, EpisodeQuery.parse(input)),
+    getEpisode: async (input) => {
+      if ('id' in input) return episodeDetailOnStore(store, input.id);
+      const hits = await findEpisodesOnStore(store, input.ext_id, input.run);
+      if (hits.length === 0) throw new NotFoundError(`no episode "${input.ext_id}"${input.run ? ` in run "${input.run}"` : ''}`);
+      if (hits.length > 1) throw new NotFoundError(`episode "${input.ext_id}" is in several runs (${hits.map((h) => h.run).join(', ')}): name one with --run`);
+      return episodeDetailOnStore(store, (hits[0] as { id: number }).id);
+    },
+    // The store holds no estimators: an honest empty list, so the views say there is none rather than failing.
+    listEstimators: async () => ({
+      estimators: [], default_model: null, in_use: null,
+      turns: await count(`SELECT count() AS n FROM ${store.table('turns')} WHERE ${visibleRows(store)}`),
+    }),
+    runAnalysis: async (request) => answer(() => runAnalysisOnStore(store, request)),
+    exportFigure: async (input) => {
+      const req = ExportFigureRequest.parse(input);
+      const response = await answer(() => runAnalysisOnStore(store, req.request));
+      const file = await figureFile(response, { ...req, modelColor: modelColorFrom(await listModelsOnStore(store)) });
+      return { filename: file.filename, mime: file.mime, data_base64: file.data.toString('base64') };
+    },
+  };
+  return api;
+}

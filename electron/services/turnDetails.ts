@@ -1,0 +1,91 @@
+/** An episode's turns as the contract gives them to the inspector (shared/api.ts TurnDetail), from either store's rows. */
+import { z } from 'zod';
+import type { TurnDetail } from '../../shared/api.ts';
+import { ToolCall } from '../../shared/canonical.ts';
+import { severityFromLevel } from '../../shared/formulas.ts';
+import type { TurnErrorRaw, TurnRowRaw } from '../db/turnQueries.ts';
+
+/**
+ * An episode's turns as the inspector reads them, from its rows in either store: errors and candidate scores are
+ * matched to their turn by `turn_id`, AEC targets by position; the cumulative cost stops at the first unknown one.
+ */
+export function turnDetails(
+  rows: TurnRowRaw[], errors: TurnErrorRaw[], candidates: { turn_id: number; model: string; score: number }[],
+  targets: readonly { s_tilde: number | null; penalty: number | null }[],
+): TurnDetail[] {
+  const byTurn = <T extends { turn_id: number }>(list: T[]): Map<number, T[]> => {
+    const out = new Map<number, T[]>();
+    for (const x of list) (out.get(x.turn_id) ?? (out.set(x.turn_id, []).get(x.turn_id) as T[])).push(x);
+    return out;
+  };
+  const errorsOf = byTurn(errors);
+  const candidatesOf = byTurn(candidates);
+  let cumulative: number | null = 0;
+  return rows.map((t, i) => {
+    const known = t.cost_source !== 'none';
+    if (cumulative !== null) cumulative = known ? cumulative + t.cost : null;
+    const detail = parseTurnDetail(t.detail);
+    return {
+      id: t.id,
+      t: t.t,
+      model: t.model,
+      switched: t.switched === 1,
+      action_type: t.action_type,
+      tool: t.tool,
+      action: t.action,
+      observation: t.observation,
+      tokens_in: t.tokens_in,
+      tokens_out: t.tokens_out,
+      tokens_cached: t.tokens_cached,
+      tokens_cache_write: t.tokens_cache_write,
+      tokens_reasoning: t.tokens_reasoning,
+      cost: known ? t.cost : null,
+      cost_source: t.cost_source,
+      cumulative_cost: cumulative,
+      role: t.role,
+      reasoning: detail.reasoning,
+      message: detail.message,
+      tool_calls: detail.tool_calls,
+      notes: detail.notes,
+      timestamp: detail.timestamp,
+      latency_ms: t.latency_ms,
+      propensity: t.propensity,
+      candidates: Object.fromEntries((candidatesOf.get(t.id) ?? []).map((c) => [c.model, c.score])),
+      router:
+        t.greedy_model === null && t.was_greedy === null && t.beta === null
+          ? null
+          : { greedy_model: t.greedy_model, was_greedy: t.was_greedy === null ? null : t.was_greedy === 1, beta: t.beta },
+      errors: (errorsOf.get(t.id) ?? []).map((e) => ({ type: e.type, severity: severityFromLevel(e.severity) ?? 'low', source: e.source })),
+      max_severity: severityFromLevel(t.max_severity),
+      s_tilde: targets[i]?.s_tilde ?? null,
+      penalty: targets[i]?.penalty ?? null,
+    };
+  });
+}
+
+const TurnDetailExtra = z.object({
+  reasoning: z.string().optional(),
+  message: z.string().optional(),
+  tool_calls: z.array(ToolCall).optional(),
+  notes: z.array(z.string()).optional(),
+  timestamp: z.string().optional(),
+});
+
+/** turn_text.detail as written by the episode writer; a damaged value reads as no detail rather than failing the episode. */
+function parseTurnDetail(text: string | null): Pick<TurnDetail, 'reasoning' | 'message' | 'tool_calls' | 'notes' | 'timestamp'> {
+  const none = { reasoning: null, message: null, tool_calls: [], notes: [], timestamp: null };
+  if (!text) return none;
+  const parsed = TurnDetailExtra.safeParse((() => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return null;
+    }
+  })());
+  if (!parsed.success) return none;
+  const d = parsed.data;
+  return {
+    reasoning: d.reasoning ?? null, message: d.message ?? null, tool_calls: d.tool_calls ?? [], notes: d.notes ?? [], timestamp: d.timestamp ?? null,
+  };
+}
+
