@@ -31,7 +31,8 @@ interface Fixtures {
 export const test = base.extend<Fixtures & Options, WorkerFixtures>({
   allowedConsoleErrors: [[], { option: true }],
   problems: [
-    async ({ page, allowedConsoleErrors }, use) => {
+    async ({ page, allowedConsoleErrors, state }, use, testInfo) => {
+      testInfo.skip('skip' in state.store && testInfo.project.name === 'store', 'skip' in state.store ? state.store.skip : '');
       const problems: string[] = [];
       page.on('console', (msg) => {
         if (msg.type() !== 'error') return;
@@ -49,7 +50,14 @@ export const test = base.extend<Fixtures & Options, WorkerFixtures>({
     { auto: true },
   ],
   // eslint-disable-next-line no-empty-pattern
-  state: [async ({}, use) => use(e2eState()), { scope: 'worker' }],
+  // The `store` project runs the same specs against `serve --store` (a ClickHouse cluster holding the same logs).
+  state: [
+    async ({}, use, workerInfo) => {
+      const state = e2eState();
+      await use(workerInfo.project.name === 'store' && 'url' in state.store ? { ...state, url: state.store.url } : state);
+    },
+    { scope: 'worker' },
+  ],
   app: async ({ page, state }, use) => use(new AppPage(page, state.url)),
   runs: async ({ page }, use) => use(new RunsPage(page)),
   episodes: async ({ page }, use) => use(new EpisodesPage(page)),

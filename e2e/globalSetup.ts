@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SCORED_RUN } from './pages/EstimatorPage.ts';
 import { cli, freePort, startServe } from './serveProcess.ts';
+import { clickhouseSkipReason, startTestCluster } from '../test/clickhouseCluster.ts';
 import { STATE_ENV, type E2eState } from './state.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -69,6 +70,33 @@ function scoreOneRun(dir: string, dbPath: string): void {
   cli(['score', '--db', dbPath, '--model', model, '--run', SCORED_RUN, '--ep', 'cpu']);
 }
 
+/**
+ * The `store` project's server: the same inputs imported into a 2-shard ClickHouse cluster on loopback through the
+ * CLI (`store init`, `import --store`), served by `serve --store`. Without clickhouse-server the project's tests skip
+ * with the reason (CI sets ROUTELENS_REQUIRE_CLICKHOUSE=1, which makes a missing server an error instead).
+ */
+async function serveFromStore(inputs: string[]): Promise<{ state: E2eState['store']; stop(): Promise<void> }> {
+  const skip = clickhouseSkipReason();
+  if (skip) return { state: { skip }, stop: async () => {} };
+  const cluster = await startTestCluster(2);
+  try {
+    const url = cluster.url('routelens_e2e');
+    cli(['store', 'init', '--store', url]);
+    cli(['import', ...inputs, '--store', url], 300_000);
+    const server = await startServe(url, await freePort());
+    return {
+      state: { url: server.url },
+      stop: async () => {
+        await server.stop();
+        await cluster.stop();
+      },
+    };
+  } catch (e) {
+    await cluster.stop();
+    throw e;
+  }
+}
+
 export default async function globalSetup(): Promise<() => Promise<void>> {
   ensureRendererBuilt();
   const dir = mkdtempSync(join(tmpdir(), 'routelens-e2e-'));
@@ -83,12 +111,14 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   scoreOneRun(dir, dbPath);
   const info = JSON.parse(cli(['info', '--db', dbPath, '--json'])) as E2eState['info'];
   const server = await startServe(dbPath, await freePort());
-  const state: E2eState = { url: server.url, dbPath, inputs, info };
+  const onStore = await serveFromStore(inputs);
+  const state: E2eState = { url: server.url, dbPath, inputs, info, store: onStore.state };
   const statePath = join(dir, 'state.json');
   writeFileSync(statePath, JSON.stringify(state, null, 2));
   process.env[STATE_ENV] = statePath;
   return async () => {
     await server.stop();
+    await onStore.stop();
     rmSync(dir, { recursive: true, force: true });
   };
 }

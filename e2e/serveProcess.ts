@@ -30,8 +30,10 @@ export function freePort(): Promise<number> {
   });
 }
 
-export function startServe(dbPath: string, port: number): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--db', dbPath, '--port', String(port)], {
+/** `routelens serve` on a SQLite file, or on a ClickHouse store when `source` is a clickhouse:// URL. */
+export function startServe(source: string, port: number): Promise<ServeProcess> {
+  const from = source.startsWith('clickhouse://') ? ['--store', source] : ['--db', source];
+  const child = spawn(process.execPath, [CLI, 'serve', ...from, '--port', String(port)], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

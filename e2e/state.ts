@@ -19,6 +19,11 @@ export interface E2eState {
   dbPath: string;
   inputs: string[];
   info: { runs: InfoRun[] };
+  /**
+   * The same inputs imported into a 2-shard ClickHouse cluster and served from it (the `store` project runs the
+   * window's specs there); null with the reason when clickhouse-server is not installed.
+   */
+  store: { url: string } | { skip: string };
 }
 
 export function e2eState(): E2eState {

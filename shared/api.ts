@@ -217,6 +217,11 @@ export const DbInfo = z.object({
   schema_version: z.number().int(),
   /** Moves whenever a write commits (any connection, any process): the window polls it and refreshes its views. */
   data_version: z.number().int().optional(),
+  /**
+   * Where the data lives: a SQLite file (absent means that too) or a ClickHouse store, which answers the reading
+   * views and the analyses but holds no estimator scores yet (what-if, ŝ, the policy lab, Compare need a file).
+   */
+  store: z.enum(['sqlite', 'clickhouse']).optional(),
 });
 export type DbInfo = z.infer<typeof DbInfo>;
 

@@ -59,6 +59,7 @@ export async function createStoreApi(store: ClickHouseStore): Promise<RouteLensA
       schema_version: (await schemaVersion(store)) ?? 0,
       // The ledger only grows (a completed, replaced or cleaned file adds an event), so its size moves with every change.
       data_version: await count(`SELECT count() AS n FROM ${store.database}.imports`),
+      store: 'clickhouse',
     }),
     listRuns: async () => listRunsOnStore(store),
     listModels: async () => listModelsOnStore(store),

@@ -21,6 +21,9 @@ describe('deep links', () => {
     expect(parseHash('#/episode/12/turn/7?q=a%20%26%20b%3F%23').route).toEqual({ view: 'episode', episodeId: 12, turn: 7, q: 'a & b?#' });
     // Old links (no search) still open the same turn, with nothing to highlight.
     expect(parseHash('#/episode/12/turn/7').route).toEqual({ view: 'episode', episodeId: 12, turn: 7 });
+    // A ClickHouse store's episode keys are 52-bit; past 2^53 an id is not one.
+    expect(parseHash('#/episode/4503599627370495/turn/7?runs=281474976710655').route).toEqual({ view: 'episode', episodeId: 4503599627370495, turn: 7 });
+    expect(parseHash('#/episode/9007199254740993').route).toEqual({ view: 'runs' });
     expect(parseHash('#/episode/12/turn/7?q=%20%20').route).toEqual({ view: 'episode', episodeId: 12, turn: 7 });
     // Only an episode has a search; elsewhere it is dropped from the link.
     expect(formatHash(parseHash('#/runs?q=x'))).toBe('#/runs');

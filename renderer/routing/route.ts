@@ -32,9 +32,11 @@ const DEFAULT_ROUTE: Route = { view: 'runs' };
 /** The Episodes view's search box takes as much. */
 const MAX_QUERY_CHARS = 500;
 
+/** Ids up to 2^53: a ClickHouse store's episode keys and run ids are 48–52-bit numbers. */
 function nonNegativeInt(text: string | undefined): number | null {
-  if (text === undefined || !/^\d{1,9}$/.test(text)) return null;
-  return Number(text);
+  if (text === undefined || !/^\d{1,16}$/.test(text)) return null;
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : null;
 }
 
 export function parseRoute(path: string): Route {

@@ -66,9 +66,12 @@ export async function listModelsOnStore(store: ClickHouseStore): Promise<ModelIn
   }));
 }
 
-/** Unknown costs sort last both ways (NULLS LAST), never as $0; ties keep the episodes' import order. */
+/**
+ * Unknown costs sort last both ways (NULLS LAST), never as $0; ties keep the episodes' import order. `id` sorts by
+ * the key the window shows as the episode's number (on SQLite the id is the import order; here it is a hash).
+ */
 const SORT_SQL: Record<EpisodeSortColumn, string> = {
-  id: 'import_id',
+  id: 'episode_key',
   run: 'run',
   ext_id: 'ext_id',
   task_category: 'task_category',

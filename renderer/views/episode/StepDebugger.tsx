@@ -56,6 +56,8 @@ const NEXT_BP = 'M3 5v14l7.5-7zM11 5v14l7.5-7zM19 5h2v14h-2z';
 const PREV_BP = 'M21 5v14l-7.5-7zM13 5v14l-7.5-7zM3 5h2v14H3z';
 
 /** `open` is the inspector's (its layout remembers it across reloads); hiding pauses a playing debugger. */
+const STORE_NOTE = 'ŝ, regret and what a policy would choose need an estimator\'s scores, which a ClickHouse store does not hold yet: open a SQLite database (routelens serve --db FILE) for them.';
+
 export function StepDebugger({
   detail,
   current,
@@ -88,7 +90,9 @@ export function StepDebugger({
   const labPolicies = usePolicyLab((s) => s.policies);
   const suggestions = [...new Set([...labPolicies, ...POLICY_PRESETS.map((p) => p.spec)])].filter((p) => p !== 'logged');
   const check = checkPolicySpec(policyDraft, models.map((m) => m.name));
-  const scores = useEpisodeChoices(episodeId, open ? NO_POLICIES : null, dataVersion);
+  // A ClickHouse store holds no ŝ and replays nothing yet: the debugger stops on errors and switches only.
+  const onStore = useAppStore((s) => s.dbInfo?.store === 'clickhouse');
+  const scores = useEpisodeChoices(episodeId, open && !onStore ? NO_POLICIES : null, dataVersion);
   // A policy that chooses by ŝ is not asked about an episode without any ŝ (the core would refuse it).
   const unscorable = check.ok && check.needsScores && scores.status === 'ready' && scores.value.s_hat_source === 'none';
   const spec = check.ok && !unscorable ? check.spec : null;
@@ -176,7 +180,7 @@ export function StepDebugger({
             : hits.length === 0
               ? 'No turn hits the breakpoints set.'
               : `${plural(hits.length, 'turn')} hit a breakpoint.`;
-  const noScores = scores.status === 'ready' && scores.value.s_hat_source === 'none';
+  const noScores = onStore || (scores.status === 'ready' && scores.value.s_hat_source === 'none');
   const setPart = (patch: Partial<Breakpoints>) => setBp((b) => ({ ...b, ...patch }));
 
   return (
@@ -304,13 +308,17 @@ export function StepDebugger({
           {hits.length > 12 && ` and ${hits.length - 12} more`}
         </p>
       )}
-      <StepDebuggerScores
-        turn={detail.turns[current] ?? null}
-        taskType={detail.episode.task_type}
-        load={scores}
-        policyLoad={policyLoad}
-        policy={spec}
-      />
+      {onStore ? (
+        <p className="faint" data-testid="debugger-store-note">{STORE_NOTE}</p>
+      ) : (
+        <StepDebuggerScores
+          turn={detail.turns[current] ?? null}
+          taskType={detail.episode.task_type}
+          load={scores}
+          policyLoad={policyLoad}
+          policy={spec}
+        />
+      )}
     </aside>
   );
 }

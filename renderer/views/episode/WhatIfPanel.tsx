@@ -89,7 +89,8 @@ export function WhatIfPanel({ episodeId, turn }: { episodeId: number; turn: numb
   const { list } = useEstimators();
   const inUseId = inUseOf(list)?.id ?? null;
   // Wait for the list, so the first question already names the estimator in use.
-  const load = useWhatIf(episodeId, open && list ? turn : null, dataVersion, inUseId);
+  const onStore = useAppStore((s) => s.dbInfo?.store === 'clickhouse');
+  const load = useWhatIf(episodeId, open && list && !onStore ? turn : null, dataVersion, inUseId);
   const ref = useRef<HTMLElement>(null);
 
   // Opened from anywhere (the key, the step debugger): bring it into view.
@@ -123,7 +124,15 @@ export function WhatIfPanel({ episodeId, turn }: { episodeId: number; turn: numb
         <span className="faint">ŝ, Δŝ, cost and nearest logged evidence per model</span>
         <kbd className="whatif-key">w</kbd>
       </button>
-      {open && (
+      {open && onStore && (
+        <div className="whatif-body">
+          <p className="faint" data-testid="whatif-store-note">
+            What-if reads an estimator&apos;s scores, which a ClickHouse store does not hold yet: open a SQLite database
+            (routelens serve --db FILE) for it.
+          </p>
+        </div>
+      )}
+      {open && !onStore && (
         <div className="whatif-body">
           {(load.status === 'loading' || load.status === 'idle') && (
             <p className="faint whatif-loading" role="status">
