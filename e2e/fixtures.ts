@@ -49,9 +49,9 @@ export const test = base.extend<Fixtures & Options, WorkerFixtures>({
     },
     { auto: true },
   ],
-  // eslint-disable-next-line no-empty-pattern
   // The `store` project runs the same specs against `serve --store` (a ClickHouse cluster holding the same logs).
   state: [
+    // eslint-disable-next-line no-empty-pattern
     async ({}, use, workerInfo) => {
       const state = e2eState();
       await use(workerInfo.project.name === 'store' && 'url' in state.store ? { ...state, url: state.store.url } : state);

@@ -82,12 +82,32 @@ async function waitReady(port: number, proc: ChildProcess, log: () => string): P
   throw new Error(`clickhouse-server on port ${port} did not answer within 60 s: ${log()}`);
 }
 
+/** Six distinct free ports for two shards: a port freed a moment ago may be handed out twice. */
+async function distinctPorts(n: number): Promise<number[]> {
+  const out = new Set<number>();
+  while (out.size < n) out.add(await freePort());
+  return [...out];
+}
+
+/**
+ * Starts the cluster; a start that loses a port to another process between our probe and the server's bind
+ * (clickhouse-server then exits with 70) is tried again on new ports.
+ */
 export async function startTestCluster(shards = 2): Promise<TestCluster> {
+  try {
+    return await startOnce(shards);
+  } catch (e) {
+    if (!/exited \(70\)/.test((e as Error).message)) throw e;
+    return startOnce(shards);
+  }
+}
+
+async function startOnce(shards: number): Promise<TestCluster> {
   const binary = clickhouseServerBinary();
   if (!binary) throw new Error('clickhouse-server is not installed');
   const root = mkdtempSync(join(tmpdir(), 'routelens-ch-'));
-  const ports: { http: number; tcp: number; inter: number }[] = [];
-  for (let i = 0; i < shards; i++) ports.push({ http: await freePort(), tcp: await freePort(), inter: await freePort() });
+  const free = await distinctPorts(shards * 3);
+  const ports = Array.from({ length: shards }, (_, i) => ({ http: free[3 * i] as number, tcp: free[3 * i + 1] as number, inter: free[3 * i + 2] as number }));
   const procs: ChildProcess[] = [];
   let output = '';
   const stop = async (): Promise<void> => {

@@ -118,7 +118,7 @@ describe.skipIf(skip !== null)('the API on a ClickHouse store answers as on SQLi
     const models = (await lite.listModels({})).filter((m) => runsB.some((r) => r.models.includes(m.name))).slice(0, 2).map((m) => m.name);
     for (const outcome of ['any', 'success', 'failure', 'unknown'] as const) {
       for (const filter of [{}, { names }, { models }]) {
-        const qa = { outcome, limit: 5000, runIds: 'names' in filter ? idIn(runsA, names) : undefined, models: 'models' in filter ? models : undefined };
+        const qa = { outcome, sort: 'run' as const, limit: 5000, runIds: 'names' in filter ? idIn(runsA, names) : undefined, models: 'models' in filter ? models : undefined };
         const qb = { ...qa, runIds: 'names' in filter ? idIn(runsB, names) : undefined };
         const [a, b] = [await ch.queryEpisodes(qa), await lite.queryEpisodes(qb)];
         expect(a.total, `${outcome} ${JSON.stringify(filter)}`).toBe(b.total);
@@ -129,7 +129,7 @@ describe.skipIf(skip !== null)('the API on a ClickHouse store answers as on SQLi
 
   it('searches the turns\' text: same episodes, same first matching turn, the words marked in the snippet', async () => {
     for (const search of ['error', 'pytest', 'Traceback', 'def test', 'ls -la', 'no_such_word_anywhere', 'sw-0', '(']) {
-      const [a, b] = [await ch.queryEpisodes({ search, limit: 5000 }), await lite.queryEpisodes({ search, limit: 5000 })];
+      const [a, b] = [await ch.queryEpisodes({ search, sort: 'run', limit: 5000 }), await lite.queryEpisodes({ search, sort: 'run', limit: 5000 })];
       expect(a.total, search).toBe(b.total);
       expect(a.rows.map((r) => `${r.run}/${r.ext_id}`), search).toEqual(b.rows.map((r) => `${r.run}/${r.ext_id}`));
       a.rows.forEach((r, i) => {
@@ -146,7 +146,7 @@ describe.skipIf(skip !== null)('the API on a ClickHouse store answers as on SQLi
   });
 
   it('opens every session whole: turns, text, errors, candidates, subagents and parents', async () => {
-    const [a, b] = [await ch.queryEpisodes({ limit: 5000 }), await lite.queryEpisodes({ limit: 5000 })];
+    const [a, b] = [await ch.queryEpisodes({ sort: 'run', limit: 5000 }), await lite.queryEpisodes({ sort: 'run', limit: 5000 })];
     const some = b.rows.filter((_r, i) => i % 7 === 0 || b.rows[i]?.n_errors);
     for (const row of some) {
       const mine = a.rows.find((r) => r.run === row.run && r.ext_id === row.ext_id) as EpisodeRow;

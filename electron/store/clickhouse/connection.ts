@@ -49,12 +49,22 @@ export class ClickHouseStore {
     return this.cluster ? 'GLOBAL IN' : 'IN';
   }
 
+  /**
+   * Queries go one at a time: ClickHouse 18.16 mixes up the temporary tables of concurrent GLOBAL IN queries
+   * ("Table default._data1 doesn't exist" from a shard), and every read here filters through one.
+   */
+  private queue: Promise<unknown> = Promise.resolve();
+
   async query<T extends Row>(sql: string, params: Record<string, unknown> = {}, node: ClickHouseClient = this.coordinator): Promise<T[]> {
     const bound = bindParams(sql, params);
-    return this.wrap(async () => {
-      const rs = await node.query({ query: bound, format: 'JSONEachRow' });
-      return (await rs.json()) as T[];
-    });
+    const run = this.queue.then(() =>
+      this.wrap(async () => {
+        const rs = await node.query({ query: bound, format: 'JSONEachRow' });
+        return (await rs.json()) as T[];
+      }),
+    );
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   async command(sql: string, node: ClickHouseClient = this.coordinator): Promise<void> {
