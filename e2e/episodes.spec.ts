@@ -32,11 +32,14 @@ test('shows every episode with a count', async ({ app, episodes, state }) => {
   await expect(episodes.count).toHaveText(`${total} episodes`);
 });
 
-test('every sortable column sorts on the server, both ways', async ({ app, episodes }) => {
+test('every sortable column sorts on the server, both ways', async ({ app, episodes }, testInfo) => {
   test.setTimeout(90_000); // 20 server round trips; slow when the suite runs on four workers
   await app.open('#/episodes');
   await episodes.waitReady();
-  for (const column of EPISODE_SORT_COLUMNS) {
+  // A store's episodes show no number (their ids are hashed keys): its list has no # column.
+  const onStore = testInfo.project.name === 'store';
+  if (onStore) await expect(episodes.header('id')).toHaveCount(0);
+  for (const column of EPISODE_SORT_COLUMNS.filter((c) => !(onStore && c === 'id'))) {
     for (const direction of ['descending', 'ascending'] as const) {
       await episodes.sortBy(column, direction);
       const texts = await episodes.columnTexts(column);

@@ -6,7 +6,7 @@
  */
 import { lazy, Suspense, useEffect } from 'react';
 import { CommandPalette } from './components/CommandPalette.tsx';
-import { ErrorNotice } from './components/EmptyState.tsx';
+import { EmptyState, ErrorNotice } from './components/EmptyState.tsx';
 import { Rail } from './components/Rail.tsx';
 import { ShortcutHelp } from './components/ShortcutHelp.tsx';
 import { TopBar } from './components/TopBar.tsx';
@@ -29,6 +29,7 @@ function CurrentView() {
   const status = useAppStore((s) => s.status);
   const loadError = useAppStore((s) => s.loadError);
   const loadSession = useAppStore((s) => s.loadSession);
+  const onStore = useAppStore((s) => s.dbInfo?.store === 'clickhouse');
   if (status === 'loading') return <div className="view-loading" data-testid="app-loading">Opening the database…</div>;
   if (status === 'error') {
     return (
@@ -40,6 +41,7 @@ function CurrentView() {
       </div>
     );
   }
+  if (onStore && route.view in NOT_ON_STORE) return <NotOnStore what={NOT_ON_STORE[route.view] as string} />;
   switch (route.view) {
     case 'runs':
       return <RunsView />;
@@ -58,6 +60,24 @@ function CurrentView() {
     case 'pair':
       return <PairView key={`${route.a}/${route.b}`} a={route.a} b={route.b} turn={route.turn} />;
   }
+}
+
+/** Views that read estimator scores, replay or write: not built on a ClickHouse store yet (DESIGN §2). */
+const NOT_ON_STORE: Partial<Record<string, string>> = {
+  estimator: 'Estimators (training, scoring)', policy: 'The policy lab', compare: 'Compare', pair: 'The split inspector',
+};
+
+function NotOnStore({ what }: { what: string }) {
+  return (
+    <div className="view-pad">
+      <EmptyState title={`${what} needs a SQLite database`} command="routelens serve --db FILE" testId="not-on-store">
+        <p>
+          This window reads a ClickHouse store: runs, episodes, the inspector and the analyses work here; {what.toLowerCase()} does
+          not yet. Open a SQLite database holding the logs (import them with routelens import PATH --db FILE).
+        </p>
+      </EmptyState>
+    </div>
+  );
 }
 
 export function App() {

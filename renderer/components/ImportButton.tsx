@@ -4,6 +4,9 @@ import { ImportIcon } from './icons.tsx';
 
 export function ImportButton({ testId = 'import-open', primary = false }: { testId?: string; primary?: boolean }) {
   const openImport = useAppStore((s) => s.openImport);
+  // A ClickHouse store is filled by `routelens import --store URL`, not from the window.
+  const onStore = useAppStore((s) => s.dbInfo?.store === 'clickhouse');
+  if (onStore) return null;
   return (
     <button type="button" className={primary ? 'btn btn-primary' : 'btn'} onClick={() => openImport()} data-testid={testId}>
       <ImportIcon />

@@ -10,6 +10,14 @@ function baseName(path: string): string {
   return path.split(/[\\/]/).filter(Boolean).pop() ?? path;
 }
 
+/** A store's URL (`clickhouse://h1:p1,h2:p2/DB?cluster=C`, no credentials) as its database and shard count. */
+export function storeName(url: string): string {
+  const m = /^clickhouse:\/\/([^/]*)\/([^?]*)/.exec(url);
+  if (!m) return url;
+  const shards = (m[1] ?? '').split(',').length;
+  return `ClickHouse ${m[2]} · ${plural(shards, 'shard')}`;
+}
+
 export function TopBar() {
   const dbInfo = useAppStore((s) => s.dbInfo);
   const status = useAppStore((s) => s.status);
@@ -19,7 +27,7 @@ export function TopBar() {
     <header className="topbar">
       <div className="topbar-db" title={dbInfo?.path} data-testid="db-name">
         <DatabaseIcon />
-        <span className="topbar-db-name">{dbInfo ? baseName(dbInfo.path) : 'RouteLens'}</span>
+        <span className="topbar-db-name">{dbInfo ? (dbInfo.store === 'clickhouse' ? storeName(dbInfo.path) : baseName(dbInfo.path)) : 'RouteLens'}</span>
         {dbInfo && (
           <span className="topbar-db-counts faint">
             {plural(dbInfo.episodes, 'episode')} · {plural(dbInfo.turns, 'turn')}

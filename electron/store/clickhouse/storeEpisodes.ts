@@ -67,11 +67,11 @@ export async function listModelsOnStore(store: ClickHouseStore): Promise<ModelIn
 }
 
 /**
- * Unknown costs sort last both ways (NULLS LAST), never as $0; ties keep the episodes' import order. `id` sorts by
- * the key the window shows as the episode's number (on SQLite the id is the import order; here it is a hash).
+ * Unknown costs sort last both ways (NULLS LAST), never as $0; ties keep the episodes' import order. `id` is the
+ * import order, as SQLite's ids are (the window shows no number for a store's episodes: their keys are hashes).
  */
 const SORT_SQL: Record<EpisodeSortColumn, string> = {
-  id: 'episode_key',
+  id: 'import_id',
   run: 'run',
   ext_id: 'ext_id',
   task_category: 'task_category',

@@ -29,7 +29,16 @@ function rememberScroll(key: string, top: number): void {
   if (scrollMemory.size > 20) scrollMemory.delete(scrollMemory.keys().next().value ?? '');
 }
 
-const GRID_TEMPLATE = episodeColumns.map((c) => COLUMN_TRACKS[c.id ?? ''] ?? '1fr').join(' ');
+/**
+ * A ClickHouse store's episode number is a 52-bit key, nothing a person reads: the store drops the # column (its
+ * default order stays the import order, as on SQLite).
+ */
+type Columns = typeof episodeColumns;
+// The table takes a column tuple's type; the filtered list is the same columns less one.
+const ON_STORE_COLUMNS = episodeColumns.filter((c) => c.id !== 'id') as unknown as Columns;
+const gridOf = (columns: Columns) => columns.map((c) => COLUMN_TRACKS[c.id ?? ''] ?? '1fr').join(' ');
+const GRID_TEMPLATE = gridOf(episodeColumns);
+const ON_STORE_GRID = gridOf(ON_STORE_COLUMNS);
 
 function SortArrow({ direction }: { direction: false | 'asc' | 'desc' }) {
   if (!direction) return <span className="sort-arrow is-idle">↕</span>;
@@ -40,6 +49,9 @@ export function EpisodeTable({ window: win, onOpen }: { window: EpisodeWindow; o
   const sort = useAppStore((s) => s.episodeFilters.sort);
   const desc = useAppStore((s) => s.episodeFilters.desc);
   const setEpisodeFilters = useAppStore((s) => s.setEpisodeFilters);
+  const onStore = useAppStore((s) => s.dbInfo?.store === 'clickhouse');
+  const columns: Columns = onStore ? ON_STORE_COLUMNS : episodeColumns;
+  const grid = onStore ? ON_STORE_GRID : GRID_TEMPLATE;
   const sorting = useMemo<SortingState>(() => [{ id: sort, desc }], [sort, desc]);
   const scrollRef = useRef<HTMLDivElement>(null);
   const rows = win.rows;
@@ -91,7 +103,7 @@ export function EpisodeTable({ window: win, onOpen }: { window: EpisodeWindow; o
 
   const table = useTable({
     features: episodeTableFeatures,
-    columns: episodeColumns,
+    columns,
     data,
     state: { sorting },
     onSortingChange,
@@ -120,7 +132,7 @@ export function EpisodeTable({ window: win, onOpen }: { window: EpisodeWindow; o
       <div className="etable-scroll" ref={scrollRef} onScroll={onScroll} data-testid="episodes-scroll">
         <div className="etable-head" role="rowgroup">
           {table.getHeaderGroups().map((group) => (
-            <div className="etable-row etable-header-row" role="row" key={group.id} style={{ gridTemplateColumns: GRID_TEMPLATE }}>
+            <div className="etable-row etable-header-row" role="row" key={group.id} style={{ gridTemplateColumns: grid }}>
               {group.headers.map((header) => {
                 const canSort = header.column.getCanSort();
                 const dir = header.column.getIsSorted();
@@ -150,11 +162,11 @@ export function EpisodeTable({ window: win, onOpen }: { window: EpisodeWindow; o
         <div className="etable-body" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
           {items.map((item) => {
             const row = byIndex.get(item.index);
-            const style = { transform: `translateY(${item.start}px)`, height: rowHeight, gridTemplateColumns: GRID_TEMPLATE };
+            const style = { transform: `translateY(${item.start}px)`, height: rowHeight, gridTemplateColumns: grid };
             if (!row) {
               return (
                 <div key={item.key} className="etable-row is-placeholder" role="row" style={style} aria-busy="true">
-                  {episodeColumns.map((c) => (
+                  {columns.map((c) => (
                     <div key={c.id} className="etable-td" role="cell">
                       <span className="skeleton" />
                     </div>
