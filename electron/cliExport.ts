@@ -5,7 +5,7 @@
  */
 import { statSync, writeFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { ANALYSIS_IDS, AnalysisId, type AnalysisRequest } from '../shared/analysisResults.ts';
+import { ANALYSIS_IDS, AnalysisId, type AnalysisRequest, type AnalysisResponse } from '../shared/analysisResults.ts';
 import { DEFAULT_FIGURE_WIDTH, FIGURE_FORMATS, FigureFormat } from '../shared/apiAnalysis.ts';
 import { modelColorFrom } from '../shared/charts/context.ts';
 import { AnalysisInputError, AnalysisNotFoundError, runAnalysis } from './analysis/runAnalysis.ts';
@@ -14,6 +14,8 @@ import { openDatabase } from './db/database.ts';
 import { figureFile } from './export/figureFile.ts';
 import { FontNotFoundError } from './export/fonts.ts';
 import { listModels } from './services/api.ts';
+import { storeUrlOf, type ClickHouseStoreUrl } from './store/storeUrl.ts';
+import { STORE_OPTION } from './cliStore.ts';
 
 function parseRho(text: string | undefined): Record<string, number> | undefined {
   if (text === undefined) return undefined;
@@ -25,6 +27,35 @@ function parseRho(text: string | undefined): Record<string, number> | undefined 
     out[model.trim()] = rho;
   }
   return out;
+}
+
+/** Where an export's numbers come from: a SQLite file, or a ClickHouse store (the same request, pushed down). */
+interface AnalysisSource {
+  run(request: AnalysisRequest): Promise<AnalysisResponse>;
+  models(): Promise<{ name: string; color_index: number }[]>;
+  close(): Promise<void>;
+}
+
+function dbSource(path: string): AnalysisSource {
+  const db = openDatabase(path, { readonly: true });
+  return { run: (r) => runAnalysis(db, r), models: async () => listModels(db), close: async () => {
+    db.close();
+  } };
+}
+
+async function storeSource(url: ClickHouseStoreUrl): Promise<AnalysisSource> {
+  const { ClickHouseStore } = await import('./store/clickhouse/connection.ts');
+  const { requireSchema } = await import('./store/clickhouse/schema.ts');
+  const { runAnalysisOnStore } = await import('./store/clickhouse/storeAnalysisRequest.ts');
+  const { listModelsOnStore } = await import('./store/clickhouse/storeEpisodes.ts');
+  const store = new ClickHouseStore(url);
+  try {
+    await requireSchema(store);
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
+  return { run: (r) => runAnalysisOnStore(store, r), models: () => listModelsOnStore(store), close: () => store.close() };
 }
 
 function isFolder(path: string): boolean {
@@ -39,7 +70,7 @@ export const exportCommands: Record<string, Command> = {
   export: {
     summary: `write an analysis figure as SVG, PNG, PDF or its data as CSV: ${ANALYSIS_IDS.join(', ')}`,
     usage:
-      `routelens export ${ANALYSIS_IDS.join('|')} --db FILE --out FIG.svg|.png|.pdf|.csv|FOLDER [--format svg|png|pdf|csv] [--run NAME...] [--split NAME[,NAME]] [--episode ID] ` +
+      `routelens export ${ANALYSIS_IDS.join('|')} --db FILE|--store URL --out FIG.svg|.png|.pdf|.csv|FOLDER [--format svg|png|pdf|csv] [--run NAME...] [--split NAME[,NAME]] [--episode ID] ` +
       '[--theme light|dark] [--width PX] [--scale N] [--dpi N] [--min-n N] [--reference RUN] [--rho MODEL=R,...]\n\n' +
       `  The format is --out's extension; with --out a folder, --format gives it and the file is named after the\n` +
       `  analysis, the runs and today (switch-cost_run-a+run-b_2026-11-24.png). The figure carries its title,\n` +
@@ -48,7 +79,7 @@ export const exportCommands: Record<string, Command> = {
       '  targets needs --episode; plan-dag with --episode draws that episode\'s DAGs.\n' +
       '  --split: only episodes of these splits (train, val, test_id, ood_test, …; the groups id and ood).',
     options: {
-      db: { type: 'string' }, out: { type: 'string' }, format: { type: 'string' }, run: { type: 'string', multiple: true }, split: { type: 'string' }, episode: { type: 'string' },
+      db: { type: 'string' }, ...STORE_OPTION, out: { type: 'string' }, format: { type: 'string' }, run: { type: 'string', multiple: true }, split: { type: 'string' }, episode: { type: 'string' },
       theme: { type: 'string' }, width: { type: 'string' }, scale: { type: 'string' }, dpi: { type: 'string' },
       'min-n': { type: 'string' }, reference: { type: 'string' }, rho: { type: 'string' },
     },
@@ -88,18 +119,19 @@ export const exportCommands: Record<string, Command> = {
         reference: values.reference as string | undefined,
         rho: parseRho(values.rho as string | undefined),
       };
-      const db = openDatabase(requireDb(values), { readonly: true });
+      const store = storeUrlOf(values);
+      const source = store ? await storeSource(store) : dbSource(requireDb(values));
       try {
         let response;
         try {
-          response = await runAnalysis(db, request);
+          response = await source.run(request);
         } catch (e) {
           if (e instanceof AnalysisInputError || e instanceof AnalysisNotFoundError) throw new UsageError(e.message);
           throw e;
         }
         let file;
         try {
-          file = await figureFile(response, { format: format.data, theme, width, scale, dpi, modelColor: modelColorFrom(listModels(db)) });
+          file = await figureFile(response, { format: format.data, theme, width, scale, dpi, modelColor: modelColorFrom(await source.models()) });
         } catch (e) {
           // No font on this machine: the user can fix that (the message says how), so it is not our bug.
           if (e instanceof FontNotFoundError) throw new UsageError(e.message);
@@ -110,7 +142,7 @@ export const exportCommands: Record<string, Command> = {
         err(`wrote ${path} (${format.data}, ${file.data.length.toLocaleString('en-US')} bytes)`);
         return 0;
       } finally {
-        db.close();
+        await source.close();
       }
     },
   },

@@ -4,6 +4,7 @@
  * never show the password.
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,7 +44,7 @@ describe('store URLs that are wrong', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('-- on every host\nCREATE TABLE IF NOT EXISTS rl.turns_local (');
     expect(r.stdout).toContain('ENGINE = Distributed(prod, rl, turns_local, root_key);');
-    expect(r.stdout).toMatch(/-- on first host\nINSERT INTO rl\.schema_version VALUES \(1, now\(\)\);/);
+    expect(r.stdout).toMatch(/-- on first host\nINSERT INTO rl\.schema_version VALUES \(2, now\(\)\);/);
   });
 
   it('a store that does not answer is named without its password', () => {
@@ -112,6 +113,20 @@ describe.skipIf(skip !== null)('routelens with --store on a 2-shard cluster', ()
     const uno = routelens(['analyze', 'plan-dag', '--episode', 'case3-mmlu-garch-oneshot', '--store', url, '--json']);
     expect(uno.code, uno.stderr).toBe(0);
     expect(JSON.parse(uno.stdout)).toEqual(JSON.parse(routelens(['analyze', 'plan-dag', '--episode', 'case3-mmlu-garch-oneshot', '--db', db, '--json']).stdout));
+    // Figure files: the same request on either store writes the same bytes (CSV and SVG carry the same numbers).
+    for (const [analysis, ext] of [['pareto', 'csv'], ['error-recovery', 'svg'], ['lift', 'csv']] as const) {
+      const a = join(dir, `store-${analysis}.${ext}`);
+      const b = join(dir, `db-${analysis}.${ext}`);
+      const onStore = routelens(['export', analysis, '--store', url, '--out', a]);
+      expect(onStore.code, onStore.stderr).toBe(0);
+      expect(routelens(['export', analysis, '--db', db, '--out', b]).code).toBe(0);
+      // lift's interval columns come from a Poisson bootstrap on the store (docs/scale-out.md): its cells only.
+      const read = (f: string) => (analysis === 'lift' ? readFileSync(f, 'utf8').split('\n').map((l) => l.split(',').slice(0, 4).join(',')).join('\n') : readFileSync(f, 'utf8'));
+      expect(read(a)).toBe(read(b));
+    }
+    const calibration = routelens(['export', 'calibration', '--store', url, '--out', join(dir, 'c.svg')]);
+    expect(calibration.code).toBe(1);
+    expect(calibration.stderr).toMatch(/^routelens export: calibration reads an estimator's scores.*--db/);
     const again = routelens(['import', ...files, '--store', url]);
     expect(again.stderr).toMatch(/0 imported, \d+ skipped, 0 rejected/);
     const clean = routelens(['store', 'clean', '--store', url, '--json']);

@@ -225,4 +225,27 @@ describe.skipIf(skip !== null)('ClickHouse store on a 2-shard cluster', () => {
     expect(refused.files[0]?.status).toBe('rejected');
     expect(refused.files[0]?.reason).toMatch(/10 of its episodes are already in the store from .*part-v2\.jsonl, which holds 20/);
   });
+
+  it('an older store (schema 1) is refused until `store init` migrates it, and then imports and reads', async () => {
+    const old = new ClickHouseStore(parseStoreUrl(cluster.url('routelens_v1')));
+    try {
+      await initStore(old);
+      // Back to version 1: the episodes tables without the columns version 2 added.
+      const added = ['parent_t', 'expected_steps', 'policy_name', 'file_ord'];
+      for (const node of old.nodes) for (const c of added) await old.command(`ALTER TABLE routelens_v1.episodes_local DROP COLUMN ${c}`, node);
+      for (const c of added) await old.command(`ALTER TABLE routelens_v1.episodes DROP COLUMN ${c}`);
+      await old.command('TRUNCATE TABLE routelens_v1.schema_version');
+      await old.command("INSERT INTO routelens_v1.schema_version VALUES (1, now())");
+      await expect(importToStore(old, ['fixtures/samples/claude-code'])).rejects.toThrow(/schema version 1, this RouteLens uses 2: run `routelens store init` to migrate/);
+      expect(await initStore(old)).toEqual({ created: false, version: 2 });
+      const columns = await old.query<{ name: string }>("SELECT name FROM system.columns WHERE database = 'routelens_v1' AND table = 'episodes'");
+      for (const c of added) expect(columns.map((x) => x.name)).toContain(c);
+      const report = await importToStore(old, ['fixtures/samples/claude-code']);
+      expect(report.files.every((f) => f.status === 'imported')).toBe(true);
+      const [row] = await old.query<{ n: string }>('SELECT count() AS n FROM routelens_v1.episodes WHERE parent_t IS NOT NULL');
+      expect(Number(row?.n)).toBeGreaterThan(0);
+    } finally {
+      await old.close();
+    }
+  });
 });
