@@ -14,6 +14,9 @@ import { ScorerError } from './estimator/ortScoring.ts';
 import { scoreDatabase } from './estimator/scoreDatabase.ts';
 import { ReplayError } from './replay/replayData.ts';
 import { replayPolicies } from './replay/replayRun.ts';
+import { STORE_OPTION } from './cliStore.ts';
+import { storeUrlOf, type ClickHouseStoreUrl } from './store/storeUrl.ts';
+import type { StoreReplayRequest } from './store/clickhouse/storeReplay.ts';
 
 function runIdsOf(db: Db, names: readonly string[]): number[] {
   const byName = new Map((db.prepare('SELECT id, name FROM runs').all() as { id: number; name: string }[]).map((r) => [r.name, r.id]));
@@ -57,11 +60,30 @@ function printTable(r: ReplayResult): void {
   }
 }
 
+/** The replay streamed from a ClickHouse store (electron/store/clickhouse/storeReplay.ts), with progress. */
+async function replayStore(url: ClickHouseStoreUrl, request: Omit<StoreReplayRequest, 'onProgress'>): Promise<ReplayResult> {
+  const { ClickHouseStore } = await import('./store/clickhouse/connection.ts');
+  const { requireSchema } = await import('./store/clickhouse/schema.ts');
+  const { replayOnStore } = await import('./store/clickhouse/storeReplay.ts');
+  const store = new ClickHouseStore(url);
+  const progress = new Progress();
+  try {
+    await requireSchema(store);
+    return await replayOnStore(store, { ...request, onProgress: (m) => progress.update(m) });
+  } catch (e) {
+    if (e instanceof ReplayError) throw new UsageError(e.message);
+    throw e;
+  } finally {
+    progress.done();
+    await store.close();
+  }
+}
+
 export const replayCommands: Record<string, Command> = {
   replay: {
     summary: 'replay routing policies over logged runs: agreement, DM / IPS / WIS / DR with CIs, cost, switches',
     usage: [
-      'routelens replay --db FILE --policy SPEC... [--run NAME...] [--split NAME[,NAME]] [--estimator ID] [--model FILE.onnx] [--bootstrap N] [--seed S] [--json]',
+      'routelens replay --db FILE|--store URL --policy SPEC... [--run NAME...] [--split NAME[,NAME]] [--estimator ID] [--model FILE.onnx] [--bootstrap N] [--seed S] [--json]',
       '',
       'Policy specs:',
       ...POLICY_KINDS.map((k) => `  ${k.syntax.padEnd(28)} ${k.summary}`),
@@ -69,9 +91,12 @@ export const replayCommands: Record<string, Command> = {
       'ŝ comes from --estimator, else the newest estimator covering every selected turn, else the logged candidate',
       'scores; --model FILE.onnx scores the selected runs with that estimator first. Intervals: 95% episode bootstrap.',
       '--split: only episodes of these splits (train, val, test_id, ood_test, …; the groups id and ood).',
+      '--store: replays a ClickHouse store, streaming its sessions in parts; ŝ from the logged candidate scores (a store',
+      'holds no estimates yet: no --estimator / --model), and no usage: policies.',
     ].join('\n'),
     options: {
       db: { type: 'string' },
+      ...STORE_OPTION,
       policy: { type: 'string', multiple: true },
       run: { type: 'string', multiple: true },
       split: { type: 'string' },
@@ -82,7 +107,7 @@ export const replayCommands: Record<string, Command> = {
       json: { type: 'boolean' },
     },
     async run(values) {
-      const path = requireDb(values);
+      const store = storeUrlOf(values);
       const specs = (values.policy as string[] | undefined) ?? [];
       if (specs.length === 0) throw new UsageError('at least one --policy SPEC is required (see routelens replay --help)');
       for (const s of specs) {
@@ -99,6 +124,14 @@ export const replayCommands: Record<string, Command> = {
       const seed = intFlag(values, 'seed', 1, 0, 2 ** 31 - 1);
       let estimator = values.estimator === undefined ? undefined : intFlag(values, 'estimator', 0, 0);
       if (estimator !== undefined && values.model !== undefined) throw new UsageError('give --estimator or --model, not both');
+      if (store) {
+        if (estimator !== undefined || values.model !== undefined) throw new UsageError('a ClickHouse store holds no estimates yet: --estimator and --model need --db FILE');
+        const result = await replayStore(store, { runs: (values.run as string[] | undefined) ?? [], split, policies: specs, bootstrap, seed });
+        if (values.json) return print(result);
+        printTable(result);
+        return 0;
+      }
+      const path = requireDb(values);
       const progress = new Progress();
       let db = openDatabase(path, { readonly: true }); // replay reads; only --model scoring writes (its own connection)
       try {

@@ -124,6 +124,15 @@ describe.skipIf(skip !== null)('routelens with --store on a 2-shard cluster', ()
       const read = (f: string) => (analysis === 'lift' ? readFileSync(f, 'utf8').split('\n').map((l) => l.split(',').slice(0, 4).join(',')).join('\n') : readFileSync(f, 'utf8'));
       expect(read(a)).toBe(read(b));
     }
+    // Replay streams the store's sessions; its JSON is the SQLite one but for the runs' ids.
+    const replayArgs = ['replay', '--policy', 'logged', '--policy', 'cheapest', '--bootstrap', '200', '--json'];
+    const replayed = routelens([...replayArgs, '--store', url]);
+    expect(replayed.code, replayed.stderr).toBe(0);
+    const withoutIds = (text: string) => ({ ...JSON.parse(text), runs: (JSON.parse(text) as { runs: { name: string }[] }).runs.map((r) => r.name) });
+    expectClose(withoutIds(replayed.stdout), withoutIds(routelens([...replayArgs, '--db', db]).stdout), '$', 1e-6);
+    const scoring = routelens(['replay', '--policy', 'argmax', '--store', url, '--estimator', '1']);
+    expect(scoring.code).toBe(1);
+    expect(scoring.stderr).toMatch(/^routelens replay: a ClickHouse store holds no estimates yet/);
     const calibration = routelens(['export', 'calibration', '--store', url, '--out', join(dir, 'c.svg')]);
     expect(calibration.code).toBe(1);
     expect(calibration.stderr).toMatch(/^routelens export: calibration reads an estimator's scores.*--db/);

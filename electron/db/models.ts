@@ -82,6 +82,18 @@ export function seedModelPool(db: Db): void {
   })();
 }
 
+/**
+ * A model's per-million prices as RouteLens knows them without a database (a ClickHouse store keeps none): the
+ * pool's, else the price library's (the same sources, in the same order, as ModelResolver), else unknown.
+ */
+export function shippedPriceOf(name: string): { pin: number | null; pout: number | null; pcached: number | null } {
+  const pool = loadPool().find((m) => m.name === name || m.aliases.some((a) => aliasKey(a) === aliasKey(name)));
+  if (pool) return { pin: pool.price_in_per_m, pout: pool.price_out_per_m, pcached: pool.price_cached_per_m ?? pool.price_in_per_m };
+  const list = listPriceOf(name);
+  if (list) return { pin: list.in_per_m, pout: list.out_per_m, pcached: list.cache_read_per_m ?? list.in_per_m };
+  return { pin: null, pout: null, pcached: null };
+}
+
 export interface ModelPrice {
   id: number;
   name: string;

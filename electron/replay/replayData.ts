@@ -301,15 +301,71 @@ function load(db: Db, options: LoadOptions): ReplayData {
   options.onProgress?.('pricing turns');
   const ratios = learnOutputRatios(db);
   const outputRatio = Float64Array.from(modelIds, (id) => ratios.ratio.get(id) ?? 1);
-  for (const [k, id] of modelIds.entries()) if (!ratios.ratio.has(id)) notes.push(`${models[k]}: no logged output to learn its output length from (ratio 1)`);
-  const cost = new Float64Array(nTurns * K);
-  let unpriced = 0;
+  for (const [k, id] of modelIds.entries()) if (!ratios.ratio.has(id)) notes.push(noOutputNote(models[k] as string));
   const prices = modelIds.map((id) => {
     const r = byId.get(id);
     const pin = r?.[2] ?? null;
-    const pout = r?.[3] ?? null;
-    return { pin, pout, pcached: r?.[4] ?? pin };
+    return { pin, pout: r?.[3] ?? null, pcached: r?.[4] ?? pin };
   });
+  const priced = priceTurns({ logged, tokIn, tokOut, tokCached, loggedCost }, K, prices, outputRatio);
+  notes.push(...pricingNotes(priced.unpriced, priced.unknownLogged, nTurns));
+
+  return {
+    ...candidateLists(sHat, nTurns, K, actionSpace),
+    runs,
+    models,
+    modelIds,
+    K,
+    episodeId,
+    extId,
+    taskId,
+    runOf,
+    score,
+    parent,
+    expectedSteps,
+    turnStart,
+    turnId,
+    t: tOf,
+    logged,
+    propensity,
+    cost: priced.cost,
+    sHat,
+    actionSpace,
+    sHatSource,
+    estimator: est ? { id: est.id, name: est.name, created_at: est.created_at } : null,
+    outputRatio,
+    notes,
+  };
+}
+
+export const noOutputNote = (model: string): string => `${model}: no logged output to learn its output length from (ratio 1)`;
+
+/** What a replay says of turns it cannot price, from the counts of priceTurns (summed over parts, on a store). */
+export function pricingNotes(unpriced: number, unknownLogged: number, turns: number): string[] {
+  const notes: string[] = [];
+  if (unpriced > 0) notes.push(`${unpriced.toLocaleString('en-US')} turn × model pairs have no price or no token counts: their cost is unknown, and episodes where a policy chooses one are left out of its cost`);
+  if (unknownLogged > 0) notes.push(`${unknownLogged.toLocaleString('en-US')} of ${turns.toLocaleString('en-US')} logged turns have an unknown cost (the log gives none and the model has no price)`);
+  return notes;
+}
+
+export interface ModelPrice {
+  pin: number | null;
+  pout: number | null;
+  pcached: number | null;
+}
+
+/**
+ * Each turn's cost with every model (row-major turn × K): the logged cost for the logged model, else its tokens
+ * at the model's prices with the output scaled by the two models' output-length ratios; NaN when unknown.
+ */
+export function priceTurns(
+  turns: { logged: Int32Array; tokIn: Float64Array; tokOut: Float64Array; tokCached: Float64Array; loggedCost: Float64Array },
+  K: number, prices: readonly ModelPrice[], outputRatio: Float64Array,
+): { cost: Float64Array; unpriced: number; unknownLogged: number } {
+  const { logged, tokIn, tokOut, tokCached, loggedCost } = turns;
+  const nTurns = logged.length;
+  const cost = new Float64Array(nTurns * K);
+  let unpriced = 0;
   for (let j = 0; j < nTurns; j++) {
     const lg = logged[j] as number;
     const tin = tokIn[j] as number;
@@ -331,37 +387,9 @@ function load(db: Db, options: LoadOptions): ReplayData {
       cost[j * K + k] = (inUsd + outTokens * p.pout) / 1e6;
     }
   }
-  if (unpriced > 0) notes.push(`${unpriced.toLocaleString('en-US')} turn × model pairs have no price or no token counts: their cost is unknown, and episodes where a policy chooses one are left out of its cost`);
   let unknownLogged = 0;
   for (let j = 0; j < nTurns; j++) if (Number.isNaN(loggedCost[j] as number)) unknownLogged++;
-  if (unknownLogged > 0) notes.push(`${unknownLogged.toLocaleString('en-US')} of ${nTurns.toLocaleString('en-US')} logged turns have an unknown cost (the log gives none and the model has no price)`);
-
-  return {
-    ...candidateLists(sHat, nTurns, K, actionSpace),
-    runs,
-    models,
-    modelIds,
-    K,
-    episodeId,
-    extId,
-    taskId,
-    runOf,
-    score,
-    parent,
-    expectedSteps,
-    turnStart,
-    turnId,
-    t: tOf,
-    logged,
-    propensity,
-    cost,
-    sHat,
-    actionSpace,
-    sHatSource,
-    estimator: est ? { id: est.id, name: est.name, created_at: est.created_at } : null,
-    outputRatio,
-    notes,
-  };
+  return { cost, unpriced, unknownLogged };
 }
 
 /**
@@ -389,7 +417,7 @@ export function candidatesOf(data: ReplayData, i: number): Int32Array {
 }
 
 /** The candidate lists of every turn, built once (CSR): policies ask for them several times per turn. */
-function candidateLists(sHat: Float64Array | null, N: number, K: number, actionSpace: readonly number[]): { candStart: Int32Array; candCols: Int32Array } {
+export function candidateLists(sHat: Float64Array | null, N: number, K: number, actionSpace: readonly number[]): { candStart: Int32Array; candCols: Int32Array } {
   const candStart = new Int32Array(N + 1);
   const cols: number[] = [];
   for (let i = 0; i < N; i++) {

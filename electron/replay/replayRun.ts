@@ -145,7 +145,7 @@ const finiteOrNull = (x: number): number | null => (Number.isFinite(x) ? x : nul
  * parent chain), children themselves NaN so no mean counts them; a session with any unknown cost is NaN.
  * `unknown` counts the sessions whose cost is unknown.
  */
-export function sessionCosts(data: ReplayData, perEpisode: Float64Array): { cost: Float64Array; sessions: number; unknown: number } {
+export function sessionCosts(data: Pick<ReplayData, 'parent'>, perEpisode: Float64Array): { cost: Float64Array; sessions: number; unknown: number } {
   const cost = Float64Array.from(perEpisode);
   for (let e = 0; e < cost.length; e++) {
     const root = data.parent[e] as number;
@@ -194,7 +194,19 @@ function pick(x: Float64Array, idx: Int32Array): Float64Array {
   return Float64Array.from(idx, (i) => x[i] as number);
 }
 
-export function summarisePolicy(data: ReplayData, policy: CompiledPolicy, pass: PolicyPass, options: SummaryOptions): PolicyReplay {
+/**
+ * What the summaries read of the replayed data: per episode (score, session root) and the column names, with the
+ * turn count as `logged.length`. A store's replay (electron/store/clickhouse/storeReplay.ts) streams the turns and
+ * keeps only this.
+ */
+export type EpisodeLevelData = Pick<ReplayData, 'episodeId' | 'score' | 'parent' | 'sHatSource' | 'K' | 'models' | 'runs' | 'estimator' | 'outputRatio'> & {
+  logged: { length: number };
+};
+
+/** The parts of a compiled policy its summary reads (a store's replay merges these over its parts). */
+export type PolicyFacts = Pick<CompiledPolicy, 'canonical' | 'label' | 'notes' | 'fallbacks'>;
+
+export function summarisePolicy(data: EpisodeLevelData, policy: PolicyFacts, pass: Omit<PolicyPass, 'choice'>, options: SummaryOptions): PolicyReplay {
   const nEp = data.episodeId.length;
   const N = data.logged.length;
   const notes = [...policy.notes];
@@ -331,6 +343,13 @@ export function replayPolicies(db: Db, request: ReplayRequest): ReplayResult {
     const summary = summarisePolicy(data, policy, runPolicy(data, policy), options);
     policies.push(summary);
   });
+  return replayResultOf(data, loggedEpisodeCosts(data), policies, options, data.notes);
+}
+
+/** The replay's answer from its policies' summaries and the logged episodes' scores and costs. */
+export function replayResultOf(
+  data: EpisodeLevelData, loggedPerEpisode: Float64Array, policies: PolicyReplay[], options: SummaryOptions, dataNotes: readonly string[],
+): ReplayResult {
   let scored = 0;
   let scoreSum = 0;
   let sessions = 0;
@@ -343,9 +362,9 @@ export function replayPolicies(db: Db, request: ReplayRequest): ReplayResult {
       scoreSum += s;
     }
   }
-  const loggedCosts = sessionCosts(data, loggedEpisodeCosts(data));
+  const loggedCosts = sessionCosts(data, loggedPerEpisode);
   const nEp = data.episodeId.length;
-  const notes = [...data.notes];
+  const notes = [...dataNotes];
   if (scored < sessions) notes.push(`${sessions - scored} of ${sessions} episodes have no outcome: left out of the logged score and of off-policy estimates, not counted as failures`);
   if (loggedCosts.unknown > 0) notes.push(`${loggedCosts.unknown} of ${sessions} episodes have an unknown logged cost: left out of the logged cost`);
   return {

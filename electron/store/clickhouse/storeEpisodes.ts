@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { EpisodeDetail, EpisodePage, EpisodeQuery, EpisodeRow, EpisodeSortColumn, ModelInfo, RunSummary } from '../../../shared/api.ts';
-import { loadPool } from '../../db/models.ts';
+import { loadPool, shippedPriceOf } from '../../db/models.ts';
 import type { TurnErrorRaw, TurnRowRaw } from '../../db/turnQueries.ts';
 import { NotFoundError } from '../../services/dispatch.ts';
 import { turnDetails } from '../../services/turnDetails.ts';
@@ -46,22 +46,36 @@ export async function listRunsOnStore(store: ClickHouseStore): Promise<RunSummar
   }));
 }
 
+/** Models the store's turns ran on, as they first arrived. */
+async function usedModels(store: ClickHouseStore): Promise<string[]> {
+  return (await store.query<{ model: string }>(
+    `SELECT model, min(import_id) AS first FROM ${store.table('turns')} WHERE ${visibleRows(store)} GROUP BY model ORDER BY first, model`,
+  )).map((r) => r.model);
+}
+
+/** Every model a SQLite database would have ids for, in id order: the shipped pool's entries, then the others as they arrived. */
+export async function storeModelOrder(store: ClickHouseStore): Promise<string[]> {
+  const pool = loadPool().map((m) => m.name);
+  return [...pool, ...(await usedModels(store)).filter((m) => !pool.includes(m))];
+}
+
 /**
- * The models the store's turns ran on, with the shipped pool's prices; colour order as in SQLite: the pool's
- * models first, in the pool's order, then the others as they first arrived.
+ * The models the store's turns ran on, with the prices RouteLens ships; colour order as in SQLite: the pool's
+ * models first, in the pool's order, then the others (models/pool.json's first) as they first arrived.
  */
 export async function listModelsOnStore(store: ClickHouseStore): Promise<ModelInfo[]> {
-  const used = await store.query<{ model: string }>(
-    `SELECT model, min(import_id) AS first FROM ${store.table('turns')} WHERE ${visibleRows(store)} GROUP BY model ORDER BY first, model`,
-  );
+  const used = await usedModels(store);
   const pool = loadPool();
-  const inPool = pool.filter((m) => m.pool);
-  const names = new Set(used.map((u) => u.model));
-  const others = [
+  const names = new Set(used.map((u) => u));
+  const entries = [
+    ...pool.filter((m) => m.pool),
     ...pool.filter((m) => !m.pool && names.has(m.name)),
-    ...used.filter((u) => !pool.some((m) => m.name === u.model)).map((u) => ({ name: u.model, provider: null, price_in_per_m: null, price_out_per_m: null, tier: null })),
+    ...used.filter((u) => !pool.some((m) => m.name === u)).map((u) => {
+      const price = shippedPriceOf(u);
+      return { name: u, provider: null, price_in_per_m: price.pin, price_out_per_m: price.pout, tier: null };
+    }),
   ];
-  return [...inPool, ...others].map((m, i) => ({
+  return entries.map((m, i) => ({
     id: i + 1, name: m.name, provider: m.provider, price_in_per_m: m.price_in_per_m, price_out_per_m: m.price_out_per_m, tier: m.tier, color_index: i,
   }));
 }
