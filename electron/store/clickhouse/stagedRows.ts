@@ -161,26 +161,31 @@ export interface FileSummary {
 
 /** Sends the rows of staged source `sourceId`, tagged with `importId`, to `sink`; registers its sessions in `index`. */
 export async function stagedRows(staging: Db, sourceId: number, importId: number, index: SessionIndex, sink: RowSink): Promise<FileSummary> {
-  const episodes = staging
+  // Only what root resolution needs, for every episode of the file; the full rows (task text…) are streamed below.
+  const heads = staging
+    .prepare(`SELECT e.id, r.name AS run, e.ext_id, e.parent_ext_id, e.split FROM episodes e JOIN runs r ON r.id = e.run_id
+      WHERE e.source_id = ? ORDER BY e.id`)
+    .all(sourceId) as StagedEpisode[];
+  const sessions = await sessionsOf(heads, index);
+  const modes = behaviourModes(staging);
+  const summary: FileSummary = { episodeKeys: [], episodes: heads.length, turns: 0, runs: [] };
+  /** What the turns pass needs of each episode (not its text: a file may hold hundreds of thousands). */
+  const byId = new Map<number, { s: SessionEntry; run: string; success: unknown; child: number; difficulty: number | null }>();
+  for (const e of staging
     .prepare(`SELECT e.*, r.name AS run, r.source_format, r.source_path, r.policy_name, r.policy_kind, x.task_text, x.system_prompt,
         x.policy_name AS episode_policy,
         -- A turn on another model than the episode's first: the controller called an expert (budget-modes).
         EXISTS (SELECT 1 FROM turns t2 WHERE t2.episode_id = e.id AND t2.model_id !=
           (SELECT t3.model_id FROM turns t3 WHERE t3.episode_id = e.id ORDER BY t3.t, t3.id LIMIT 1)) AS expert_call
       FROM episodes e JOIN runs r ON r.id = e.run_id LEFT JOIN episode_text x ON x.episode_id = e.id WHERE e.source_id = ? ORDER BY e.id`)
-    .all(sourceId) as StagedEpisode[];
-  const sessions = await sessionsOf(episodes, index);
-  const modes = behaviourModes(staging);
-  const summary: FileSummary = { episodeKeys: [], episodes: episodes.length, turns: 0, runs: [] };
-  const byId = new Map<number, { s: SessionEntry; e: StagedEpisode; child: number; difficulty: number | null }>();
-  for (const e of episodes) {
+    .iterate(sourceId) as Iterable<StagedEpisode>) {
     const s = sessions.get(e.id) as SessionEntry;
     index.known.set(sessionName(e.run, e.ext_id), s);
     // A numeric difficulty as the columnar cache reads it (confusion's rows); anything else is none.
     const text = e.difficulty as string | null;
     const d = text === null || text.trim() === '' ? Number.NaN : Number(text);
     const difficulty = Number.isFinite(d) ? d : null;
-    byId.set(e.id, { s, e, child: s.rootKey !== s.key ? 1 : 0, difficulty });
+    byId.set(e.id, { s, run: e.run, success: e.success, child: s.rootKey !== s.key ? 1 : 0, difficulty });
     summary.episodeKeys.push(s.key);
     if (!summary.runs.some((r) => r.run === e.run)) {
       summary.runs.push({ run: e.run, source_format: e.source_format as string, source_path: e.source_path as string, policy_name: e.policy_name as string | null, policy_kind: e.policy_kind as string | null });
@@ -193,7 +198,6 @@ export async function stagedRows(staging: Db, sourceId: number, importId: number
     ]));
     if (sink.full()) await sink.flush();
   }
-
   // One pass over the file's turns in (episode, t) order; the next turn's facts come from window functions.
   let current = -1;
   let cumulative = 0;
@@ -222,9 +226,9 @@ export async function stagedRows(staging: Db, sourceId: number, importId: number
     }
     // The cumulative cost as the columnar cache adds it: float64 sums of float32 turn costs.
     if (cost !== null) cumulative += Math.fround(cost as number);
-    const { s, e, child, difficulty } = ep;
+    const { s, child, difficulty } = ep;
     sink.add('turns', s.rootKey, tsvLine([
-      importId, s.key, s.rootKey, e.run, s.split, child, e.success, allKnown, difficulty, pos, t, model, prevModel, switched, nextSwitched, severity, nextSeverity,
+      importId, s.key, s.rootKey, ep.run, s.split, child, ep.success, allKnown, difficulty, pos, t, model, prevModel, switched, nextSwitched, severity, nextSeverity,
       category, actionType, tool, tin, tout, tcached, twrite, treason, cost, costSource, cumulative, latency, propensity, mask, verdict, verify,
       greedy, wasGreedy, beta, role, sTilde, penalty,
     ]));
@@ -236,7 +240,7 @@ export async function stagedRows(staging: Db, sourceId: number, importId: number
     for (const [episodeId, ...rest] of staging.prepare(sql).raw().iterate({ source: sourceId }) as Iterable<unknown[]>) {
       const ep = byId.get(episodeId as number);
       if (!ep) continue;
-      const head = table === 'plan_edges' ? [importId, ep.s.key, ep.s.rootKey] : [importId, ep.s.key, ep.s.rootKey, ep.e.run];
+      const head = table === 'plan_edges' ? [importId, ep.s.key, ep.s.rootKey] : [importId, ep.s.key, ep.s.rootKey, ep.run];
       sink.add(table, ep.s.rootKey, tsvLine([...head, ...rest]));
       if (sink.full()) await sink.flush();
     }
