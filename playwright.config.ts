@@ -18,7 +18,7 @@ const CHROMIUM_ARGS = [
 ];
 
 /** Specs of what the window reads (runs, episodes, search, the inspector, analyses, export): they run on both stores. */
-const STORE_SPECS = /(runs|episodes|search|inspector|analyses|agents|turnlist|storeViews)\.spec\.ts/;
+const STORE_SPECS = /(runs|episodes|search|inspector|analyses|agents|turnlist|compare|pair|storeViews)\.spec\.ts/;
 
 export default defineConfig({
   testDir: './e2e',

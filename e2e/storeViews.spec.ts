@@ -31,7 +31,7 @@ test('the window on a store names it, and says which views need a SQLite file', 
   await app.open('#/analyses/pareto');
   await analyses.waitFigure();
   await page.screenshot({ path: `${shots}store-pareto.png` });
-  for (const view of ['estimator', 'policy', 'compare'] as const) {
+  for (const view of ['estimator', 'policy'] as const) {
     await app.open(`#/${view}`);
     await expect(page.getByTestId('not-on-store')).toContainText('needs a SQLite database');
     await page.screenshot({ path: `${shots}store-${view}.png` });

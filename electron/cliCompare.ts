@@ -5,26 +5,67 @@
 import { writeFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { FIGURE_FORMATS, FigureFormat } from '../shared/apiAnalysis.ts';
-import { COMPARE_FIELDS, type CompareField, type CompareResult, type CompareSide } from '../shared/apiCompare.ts';
+import { COMPARE_FIELDS, type CompareField, type CompareInput, type CompareResult, type CompareSide } from '../shared/apiCompare.ts';
 import { modelColorFrom } from '../shared/charts/context.ts';
 import { COMPARE_FIGURE_IDS, type CompareFigureId } from '../shared/charts/layouts/compareFigureIds.ts';
 import { toCsv } from '../shared/charts/csv.ts';
 import { visibleText as v } from '../shared/displayText.ts';
 import { err, intFlag, money, out, print, requireDb, UsageError, type Command } from './cliCommon.ts';
 import { compare, CompareError } from './compare/compare.ts';
-import { openDatabase, type Db } from './db/database.ts';
+import { openDatabase } from './db/database.ts';
 import { compareFigureFile } from './export/compareFigureFile.ts';
 import { listModels } from './services/api.ts';
+import { STORE_OPTION } from './cliStore.ts';
+import { storeUrlOf, type ClickHouseStoreUrl } from './store/storeUrl.ts';
 
 /** `--a r1,r2` (or `--a r1 --a r2`): run ids by name; a name that holds a comma is taken whole when it exists. */
-function runsOf(db: Db, given: string[] | undefined, flag: string): number[] {
+function runsOf(byName: Map<string, number>, given: string[] | undefined, flag: string): number[] {
   if (!given || given.length === 0) throw new UsageError(`--${flag} RUN[,RUN] is required`);
-  const byName = new Map((db.prepare('SELECT id, name FROM runs').all() as { id: number; name: string }[]).map((r) => [r.name, r.id]));
   return given.flatMap((g) => (byName.has(g) ? [g] : g.split(','))).map((name) => {
     const id = byName.get(name.trim());
     if (id === undefined) throw new UsageError(`--${flag}: no run named ${JSON.stringify(name)} (runs: ${[...byName.keys()].map((n) => JSON.stringify(n)).join(', ') || 'none'})`);
     return id;
   });
+}
+
+/** What a comparison reads: a SQLite file, or a ClickHouse store (each run's episodes read from the shards). */
+interface CompareSource {
+  runs(): Promise<Map<string, number>>;
+  compare(input: CompareInput): Promise<CompareResult>;
+  models(): Promise<{ name: string; color_index: number }[]>;
+  close(): Promise<void>;
+}
+
+function dbSource(path: string): CompareSource {
+  const db = openDatabase(path, { readonly: true });
+  return {
+    runs: async () => new Map((db.prepare('SELECT id, name FROM runs').all() as { id: number; name: string }[]).map((r) => [r.name, r.id])),
+    compare: async (input) => compare(db, input),
+    models: async () => listModels(db),
+    close: async () => {
+      db.close();
+    },
+  };
+}
+
+async function storeSource(url: ClickHouseStoreUrl): Promise<CompareSource> {
+  const { ClickHouseStore } = await import('./store/clickhouse/connection.ts');
+  const { requireSchema } = await import('./store/clickhouse/schema.ts');
+  const { compareOnStore } = await import('./store/clickhouse/storeCompare.ts');
+  const { listModelsOnStore, runNamesById } = await import('./store/clickhouse/storeEpisodes.ts');
+  const store = new ClickHouseStore(url);
+  try {
+    await requireSchema(store);
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
+  return {
+    runs: async () => new Map([...(await runNamesById(store))].map(([id, name]) => [name, id])),
+    compare: (input) => compareOnStore(store, input),
+    models: () => listModelsOnStore(store),
+    close: () => store.close(),
+  };
 }
 
 function whereOf(text: unknown, flag: string): CompareSide['where'] {
@@ -110,7 +151,7 @@ export const compareCommands: Record<string, Command> = {
   compare: {
     summary: 'compare two runs, models or routers paired by task: success, score and cost differences, cost per model',
     usage: [
-      'routelens compare --db FILE --a RUN[,RUN] --b RUN[,RUN] [--a-where FIELD=VALUE] [--b-where FIELD=VALUE] [--a-label L] [--b-label L]',
+      'routelens compare --db FILE|--store URL --a RUN[,RUN] --b RUN[,RUN] [--a-where FIELD=VALUE] [--b-where FIELD=VALUE] [--a-label L] [--b-label L]',
       '                  [--counterfactual MODEL] [--bootstrap N] [--seed S] [--json] [--out FILE.csv]',
       `                  [--figure ${COMPARE_FIGURE_IDS.join('|')} --out FILE.svg|.png|.pdf|.csv [--theme light|dark]]`,
       '',
@@ -122,6 +163,7 @@ export const compareCommands: Record<string, Command> = {
     ].join('\n'),
     options: {
       db: { type: 'string' },
+      ...STORE_OPTION,
       a: { type: 'string', multiple: true },
       b: { type: 'string', multiple: true },
       'a-where': { type: 'string' },
@@ -137,7 +179,7 @@ export const compareCommands: Record<string, Command> = {
       theme: { type: 'string' },
     },
     async run(values) {
-      const path = requireDb(values);
+      const store = storeUrlOf(values);
       const bootstrap = intFlag(values, 'bootstrap', 2000, 0, 20_000);
       const seed = intFlag(values, 'seed', 1, 0, 2 ** 31 - 1);
       const outFile = values.out as string | undefined;
@@ -146,17 +188,18 @@ export const compareCommands: Record<string, Command> = {
       const csv = figure ? undefined : outFile;
       const theme = values.theme ?? 'light';
       if (theme !== 'light' && theme !== 'dark') throw new UsageError(`--theme is light or dark (got "${v(String(theme))}")`);
-      const db = openDatabase(path, { readonly: true });
+      const source = store ? await storeSource(store) : dbSource(requireDb(values));
       try {
+        const byName = await source.runs();
         const side = (s: 'a' | 'b'): CompareSide => ({
-          runIds: runsOf(db, values[s] as string[] | undefined, s),
+          runIds: runsOf(byName, values[s] as string[] | undefined, s),
           where: whereOf(values[`${s}-where`], `${s}-where`),
           label: values[`${s}-label`] as string | undefined,
         });
         let result: CompareResult;
         try {
           // The CSV holds every paired task; the printed answer the default first 5000.
-          result = compare(db, { a: side('a'), b: side('b'), bootstrap, seed, counterfactual_model: values.counterfactual as string | undefined, ...(csv ? { limit_tasks: 200_000 } : {}) });
+          result = await source.compare({ a: side('a'), b: side('b'), bootstrap, seed, counterfactual_model: values.counterfactual as string | undefined, ...(csv ? { limit_tasks: 200_000 } : {}) });
         } catch (e) {
           if (e instanceof CompareError) throw new UsageError(e.message);
           throw e;
@@ -166,7 +209,7 @@ export const compareCommands: Record<string, Command> = {
           err(`wrote ${v(csv)}: ${result.tasks.length} paired tasks`);
         }
         if (figure && outFile) {
-          const file = await compareFigureFile(result, figure.id, { format: figure.format, theme, modelColor: modelColorFrom(listModels(db)) });
+          const file = await compareFigureFile(result, figure.id, { format: figure.format, theme, modelColor: modelColorFrom(await source.models()) });
           writeFileSync(outFile, file.data);
           err(`wrote ${v(outFile)}: ${figure.id} (${file.data.length.toLocaleString('en-US')} bytes)`);
         }
@@ -174,7 +217,7 @@ export const compareCommands: Record<string, Command> = {
         printSummary(result);
         return 0;
       } finally {
-        db.close();
+        await source.close();
       }
     },
   },

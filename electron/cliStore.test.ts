@@ -30,7 +30,7 @@ describe('store URLs that are wrong', () => {
       [['info', '--store', 'clickhouse://a:1,b:2/db'], 'several hosts need ?cluster=NAME'],
       [['store', 'init'], '--store URL is required'],
       [['analyze', 'calibration', '--store', 'clickhouse://127.0.0.1:1/db'], 'calibration is not pushed down to a ClickHouse store yet'],
-      [['compare', '--store', 'clickhouse://127.0.0.1:1/db', '--a', 'x', '--b', 'y'], 'routelens compare: does not read a ClickHouse store yet'],
+      [['whatif', '--store', 'clickhouse://127.0.0.1:1/db', '--episode', 'x', '--turn', '0'], 'routelens whatif: does not read a ClickHouse store yet'],
     ] as const) {
       const r = routelens([...args]);
       expect(r.code, r.stderr).toBe(1);
@@ -130,6 +130,15 @@ describe.skipIf(skip !== null)('routelens with --store on a 2-shard cluster', ()
     expect(replayed.code, replayed.stderr).toBe(0);
     const withoutIds = (text: string) => ({ ...JSON.parse(text), runs: (JSON.parse(text) as { runs: { name: string }[] }).runs.map((r) => r.name) });
     expectClose(withoutIds(replayed.stdout), withoutIds(routelens([...replayArgs, '--db', db]).stdout), '$', 1e-6);
+    // Compare reads each run's episodes from the store; the same code pairs and tests them.
+    const compareArgs = ['compare', '--a', 'sw-router-demo', '--b', 'hle-router-demo', '--bootstrap', '300', '--json'];
+    const compared = routelens([...compareArgs, '--store', url]);
+    expect(compared.code, compared.stderr).toBe(0);
+    const noIds = (text: string) => {
+      const r = JSON.parse(text) as { tasks: { a_episode: unknown; b_episode: unknown }[] };
+      return { ...r, tasks: r.tasks.map((t) => ({ ...t, a_episode: null, b_episode: null })) };
+    };
+    expectClose(noIds(compared.stdout), noIds(routelens([...compareArgs, '--db', db]).stdout), '$', 1e-6);
     const scoring = routelens(['replay', '--policy', 'argmax', '--store', url, '--estimator', '1']);
     expect(scoring.code).toBe(1);
     expect(scoring.stderr).toMatch(/^routelens replay: a ClickHouse store holds no estimates yet/);

@@ -64,7 +64,7 @@ function CurrentView() {
 
 /** Views that read estimator scores, replay or write: not built on a ClickHouse store yet (DESIGN §2). */
 const NOT_ON_STORE: Partial<Record<string, string>> = {
-  estimator: 'Estimators (training, scoring)', policy: 'The policy lab', compare: 'Compare', pair: 'The split inspector',
+  estimator: 'Estimators (training, scoring)', policy: 'The policy lab',
 };
 
 function NotOnStore({ what }: { what: string }) {

@@ -6,7 +6,7 @@ import { openDatabase, type Db } from '../db/database.ts';
 import { importPaths } from '../importers/pipeline.ts';
 import { useSuiteTempDir } from '../testing/tmp.ts';
 import { compare, CompareError } from './compare.ts';
-import { selectSide } from './compareSides.ts';
+import { selectSide, sqliteReads } from './compareSides.ts';
 import { attributeCost } from './costAttribution.ts';
 import { buildCompareDb, RB_CALL_ON_GPT5 } from './compareFixture.testSupport.ts';
 
@@ -96,7 +96,7 @@ describe('compare', () => {
     const runs = [...(real.prepare('SELECT id FROM runs').pluck().all() as number[]), ...[run('ra'), run('rb')].map((id) => -id)];
     let multiModelTotals = 0;
     for (const id of runs) {
-      const on = id < 0 ? db : real;
+      const on = sqliteReads(id < 0 ? db : real);
       const parts = selectSide(on, { runIds: [Math.abs(id)] }, 'A');
       expect(parts.every((p) => p.whole && p.data.plainChildren)).toBe(true);
       const bySql = attributeCost(on, parts);

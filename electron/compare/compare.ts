@@ -13,8 +13,7 @@ import { mcnemarExact, newcombePairedInterval, pairedMeanDiffIntervals, winsTies
 import { describeIssue } from '../../shared/canonical.ts';
 import type { Db } from '../db/database.ts';
 import { attributeCost } from './costAttribution.ts';
-import { CompareError, selectSide, type SidePart } from './compareSides.ts';
-import { counterfactualCosts } from './counterfactualCost.ts';
+import { CompareError, selectSide, sqliteReads, type CompareReads, type SidePart } from './compareSides.ts';
 import { groupByTask, meanCost, meanScore, meanSuccess, pairTasks, type SideTasks, type TaskGroup } from './pairTasks.ts';
 
 export { CompareError } from './compareSides.ts';
@@ -88,11 +87,16 @@ function winnerOf(a: number, b: number): 'a' | 'b' | 'tie' {
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 export function compare(db: Db, request: CompareInput): CompareResult {
+  return compareWith(sqliteReads(db), request);
+}
+
+/** Compare over any store's reads (compareSides.ts CompareReads). */
+export function compareWith(reads: CompareReads, request: CompareInput): CompareResult {
   const parsed = CompareInput.safeParse(request);
   if (!parsed.success) throw new CompareError(describeIssue(parsed.error));
   const input = parsed.data;
-  const partsA = selectSide(db, input.a, 'A');
-  const partsB = selectSide(db, input.b, 'B');
+  const partsA = selectSide(reads, input.a, 'A');
+  const partsB = selectSide(reads, input.b, 'B');
   const tasksA = groupByTask(partsA);
   const tasksB = groupByTask(partsB);
   const { paired, onlyA, onlyB } = pairTasks(tasksA, tasksB);
@@ -114,7 +118,7 @@ export function compare(db: Db, request: CompareInput): CompareResult {
   if (paired.length === 0) notes.push('no task id is on both sides: nothing to pair');
 
   const counterfactual = input.counterfactual_model
-    ? counterfactualCosts(db, uniqueRuns([...partsA, ...partsB]), input.counterfactual_model)
+    ? reads.counterfactual(uniqueRuns([...partsA, ...partsB]), input.counterfactual_model)
     : null;
   const cfOf = (parts: SidePart[], g: TaskGroup): number | null => {
     if (!counterfactual) return null;
@@ -204,8 +208,8 @@ export function compare(db: Db, request: CompareInput): CompareResult {
   const score = nScore > 0 ? { n: nScore, mean_diff: sumScore / nScore, ci: scoreCi ?? null } : null;
   const cost = nCost > 0 ? { n: nCost, mean_diff: sumCost / nCost, ci: costCi ?? null, n_unknown: costUnknown } : null;
 
-  const attributionA = attributeCost(db, partsA);
-  const attributionB = attributeCost(db, partsB);
+  const attributionA = attributeCost(reads, partsA);
+  const attributionB = attributeCost(reads, partsB);
   for (const [name, x] of [['A', attributionA], ['B', attributionB]] as const) {
     if (x.unattributedEpisodes > 0) {
       notes.push(`${plural(x.unattributedEpisodes, 'episode')} on ${name} log only a total for several models: $${x.unattributedCost.toFixed(4)} not attributed to a model`);

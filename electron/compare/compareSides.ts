@@ -10,6 +10,8 @@ import { commitStamp } from '../analysis/columnar.ts';
 import type { Db } from '../db/database.ts';
 import { aliasKey } from '../db/models.ts';
 import { rootsOf } from '../replay/replayData.ts';
+import { wholeRunCostOf } from './costAttribution.ts';
+import { counterfactualCosts, type CounterfactualCosts } from './counterfactualCost.ts';
 
 /** The request names something that is not there (a run, a model, a value no episode has): the caller's mistake. */
 export class CompareError extends Error {}
@@ -33,8 +35,8 @@ export interface EpisodeModels {
 export interface RunEpisodes {
   runId: number;
   runName: string;
-  /** Episode i, in id order. */
-  id: Int32Array;
+  /** Episode i, in id order (a ClickHouse store's: its 52-bit key, in import order). */
+  id: Float64Array;
   extId: string[];
   taskId: (string | null)[];
   /** 1 success, 0 failure, -1 unknown. */
@@ -71,6 +73,33 @@ export interface WholeRunCost {
   rests: [number, number, number | null, number][];
 }
 
+/**
+ * Where Compare reads a run from: a SQLite database (sqliteReads) or a ClickHouse store whose runs were read
+ * beforehand (store/clickhouse/storeCompare.ts). Everything after the reads is the same code.
+ */
+export interface CompareReads {
+  runEpisodes(runId: number): RunEpisodes;
+  episodeModelsOf(data: RunEpisodes): EpisodeModels;
+  policyOf(data: RunEpisodes): (string | null)[];
+  /** The model's name for any of its spellings; undefined when none is known. */
+  modelName(alias: string): string | undefined;
+  /** The whole run's cost by model (costAttribution.ts). */
+  wholeRunCost(data: RunEpisodes): WholeRunCost;
+  counterfactual(runs: readonly RunEpisodes[], model: string): CounterfactualCosts;
+}
+
+export function sqliteReads(db: Db): CompareReads {
+  return {
+    runEpisodes: (runId) => runEpisodes(db, runId),
+    episodeModelsOf: (data) => episodeModelsOf(db, data),
+    policyOf: (data) => policyOf(db, data),
+    modelName: (alias) =>
+      db.prepare('SELECT m.name FROM model_aliases a JOIN models m ON m.id = a.model_id WHERE a.alias = ?').pluck().get(aliasKey(alias)) as string | undefined,
+    wholeRunCost: (data) => wholeRunCostOf(db, data),
+    counterfactual: (runs, model) => counterfactualCosts(db, runs, model),
+  };
+}
+
 const cache = new WeakMap<Db, { stamp: string; runs: Map<number, RunEpisodes> }>();
 
 /** The run's episodes, from the cache while the database is unchanged. */
@@ -105,7 +134,7 @@ function loadRun(db: Db, runId: number): RunEpisodes {
   const data: RunEpisodes = {
     runId,
     runName,
-    id: new Int32Array(n),
+    id: new Float64Array(n),
     extId: new Array<string>(n),
     taskId: new Array<string | null>(n),
     success: new Int8Array(n),
@@ -192,7 +221,7 @@ export function episodeModelsOf(db: Db, data: RunEpisodes): EpisodeModels {
 }
 
 /** Each episode's policy (its own, else the run's), read once per run and kept with the run's data. */
-function policyOf(db: Db, data: RunEpisodes): (string | null)[] {
+export function policyOf(db: Db, data: RunEpisodes): (string | null)[] {
   if (data.policy) return data.policy;
   const rows = db
     .prepare(`SELECT COALESCE(x.policy_name, r.policy_name) FROM episodes e JOIN runs r ON r.id = e.run_id
@@ -224,19 +253,15 @@ export interface SidePart {
  * The sessions of one side: the sessions of its runs, or those whose field equals the value. A model is named
  * as any of its spellings (the alias table); a value no session has is an error that lists the values there are.
  */
-export function selectSide(db: Db, side: CompareSide, name: 'A' | 'B'): SidePart[] {
+export function selectSide(reads: CompareReads, side: CompareSide, name: 'A' | 'B'): SidePart[] {
   const where = side.where;
   let wanted: string | null = where?.value ?? null;
-  if (where?.field === 'model') {
-    wanted = (db.prepare(`SELECT m.name FROM model_aliases a JOIN models m ON m.id = a.model_id WHERE a.alias = ?`).pluck().get(aliasKey(where.value)) as
-      | string
-      | undefined) ?? where.value;
-  }
+  if (where?.field === 'model') wanted = reads.modelName(where.value) ?? where.value;
   const values = new Set<string>();
   const parts = [...new Set(side.runIds)].map((runId) => {
-    const data = runEpisodes(db, runId);
-    if (where?.field === 'policy') policyOf(db, data);
-    if (where?.field === 'model') episodeModelsOf(db, data);
+    const data = reads.runEpisodes(runId);
+    if (where?.field === 'policy') reads.policyOf(data);
+    if (where?.field === 'model') reads.episodeModelsOf(data);
     const out: number[] = [];
     for (let i = 0; i < data.id.length; i++) {
       if ((data.root[i] as number) >= 0) continue;

@@ -11,7 +11,7 @@
  */
 import type { ModelCost } from '../../shared/apiCompare.ts';
 import type { Db } from '../db/database.ts';
-import { episodeModelsOf, type RunEpisodes, type SidePart, type WholeRunCost } from './compareSides.ts';
+import type { CompareReads, RunEpisodes, SidePart, WholeRunCost } from './compareSides.ts';
 
 export interface Attribution {
   rows: ModelCost[];
@@ -73,7 +73,15 @@ class Accumulator {
 }
 
 /** A whole run's sums, read once per run while the database is unchanged (a warm comparison skips SQL). */
-function wholeRunCostOf(db: Db, data: RunEpisodes): WholeRunCost {
+/**
+ * A logged total beyond the calls' costs worth attributing: more than the calls' rounding (a ClickHouse store keeps
+ * call costs as float32, ~6e-8 relative each).
+ */
+export function isRest(rest: number, total: number): boolean {
+  return rest > 1e-12 + 1e-6 * Math.abs(total);
+}
+
+export function wholeRunCostOf(db: Db, data: RunEpisodes): WholeRunCost {
   if (data.wholeRunCost) return data.wholeRunCost;
   // A call without a cost is unknown only when the episode's total is (no logged total covers it).
   const sums = db
@@ -98,16 +106,16 @@ function wholeRunCostOf(db: Db, data: RunEpisodes): WholeRunCost {
 }
 
 /** Whole runs, summed in SQL; a child is an episode naming a parent (RunEpisodes.plainChildren holds). */
-function addWholeRun(db: Db, part: SidePart, acc: Accumulator): void {
-  const { sums, rests } = wholeRunCostOf(db, part.data);
+function addWholeRun(reads: CompareReads, part: SidePart, acc: Accumulator): void {
+  const { sums, rests } = reads.wholeRunCost(part.data);
   for (const [model, child, ...s] of sums) acc.add(child ? 'subagent' : 'main', model, s);
   for (const [child, models, model, rest] of rests) acc.rest(child ? 'subagent' : 'main', models, model ?? -1, rest);
 }
 
 /** Part of a run (or children SQL cannot tell apart): the kept per-episode rows of the sessions the side takes. */
-function addSessions(db: Db, part: SidePart, acc: Accumulator): void {
+function addSessions(reads: CompareReads, part: SidePart, acc: Accumulator): void {
   const { data, sessions } = part;
-  const em = episodeModelsOf(db, data);
+  const em = reads.episodeModelsOf(data);
   const n = data.id.length;
   const inSide = new Uint8Array(n);
   for (const i of sessions) inSide[i] = 1;
@@ -135,15 +143,16 @@ function addSessions(db: Db, part: SidePart, acc: Accumulator): void {
   for (let e = 0; e < n; e++) {
     const scope = scopeOf(e);
     if (scope === null || (data.unpriced[e] as number) > 0) continue;
-    acc.rest(scope, models[e] as number, lastModel[e] as number, (data.cost[e] as number) - (callCost[e] as number));
+    const rest = (data.cost[e] as number) - (callCost[e] as number);
+    if (isRest(rest, data.cost[e] as number)) acc.rest(scope, models[e] as number, lastModel[e] as number, rest);
   }
 }
 
-export function attributeCost(db: Db, parts: SidePart[]): Attribution {
+export function attributeCost(reads: CompareReads, parts: SidePart[]): Attribution {
   const acc = new Accumulator(parts[0]?.data.modelNames ?? new Map());
   for (const part of parts) {
-    if (part.whole && part.data.plainChildren) addWholeRun(db, part, acc);
-    else addSessions(db, part, acc);
+    if (part.whole && part.data.plainChildren) addWholeRun(reads, part, acc);
+    else addSessions(reads, part, acc);
   }
   return acc.result();
 }

@@ -43,6 +43,12 @@ function shownDetail(d: EpisodeDetail): unknown {
   };
 }
 
+/** Two whole runs of the simulated ScienceWorld data, as a compare request. */
+function input2(runs: { id: number; name: string }[]) {
+  const id = (name: string) => runs.filter((r) => r.name === name).map((r) => r.id);
+  return { a: { runIds: id('sw-mtrouter') }, b: { runIds: id('sw-random') }, bootstrap: 300, seed: 3 };
+}
+
 describe.skipIf(skip !== null)('the API on a ClickHouse store answers as on SQLite', () => {
   let cluster: TestCluster;
   let store: ClickHouseStore;
@@ -184,11 +190,42 @@ describe.skipIf(skip !== null)('the API on a ClickHouse store answers as on SQLi
     }
   });
 
+  it('compares two sides as SQLite does: whole runs, runs split by model, split and policy; a figure file', async () => {
+    const [runsA, runsB] = [await ch.listRuns({}), await lite.listRuns({})];
+    const ids = (runs: typeof runsA, names: string[]) => runs.filter((r) => names.includes(r.name)).map((r) => r.id);
+    const sides = [
+      [{ names: ['sw-mtrouter'] }, { names: ['sw-random'] }],
+      [{ names: ['sw-mtrouter', 'sw-random'], where: { field: 'model' as const, value: 'gpt-5' } }, { names: ['sw-random'], where: { field: 'model' as const, value: 'kimi-k2' } }],
+      [{ names: ['claude-code/spotter'] }, { names: ['mini-swe-agent'] }],
+      [{ names: runsB.filter((r) => r.name.startsWith('uno-')).map((r) => r.name), where: { field: 'policy' as const, value: 'Uno-Orchestra (simulated, softmax over worker skill)' } }, { names: ['uno-gpt-5'] }],
+    ];
+    for (const [a, b] of sides) {
+      const input = (runs: typeof runsA) => ({
+        a: { runIds: ids(runs, a!.names), where: a!.where }, b: { runIds: ids(runs, b!.names), where: b!.where }, bootstrap: 300, seed: 3,
+      });
+      const [x, y] = [await dispatch(ch, 'compare', input(runsA)), await dispatch(lite, 'compare', input(runsB))];
+      expect(y.ok, JSON.stringify(y)).toBe(true);
+      if (!x.ok || !y.ok) {
+        expect(x).toEqual(y);
+        continue;
+      }
+      const noIds = (r: unknown) => {
+        const v = r as { tasks: { a_episode: unknown; b_episode: unknown }[] };
+        return { ...v, tasks: v.tasks.map((t) => ({ ...t, a_episode: null, b_episode: null })) };
+      };
+      expectClose(noIds(x.value), noIds(y.value), `$.${a!.names.join('+')}`, FLOAT32);
+    }
+    const fig = await ch.exportCompareFigure({ request: input2(runsA), figure: 'paired-scatter', format: 'svg' });
+    expect(Buffer.from(fig.data_base64, 'base64').toString('utf8')).toMatch(/<svg/);
+    const cf = await dispatch(ch, 'compare', { ...input2(runsA), counterfactual_model: 'gpt-5' });
+    expect(cf).toMatchObject({ ok: false, error: { kind: 'input', message: expect.stringMatching(/counterfactual cost .* SQLite database/) } });
+  });
+
   it('exports a figure from the store, and refuses the calls it does not answer with the way out', async () => {
     const svg = await ch.exportFigure({ request: { id: 'pareto' }, format: 'svg' });
     expect(Buffer.from(svg.data_base64, 'base64').toString('utf8')).toMatch(/<svg[\s\S]*<\/svg>/);
     expect(svg.filename).toMatch(/^pareto.*\.svg$/);
-    const refused = await dispatch(ch, 'compare', { a: { runIds: [1] }, b: { runIds: [2] } });
+    const refused = await dispatch(ch, 'replay', { policies: ['logged'] });
     expect(refused.ok).toBe(false);
     expect(JSON.stringify(refused)).toMatch(/SQLite database.*--db/);
     expect(await ch.listEstimators({})).toMatchObject({ estimators: [], in_use: null });

@@ -2,11 +2,16 @@
  * The API contract over a ClickHouse store (DESIGN §2, second store): what `serve --store URL` answers. Runs, the
  * Episodes list (sorted, filtered, paged and searched on the cluster), one episode on demand, the analyses and
  * their figure files come from SQL on the shards; only aggregates and the page or episode asked for travel.
- * What needs estimator scores, replay or writes from the window (import, training, scoring, compare, the policy
- * lab) is not built on the store yet: those calls say so, as a user's error naming `--db`, and change nothing.
+ * Compare runs the same code over each run's episodes read from the store. What needs estimator scores, replay
+ * in the window or writes (import, training, scoring, the policy lab) is not built on the store yet: those calls
+ * say so, as a user's error naming `--db`, and change nothing.
  */
 import { EpisodeQuery, type RouteLensApi } from '../../shared/api.ts';
 import { ExportFigureRequest } from '../../shared/apiAnalysis.ts';
+import { ExportCompareFigureRequest } from '../../shared/apiCompare.ts';
+import { CompareError } from '../compare/compareSides.ts';
+import { compareFigureFile } from '../export/compareFigureFile.ts';
+import { compareOnStore } from '../store/clickhouse/storeCompare.ts';
 import { modelColorFrom } from '../../shared/charts/context.ts';
 import { AnalysisInputError, AnalysisNotFoundError } from '../analysis/runAnalysis.ts';
 import { figureFile } from '../export/figureFile.ts';
@@ -21,7 +26,6 @@ import { InputError, NotFoundError } from './dispatch.ts';
 /** Calls a ClickHouse store does not answer yet, and what each needs. */
 const NOT_ON_STORE: Record<string, string> = {
   startImport: 'importing from the window', importStatus: 'importing from the window',
-  compare: 'Compare', exportCompareFigure: 'Compare',
   replay: 'the policy lab', policyDiff: 'the policy lab', episodePolicyChoices: 'the policy lab', exportFrontierFigure: 'the policy lab',
   startEstimatorJob: 'training and scoring estimators', estimatorJobStatus: 'training and scoring estimators',
   cancelEstimatorJob: 'training and scoring estimators', setEstimatorInUse: 'estimators', renameEstimator: 'estimators', whatIf: 'what-if',
@@ -30,6 +34,12 @@ const NOT_ON_STORE: Record<string, string> = {
 /** The message a window shows for a call the store does not answer (one line, the way out included). */
 export function notOnStoreMessage(what: string): string {
   return `${what} works on a SQLite database, not yet on a ClickHouse store: open one with --db FILE (import the logs there with \`routelens import\`)`;
+}
+
+/** A comparison the store cannot make as asked (a run, a model, a value not there) is the caller's input error. */
+function asInput(e: unknown): never {
+  if (e instanceof CompareError) throw new InputError(e.message);
+  throw e;
 }
 
 async function answer<T>(f: () => Promise<T>): Promise<T> {
@@ -76,6 +86,13 @@ export async function createStoreApi(store: ClickHouseStore): Promise<RouteLensA
       estimators: [], default_model: null, in_use: null,
       turns: await count(`SELECT count() AS n FROM ${store.table('turns')} WHERE ${visibleRows(store)}`),
     }),
+    compare: async (input) => compareOnStore(store, input).catch(asInput),
+    exportCompareFigure: async (input) => {
+      const req = ExportCompareFigureRequest.parse(input);
+      const result = await compareOnStore(store, req.request).catch(asInput);
+      const file = await compareFigureFile(result, req.figure, { ...req, modelColor: modelColorFrom(await listModelsOnStore(store)) });
+      return { filename: file.filename, mime: file.mime, data_base64: file.data.toString('base64') };
+    },
     runAnalysis: async (request) => answer(() => runAnalysisOnStore(store, request)),
     exportFigure: async (input) => {
       const req = ExportFigureRequest.parse(input);

@@ -29,6 +29,9 @@ export class ClickHouseStore {
         // The client's own log lines carry request details; RouteLens reports errors itself, in one line.
         log: { level: ClickHouseLogLevel.OFF },
         request_timeout: 600_000,
+        // No idle sockets kept: an import's staging holds the event loop for long stretches, the client's idle-socket
+        // timer fires late, and it then writes to a socket the server closed after its keep-alive timeout (EPIPE).
+        keep_alive: { enabled: false },
         compression: { request: false, response: false },
       }),
     );

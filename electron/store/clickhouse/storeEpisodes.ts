@@ -148,7 +148,7 @@ function episodeRow(r: RawRow, models: string[]): EpisodeRow {
 }
 
 /** The run names the store holds, by id. */
-async function runNamesById(store: ClickHouseStore): Promise<Map<number, string>> {
+export async function runNamesById(store: ClickHouseStore): Promise<Map<number, string>> {
   const rows = await store.query<{ run: string }>(`SELECT DISTINCT run FROM ${store.database}.runs WHERE import_id IN (${visibleImports(store)})`);
   return new Map(rows.map((r) => [runIdOf(r.run), r.run]));
 }
