@@ -15,7 +15,7 @@ import { compare, CompareError } from './compare/compare.ts';
 import { openDatabase } from './db/database.ts';
 import { compareFigureFile } from './export/compareFigureFile.ts';
 import { listModels } from './services/api.ts';
-import { STORE_OPTION } from './cliStore.ts';
+import { openCheckedStore, STORE_OPTION } from './cliStore.ts';
 import { storeUrlOf, type ClickHouseStoreUrl } from './store/storeUrl.ts';
 
 /** `--a r1,r2` (or `--a r1 --a r2`): run ids by name; a name that holds a comma is taken whole when it exists. */
@@ -49,17 +49,9 @@ function dbSource(path: string): CompareSource {
 }
 
 async function storeSource(url: ClickHouseStoreUrl): Promise<CompareSource> {
-  const { ClickHouseStore } = await import('./store/clickhouse/connection.ts');
-  const { requireSchema } = await import('./store/clickhouse/schema.ts');
   const { compareOnStore } = await import('./store/clickhouse/storeCompare.ts');
   const { listModelsOnStore, runNamesById } = await import('./store/clickhouse/storeEpisodes.ts');
-  const store = new ClickHouseStore(url);
-  try {
-    await requireSchema(store);
-  } catch (e) {
-    await store.close();
-    throw e;
-  }
+  const store = await openCheckedStore(url);
   return {
     runs: async () => new Map([...(await runNamesById(store))].map(([id, name]) => [name, id])),
     compare: (input) => compareOnStore(store, input),

@@ -15,7 +15,7 @@ import { figureFile } from './export/figureFile.ts';
 import { FontNotFoundError } from './export/fonts.ts';
 import { listModels } from './services/api.ts';
 import { storeUrlOf, type ClickHouseStoreUrl } from './store/storeUrl.ts';
-import { STORE_OPTION } from './cliStore.ts';
+import { openCheckedStore, STORE_OPTION } from './cliStore.ts';
 
 function parseRho(text: string | undefined): Record<string, number> | undefined {
   if (text === undefined) return undefined;
@@ -44,17 +44,9 @@ function dbSource(path: string): AnalysisSource {
 }
 
 async function storeSource(url: ClickHouseStoreUrl): Promise<AnalysisSource> {
-  const { ClickHouseStore } = await import('./store/clickhouse/connection.ts');
-  const { requireSchema } = await import('./store/clickhouse/schema.ts');
   const { runAnalysisOnStore } = await import('./store/clickhouse/storeAnalysisRequest.ts');
   const { listModelsOnStore } = await import('./store/clickhouse/storeEpisodes.ts');
-  const store = new ClickHouseStore(url);
-  try {
-    await requireSchema(store);
-  } catch (e) {
-    await store.close();
-    throw e;
-  }
+  const store = await openCheckedStore(url);
   return { run: (r) => runAnalysisOnStore(store, r), models: () => listModelsOnStore(store), close: () => store.close() };
 }
 

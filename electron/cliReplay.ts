@@ -14,7 +14,7 @@ import { ScorerError } from './estimator/ortScoring.ts';
 import { scoreDatabase } from './estimator/scoreDatabase.ts';
 import { ReplayError } from './replay/replayData.ts';
 import { replayPolicies } from './replay/replayRun.ts';
-import { STORE_OPTION } from './cliStore.ts';
+import { openCheckedStore, STORE_OPTION } from './cliStore.ts';
 import { storeUrlOf, type ClickHouseStoreUrl } from './store/storeUrl.ts';
 import type { StoreReplayRequest } from './store/clickhouse/storeReplay.ts';
 
@@ -62,13 +62,10 @@ function printTable(r: ReplayResult): void {
 
 /** The replay streamed from a ClickHouse store (electron/store/clickhouse/storeReplay.ts), with progress. */
 async function replayStore(url: ClickHouseStoreUrl, request: Omit<StoreReplayRequest, 'onProgress'>): Promise<ReplayResult> {
-  const { ClickHouseStore } = await import('./store/clickhouse/connection.ts');
-  const { requireSchema } = await import('./store/clickhouse/schema.ts');
   const { replayOnStore } = await import('./store/clickhouse/storeReplay.ts');
-  const store = new ClickHouseStore(url);
+  const store = await openCheckedStore(url);
   const progress = new Progress();
   try {
-    await requireSchema(store);
     return await replayOnStore(store, { ...request, onProgress: (m) => progress.update(m) });
   } catch (e) {
     if (e instanceof ReplayError) throw new UsageError(e.message);

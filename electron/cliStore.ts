@@ -30,6 +30,20 @@ export const STORE_OPTION = { store: { type: 'string' } } as const;
 /** The commands that take `--store URL` so far; the others say so and ask for `--db FILE`. */
 export const STORE_AWARE = { store: true, import: true, info: true, analyze: true, serve: true, export: true, replay: true, compare: true } as const;
 
+/** A store checked to have this RouteLens's schema, for a command that reads it; closed again if it has not. */
+export async function openCheckedStore(url: ClickHouseStoreUrl): Promise<ClickHouseStore> {
+  const { ClickHouseStore: Store } = await import('./store/clickhouse/connection.ts');
+  const { requireSchema } = await import('./store/clickhouse/schema.ts');
+  const store = new Store(url);
+  try {
+    await requireSchema(store);
+    return store;
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
+}
+
 async function withStore<T>(url: ClickHouseStoreUrl, f: (store: ClickHouseStore, m: Awaited<ReturnType<typeof storeModules>>) => Promise<T>): Promise<T> {
   const m = await storeModules();
   const store = new m.ClickHouseStore(url);

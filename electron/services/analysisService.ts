@@ -15,7 +15,8 @@ import { figureFile } from '../export/figureFile.ts';
 import { InputError, NotFoundError } from './dispatch.ts';
 import { listModels } from './api.ts';
 
-async function answer<T>(f: () => Promise<T>): Promise<T> {
+/** Runs an analysis call, its request's mistakes becoming the API's input and not-found errors. */
+export async function answer<T>(f: () => Promise<T>): Promise<T> {
   try {
     return await f();
   } catch (e) {

@@ -4,21 +4,14 @@
  * text search and where it matched, whole episodes (subagents, errors, candidates, plans), every analysis the
  * store answers and a figure file. Ids differ by design (keys on the store); everything a user reads is equal.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../db/database.ts';
+import type { ClickHouseStore } from '../store/clickhouse/connection.ts';
+import { clickhouseSkipReason } from '../../test/clickhouseCluster.ts';
+import { sameDataOnBothStores, type BothStores } from '../../test/sameDataOnBothStores.ts';
 import { EPISODE_SORT_COLUMNS, type EpisodeDetail, type EpisodeRow, type RouteLensApi } from '../../shared/api.ts';
 import { ANALYSIS_IDS } from '../../shared/analysisResults.ts';
-import { openDatabase, type Db } from '../db/database.ts';
-import { importPaths } from '../importers/pipeline.ts';
-import { simulateToFile } from '../../fixtures/simulator/index.ts';
-import { clickhouseSkipReason, startTestCluster, type TestCluster } from '../../test/clickhouseCluster.ts';
 import { expectClose } from '../../test/expectClose.ts';
-import { parseStoreUrl } from '../store/storeUrl.ts';
-import { ClickHouseStore } from '../store/clickhouse/connection.ts';
-import { initStore } from '../store/clickhouse/schema.ts';
-import { importToStore } from '../store/clickhouse/importToStore.ts';
 import { createApi } from './api.ts';
 import { dispatch } from './dispatch.ts';
 import { createStoreApi } from './storeApi.ts';
@@ -50,35 +43,24 @@ function input2(runs: { id: number; name: string }[]) {
 }
 
 describe.skipIf(skip !== null)('the API on a ClickHouse store answers as on SQLite', () => {
-  let cluster: TestCluster;
   let store: ClickHouseStore;
   let db: Db;
-  let dir: string;
   let lite: RouteLensApi;
   let ch: RouteLensApi;
+  let both: BothStores;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'routelens-chapi-'));
-    cluster = await startTestCluster(2);
-    store = new ClickHouseStore(parseStoreUrl(cluster.url('routelens')));
-    await initStore(store);
-    const sw = join(dir, 'sw.jsonl');
-    const uno = join(dir, 'uno.jsonl');
-    await simulateToFile({ preset: 'scienceworld', episodes: 150, seed: 3, out: sw });
-    await simulateToFile({ preset: 'uno', episodes: 40, seed: 6, out: uno });
-    const files = [sw, uno, 'fixtures/samples/claude-code', 'fixtures/samples/swe-agent', 'fixtures/samples/mtrouter', 'fixtures/samples/mini-swe-agent', 'fixtures/samples/codex'];
-    db = openDatabase(join(dir, 'same.db'));
-    await importPaths(db, files);
-    await importToStore(store, files, { batchRows: 5_000 });
+    both = await sameDataOnBothStores(
+      [{ preset: 'scienceworld', episodes: 150, seed: 3 }, { preset: 'uno', episodes: 40, seed: 6 }],
+      ['fixtures/samples/claude-code', 'fixtures/samples/swe-agent', 'fixtures/samples/mtrouter', 'fixtures/samples/mini-swe-agent', 'fixtures/samples/codex'],
+    );
+    ({ store, db } = both);
     lite = createApi(db, ':memory:');
     ch = await createStoreApi(store);
   }, 240_000);
 
   afterAll(async () => {
-    db?.close();
-    await store?.close();
-    await cluster?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await both?.close();
   });
 
   it('lists the same runs with the same facts, and the same models in the same colour order', async () => {

@@ -13,7 +13,7 @@ import { CompareError } from '../compare/compareSides.ts';
 import { compareFigureFile } from '../export/compareFigureFile.ts';
 import { compareOnStore } from '../store/clickhouse/storeCompare.ts';
 import { modelColorFrom } from '../../shared/charts/context.ts';
-import { AnalysisInputError, AnalysisNotFoundError } from '../analysis/runAnalysis.ts';
+import { answer } from './analysisService.ts';
 import { figureFile } from '../export/figureFile.ts';
 import type { ClickHouseStore } from '../store/clickhouse/connection.ts';
 import { requireSchema, schemaVersion, visibleRows } from '../store/clickhouse/schema.ts';
@@ -40,16 +40,6 @@ export function notOnStoreMessage(what: string): string {
 function asInput(e: unknown): never {
   if (e instanceof CompareError) throw new InputError(e.message);
   throw e;
-}
-
-async function answer<T>(f: () => Promise<T>): Promise<T> {
-  try {
-    return await f();
-  } catch (e) {
-    if (e instanceof AnalysisInputError) throw new InputError(e.message);
-    if (e instanceof AnalysisNotFoundError) throw new NotFoundError(e.message);
-    throw e;
-  }
 }
 
 export async function createStoreApi(store: ClickHouseStore): Promise<RouteLensApi> {

@@ -3,13 +3,10 @@
  * SQLite and into the cluster give the same analyses (1e-9 relative), imports are idempotent and atomic per
  * file, and sessions are split evenly over the shards with all of an episode's turns on one shard.
  */
-import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../db/database.ts';
-import { importPaths } from '../../importers/pipeline.ts';
-import { simulateToFile } from '../../../fixtures/simulator/index.ts';
+import type { Db } from '../../db/database.ts';
 import { paretoAnalysis } from '../../analysis/pareto.ts';
 import { switchCostAnalysis } from '../../analysis/switchCost.ts';
 import { errorRecoveryAnalysis } from '../../analysis/errorRecovery.ts';
@@ -18,7 +15,8 @@ import { episodeTargets } from '../../analysis/targets.ts';
 import { liftAnalysis } from '../../analysis/lift.ts';
 import { planDagEpisode, planDagSummary } from '../../analysis/planDag.ts';
 import { budgetModesAnalysis, confusionAnalysis, usageRatioAnalysis } from '../../analysis/controllerAnalyses.ts';
-import { clickhouseSkipReason, startTestCluster, type TestCluster } from '../../../test/clickhouseCluster.ts';
+import { clickhouseSkipReason, type TestCluster } from '../../../test/clickhouseCluster.ts';
+import { sameDataOnBothStores, type BothStores } from '../../../test/sameDataOnBothStores.ts';
 import { expectClose } from '../../../test/expectClose.ts';
 import { parseStoreUrl } from '../storeUrl.ts';
 import { ClickHouseStore } from './connection.ts';
@@ -40,31 +38,19 @@ describe.skipIf(skip !== null)('ClickHouse store on a 2-shard cluster', () => {
   let dir: string;
   let files: string[];
 
+  let both: BothStores;
+
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'routelens-chtest-'));
-    cluster = await startTestCluster(2);
-    store = new ClickHouseStore(parseStoreUrl(cluster.url('routelens')));
-    await initStore(store);
-    const sw = join(dir, 'sw.jsonl');
-    const critique = join(dir, 'critique.jsonl');
-    const corl = join(dir, 'corl.jsonl');
-    await simulateToFile({ preset: 'scienceworld', episodes: 400, seed: 3, out: sw });
-    await simulateToFile({ preset: 'critique', episodes: 150, seed: 4, out: critique });
-    await simulateToFile({ preset: 'corl', episodes: 150, seed: 5, out: corl });
-    const uno = join(dir, 'uno.jsonl');
-    await simulateToFile({ preset: 'uno', episodes: 80, seed: 6, out: uno });
     // Real logs: subagents folded into their session (Claude Code), a total-only cost (SWE-agent), splits (MTRouter).
-    files = [sw, critique, corl, uno, 'fixtures/samples/uno', 'fixtures/samples/claude-code', 'fixtures/samples/swe-agent', 'fixtures/samples/mtrouter'];
-    db = openDatabase(join(dir, 'same.db'));
-    await importPaths(db, files);
-    await importToStore(store, files, { batchRows: 5_000 });
+    both = await sameDataOnBothStores(
+      [{ preset: 'scienceworld', episodes: 400, seed: 3 }, { preset: 'critique', episodes: 150, seed: 4 }, { preset: 'corl', episodes: 150, seed: 5 }, { preset: 'uno', episodes: 80, seed: 6 }],
+      ['fixtures/samples/uno', 'fixtures/samples/claude-code', 'fixtures/samples/swe-agent', 'fixtures/samples/mtrouter'],
+    );
+    ({ cluster, store, db, dir, files } = both);
   }, 240_000);
 
   afterAll(async () => {
-    db?.close();
-    await store?.close();
-    await cluster?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await both?.close();
   });
 
   const selections = (): { runs?: string[]; split?: string }[] => {
@@ -176,7 +162,7 @@ describe.skipIf(skip !== null)('ClickHouse store on a 2-shard cluster', () => {
   });
 
   it('a file that fails midway is never counted, and its good episodes never shown', async () => {
-    const good = readFileSync(join(dir, 'sw.jsonl'), 'utf8').split('\n').filter(Boolean).slice(0, 50)
+    const good = readFileSync(join(dir, 'scienceworld-3.jsonl'), 'utf8').split('\n').filter(Boolean).slice(0, 50)
       .map((l) => { const ep = JSON.parse(l); ep.run = 'half-file'; return JSON.stringify(ep); });
     const broken = join(dir, 'half.jsonl');
     writeFileSync(broken, `${good.join('\n')}\n{"not": "an episode"\n`);
@@ -209,7 +195,7 @@ describe.skipIf(skip !== null)('ClickHouse store on a 2-shard cluster', () => {
   });
 
   it('a changed file replaces the whole earlier file; a file overlapping part of one is refused', async () => {
-    const lines = readFileSync(join(dir, 'critique.jsonl'), 'utf8').split('\n').filter(Boolean);
+    const lines = readFileSync(join(dir, 'critique-4.jsonl'), 'utf8').split('\n').filter(Boolean);
     const first = join(dir, 'part.jsonl');
     writeFileSync(first, lines.slice(0, 20).map((l) => { const ep = JSON.parse(l); ep.run = 'replaced'; return JSON.stringify(ep); }).join('\n'));
     await importToStore(store, [first]);

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { EpisodeDetail, EpisodePage, EpisodeQuery, EpisodeRow, EpisodeSortColumn, ModelInfo, RunSummary } from '../../../shared/api.ts';
 import { loadPool, shippedPriceOf } from '../../db/models.ts';
-import type { TurnErrorRaw, TurnRowRaw } from '../../db/turnQueries.ts';
+import type { EpisodeMetaRaw, TurnErrorRaw, TurnRowRaw } from '../../db/turnQueries.ts';
 import { NotFoundError } from '../../services/dispatch.ts';
 import { turnDetails } from '../../services/turnDetails.ts';
 import { episodeKey } from './stagedRows.ts';
@@ -207,23 +207,10 @@ export async function findEpisodesOnStore(store: ClickHouseStore, extId: string,
   return rows.map((r) => ({ id: num(r.k), run: r.run }));
 }
 
-type RawEpisode = RawRow & {
-  task_id: string | null;
-  task_type: string | null;
-  split: string | null;
-  task_text: string | null;
-  expected_steps: number | null;
-  budget_usd: number | null;
-  max_turns: number | null;
-  policy_name: string | null;
-  kind: string | null;
-  agent: string | null;
-  started_at: string | null;
-  system_prompt: string | null;
-  unpriced_turns: number;
-  parent_ext_id: string | null;
-  parent_t: number | null;
-};
+/** An episode's row with what the inspector's header reads (the same fields as SQLite's episodeMeta). */
+type RawEpisode = RawRow & Pick<EpisodeMetaRaw,
+  'task_id' | 'task_type' | 'split' | 'task_text' | 'expected_steps' | 'budget_usd' | 'max_turns' | 'policy_name' | 'kind' | 'agent' | 'started_at' |
+  'system_prompt' | 'unpriced_turns' | 'parent_ext_id' | 'parent_t'>;
 
 /** One episode whole, as the inspector reads it: its rows from the shard that holds it, nothing else. */
 export async function episodeDetailOnStore(store: ClickHouseStore, id: number): Promise<EpisodeDetail> {

@@ -2,21 +2,14 @@
  * Replay streamed from a ClickHouse store (a real 2-shard cluster) against replay on SQLite with the same files:
  * every policy's estimates, intervals, usage and notes agree, read in many small parts or in one.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../db/database.ts';
+import type { ClickHouseStore } from './connection.ts';
+import { clickhouseSkipReason } from '../../../test/clickhouseCluster.ts';
+import { sameDataOnBothStores, type BothStores } from '../../../test/sameDataOnBothStores.ts';
 import type { ReplayResult } from '../../../shared/apiReplay.ts';
-import { openDatabase, type Db } from '../../db/database.ts';
-import { importPaths } from '../../importers/pipeline.ts';
 import { replayPolicies } from '../../replay/replayRun.ts';
-import { simulateToFile } from '../../../fixtures/simulator/index.ts';
-import { clickhouseSkipReason, startTestCluster, type TestCluster } from '../../../test/clickhouseCluster.ts';
 import { expectClose } from '../../../test/expectClose.ts';
-import { parseStoreUrl } from '../storeUrl.ts';
-import { ClickHouseStore } from './connection.ts';
-import { initStore } from './schema.ts';
-import { importToStore } from './importToStore.ts';
 import { replayOnStore } from './storeReplay.ts';
 
 const skip = clickhouseSkipReason();
@@ -35,29 +28,17 @@ function comparable(r: ReplayResult): unknown {
 }
 
 describe.skipIf(skip !== null)('replay on a ClickHouse store', () => {
-  let cluster: TestCluster;
   let store: ClickHouseStore;
   let db: Db;
-  let dir: string;
+  let both: BothStores;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'routelens-chreplay-'));
-    cluster = await startTestCluster(2);
-    store = new ClickHouseStore(parseStoreUrl(cluster.url('routelens')));
-    await initStore(store);
-    const sw = join(dir, 'sw.jsonl');
-    await simulateToFile({ preset: 'scienceworld', episodes: 200, seed: 11, out: sw });
-    const files = [sw, 'fixtures/samples/mtrouter', 'fixtures/samples/claude-code', 'fixtures/samples/mini-swe-agent'];
-    db = openDatabase(join(dir, 'same.db'));
-    await importPaths(db, files);
-    await importToStore(store, files, { batchRows: 5_000 });
+    both = await sameDataOnBothStores([{ preset: 'scienceworld', episodes: 200, seed: 11 }], ['fixtures/samples/mtrouter', 'fixtures/samples/claude-code', 'fixtures/samples/mini-swe-agent']);
+    ({ store, db } = both);
   }, 240_000);
 
   afterAll(async () => {
-    db?.close();
-    await store?.close();
-    await cluster?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await both?.close();
   });
 
   const POLICIES = ['logged', 'argmax', 'cost-aware:5', 'budget:0.05', 'mode:low', 'cheapest', 'fixed:gpt-5', 'random:3'];
