@@ -185,7 +185,7 @@ if (only.includes('formats')) {
   log(
     `formats: claude-code ${fmt(f.claudeCode.turnsPerSec)} turns/s (${f.claudeCode.mbPerSec.toFixed(1)} MiB/s), canonical ${fmt(f.canonical.turnsPerSec)} turns/s ` +
       `(${f.canonical.mbPerSec.toFixed(1)} MiB/s), ratio ${f.ratio.toFixed(2)} (CPU ${f.cpuRatio.toFixed(2)}; goal ≥ 0.5); ` +
-      `peak RSS ${fmt(f.claudeCode.peakRss / 2 ** 20)} MiB (goal < ${fmt(PEAK_RSS_GOAL / 2 ** 20)})`,
+      `peak RSS ${fmt(f.claudeCode.peakRss / 2 ** 20)} MiB (goal < ${fmt(PEAK_RSS_GOAL / 1e6)} MB)`,
   );
   if (f.ratio < 0.5 || f.claudeCode.peakRss >= PEAK_RSS_GOAL) log('some goals were missed (see above)');
 }
@@ -197,7 +197,7 @@ if (only.includes('store')) {
   results.store = close({ ...started, result: x });
   log(
     `store: ${fmt(x.oursTurnsPerSec)} turns/s, ClickHouse's own insert ${fmt(x.baselineTurnsPerSec)} turns/s, ratio ${x.ratio.toFixed(2)} (goal ≥ 0.5); ` +
-      `peak RSS ${fmt(x.ours.peakRss / 2 ** 20)} MiB (goal < 500); turns per shard ${x.turnsPerShard.map(fmt).join(' / ')}`,
+      `peak RSS ${fmt(x.ours.peakRss / 2 ** 20)} MiB = ${fmt(x.ours.peakRss / 1e6)} MB (goal < 500 MB); turns per shard ${x.turnsPerShard.map(fmt).join(' / ')}`,
   );
 }
 
