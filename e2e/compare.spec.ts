@@ -10,16 +10,13 @@ import { ComparePage } from './pages/ComparePage.ts';
 
 const GROUP = ['sw-random', 'sw-gpt-5', 'sw-minimax-m2'];
 
-test('a run against a group: pairing, paired statistics, cost by model, counterfactual, figures and their export', async ({ app, page }, testInfo) => {
-  // A ClickHouse store compares the same way but prices no counterfactual yet: the picker says so, disabled.
-  const onStore = testInfo.project.name === 'store';
+test('a run against a group: pairing, paired statistics, cost by model, counterfactual, figures and their export', async ({ app, page }) => {
   const cmp = new ComparePage(page);
   await app.open('#/compare');
   await expect(page.getByTestId('compare-form-message')).toContainText('Choose at least one run for A.');
   await cmp.chooseRuns('a', ['sw-mtrouter']);
   await cmp.chooseRuns('b', GROUP);
-  if (onStore) await expect(page.getByTestId('compare-counterfactual')).toBeDisabled();
-  else await page.getByTestId('compare-counterfactual').selectOption('gpt-5');
+  await page.getByTestId('compare-counterfactual').selectOption('gpt-5');
   await cmp.compare();
 
   await expect(page.getByTestId('paired-count')).toHaveText('3 paired tasks');
@@ -31,7 +28,7 @@ test('a run against a group: pairing, paired statistics, cost by model, counterf
   await expect(page.getByTestId('stat-wins')).toContainText('A 0 · tie 2 · B 1');
   await expect(page.getByTestId('no-outcomes')).toHaveCount(0);
   await expect(page.getByTestId('attribution-a').locator('[data-model="gpt-5"][data-scope="main"]')).toBeVisible();
-  if (!onStore) await expect(page.getByTestId('counterfactual-assumption')).not.toBeEmpty();
+  await expect(page.getByTestId('counterfactual-assumption')).not.toBeEmpty();
 
   await expect(cmp.figure('paired-scatter').locator('[data-role="point"]')).toHaveCount(3);
   await expect(cmp.figure('cost-diff').locator('[data-role="bar"]').first()).toBeVisible();
@@ -56,7 +53,7 @@ test('a run against a group: pairing, paired statistics, cost by model, counterf
 
   // The table: every paired task, the counterfactual columns, filters and sorting by a delta.
   await expect(cmp.taskRows).toHaveCount(3);
-  if (!onStore) await expect(cmp.taskRows.first().locator('[data-col="a_counterfactual_cost"]')).toContainText('$');
+  await expect(cmp.taskRows.first().locator('[data-col="a_counterfactual_cost"]')).toContainText('$');
   await page.getByTestId('task-filter-b').click();
   await expect(cmp.taskRows).toHaveCount(1);
   await page.getByTestId('task-filter-all').click();

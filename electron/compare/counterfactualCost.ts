@@ -26,6 +26,63 @@ export function counterfactualModel(db: Db, name: string): ModelPrice {
   return model;
 }
 
+/** One call of a run: its episode's index in the run's data, its logged model, tokens, and known cost (null: unknown). */
+export type CallRow = [episode: number, logged: number | string, tin: number | null, tout: number | null, cached: number | null, written: number | null, known: number | null];
+
+/**
+ * Each session's cost with every call on `model` (ModelPrice; `isModel` tells a call already on it), from the run's
+ * calls on either store, in as many batches as come: SQLite reads them at once, a ClickHouse store in parts
+ * (store/clickhouse/storeCompare.ts). `finish` folds each child episode into its session.
+ */
+export class SessionCostsOn {
+  private readonly cost: Float64Array;
+  private readonly called: Uint8Array;
+
+  constructor(
+    private readonly data: RunEpisodes,
+    private readonly model: ModelPrice,
+    private readonly isModel: (logged: number | string) => boolean,
+    private readonly ratioOf: (logged: number | string) => number,
+    private readonly target: number,
+  ) {
+    this.cost = new Float64Array(data.id.length);
+    this.called = new Uint8Array(data.id.length);
+  }
+
+  add(calls: Iterable<CallRow>): void {
+    const { cost, called } = this;
+    for (const [e, logged, tin, tout, cached, written, known] of calls) {
+      called[e] = 1;
+      if (this.isModel(logged) && known !== null) {
+        cost[e]! += known;
+        continue;
+      }
+      const scale = this.target / this.ratioOf(logged);
+      const priced = priceTurn(this.model, { in: tin, out: tout === null ? null : tout * scale, cached, cache_write: written });
+      cost[e]! += priced ?? Number.NaN;
+    }
+  }
+
+  finish(): Float64Array {
+    const { cost, called, data } = this;
+    for (let i = 0; i < cost.length; i++) {
+      // A cost logged without calls (a session total) has no tokens to price on another model.
+      if (!called[i] && (data.cost[i] as number) > 0) cost[i] = Number.NaN;
+    }
+    for (let i = 0; i < cost.length; i++) {
+      const r = data.root[i] as number;
+      if (r >= 0) cost[r]! += cost[i] as number;
+    }
+    return cost;
+  }
+}
+
+/** What the counterfactual assumes, said under its numbers. */
+export function counterfactualAssumption(model: string): string {
+  return `every call priced at ${model}'s list price: its logged input, cache-read and cache-write tokens as they are, ` +
+    `its output tokens × ${model}'s learned output-length ratio ÷ the logged model's; calls already on ${model} keep their logged cost`;
+}
+
 export function counterfactualCosts(db: Db, runs: readonly RunEpisodes[], name: string): CounterfactualCosts {
   const model = counterfactualModel(db, name);
   const ratios = learnOutputRatios(db).ratio;
@@ -37,33 +94,14 @@ export function counterfactualCosts(db: Db, runs: readonly RunEpisodes[], name: 
   for (const data of runs) {
     const index = new Map<number, number>();
     data.id.forEach((id, i) => index.set(id, i));
-    const cost = new Float64Array(data.id.length);
-    const called = new Uint8Array(data.id.length);
-    for (const [episode, logged, tin, tout, cached, written, known] of turns.iterate(data.runId) as Iterable<
-      [number, number, number | null, number | null, number | null, number | null, number | null]
-    >) {
-      const e = index.get(episode) as number;
-      called[e] = 1;
-      if (logged === model.id && known !== null) {
-        cost[e]! += known;
-        continue;
+    function* calls(): Iterable<CallRow> {
+      for (const [episode, ...rest] of turns.iterate(data.runId) as Iterable<[number, number, number | null, number | null, number | null, number | null, number | null]>) {
+        yield [index.get(episode) as number, ...rest];
       }
-      const scale = target / (ratios.get(logged) ?? 1);
-      const priced = priceTurn(model, { in: tin, out: tout === null ? null : tout * scale, cached, cache_write: written });
-      cost[e]! += priced ?? Number.NaN;
     }
-    for (let i = 0; i < cost.length; i++) {
-      // A cost logged without calls (a session total) has no tokens to price on another model.
-      if (!called[i] && (data.cost[i] as number) > 0) cost[i] = Number.NaN;
-    }
-    for (let i = 0; i < cost.length; i++) {
-      const r = data.root[i] as number;
-      if (r >= 0) cost[r]! += cost[i] as number;
-    }
-    sessionCost.set(data.runId, cost);
+    const acc = new SessionCostsOn(data, model, (logged) => logged === model.id, (logged) => ratios.get(logged as number) ?? 1, target);
+    acc.add(calls());
+    sessionCost.set(data.runId, acc.finish());
   }
-  const assumption =
-    `every call priced at ${model.name}'s list price: its logged input, cache-read and cache-write tokens as they are, ` +
-    `its output tokens × ${model.name}'s learned output-length ratio ÷ the logged model's; calls already on ${model.name} keep their logged cost`;
-  return { model, sessionCost, assumption };
+  return { model, sessionCost, assumption: counterfactualAssumption(model.name) };
 }

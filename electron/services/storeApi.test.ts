@@ -199,8 +199,21 @@ describe.skipIf(skip !== null)('the API on a ClickHouse store answers as on SQLi
     }
     const fig = await ch.exportCompareFigure({ request: input2(runsA), figure: 'paired-scatter', format: 'svg' });
     expect(Buffer.from(fig.data_base64, 'base64').toString('utf8')).toMatch(/<svg/);
-    const cf = await dispatch(ch, 'compare', { ...input2(runsA), counterfactual_model: 'gpt-5' });
-    expect(cf).toMatchObject({ ok: false, error: { kind: 'input', message: expect.stringMatching(/counterfactual cost .* SQLite database/) } });
+    // The counterfactual streams every call of the runs and prices it as on SQLite.
+    const runsLite = await lite.listRuns({});
+    for (const model of ['gpt-5', 'claude-opus-4-6']) {
+      const [cfA, cfB] = [await dispatch(ch, 'compare', { ...input2(runsA), counterfactual_model: model }), await dispatch(lite, 'compare', { ...input2(runsLite), counterfactual_model: model })];
+      expect(cfA.ok && cfB.ok, `${JSON.stringify(cfA).slice(0, 300)} ${JSON.stringify(cfB).slice(0, 300)}`).toBe(true);
+      if (cfA.ok && cfB.ok) {
+        const counterfactualOf = (v: unknown) => {
+          const r = v as { counterfactual: unknown; tasks: { a_counterfactual_cost?: unknown; b_counterfactual_cost?: unknown }[] };
+          return { counterfactual: r.counterfactual, tasks: r.tasks.map((t) => [t.a_counterfactual_cost, t.b_counterfactual_cost]) };
+        };
+        expectClose(counterfactualOf(cfA.value), counterfactualOf(cfB.value), `$.counterfactual ${model}`, FLOAT32);
+      }
+    }
+    const unknown = await dispatch(ch, 'compare', { ...input2(runsA), counterfactual_model: 'no-such-model' });
+    expect(unknown).toMatchObject({ ok: false, error: { kind: 'input', message: expect.stringMatching(/no model named "no-such-model"/) } });
   });
 
   it('exports a figure from the store, and refuses the calls it does not answer with the way out', async () => {

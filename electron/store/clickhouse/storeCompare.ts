@@ -4,14 +4,17 @@
  * (as SQLite keeps them in episode_models), and the comparison itself is the same code as on SQLite
  * (compareWith). What crosses the network grows with the runs' episodes, never with their turns.
  *
- * Not on a store yet: the counterfactual cost ("every call on model X"), which prices every call's tokens.
+ * The counterfactual cost ("every call on model X") prices every call, so it streams the runs' calls in parts.
  */
 import { CompareInput, type CompareResult } from '../../../shared/apiCompare.ts';
 import { describeIssue } from '../../../shared/canonical.ts';
 import { compareWith } from '../../compare/compare.ts';
 import { isRest } from '../../compare/costAttribution.ts';
 import { CompareError, type CompareReads, type EpisodeModels, type RunEpisodes, type WholeRunCost } from '../../compare/compareSides.ts';
-import { aliasKey, loadPool } from '../../db/models.ts';
+import { aliasKey, loadPool, type ModelPrice } from '../../db/models.ts';
+import { listPriceOf } from '../../db/listPrices.ts';
+import { counterfactualAssumption, SessionCostsOn, type CallRow, type CounterfactualCosts } from '../../compare/counterfactualCost.ts';
+import { storeOutputRatios } from './storeOutputRatios.ts';
 import type { ClickHouseStore } from './connection.ts';
 import { visibleRows } from './schema.ts';
 import { runNamesById, storeModelOrder } from './storeEpisodes.ts';
@@ -21,9 +24,6 @@ const num = (x: unknown): number => Number(x);
 export async function compareOnStore(store: ClickHouseStore, request: CompareInput): Promise<CompareResult> {
   const parsed = CompareInput.safeParse(request);
   if (!parsed.success) throw new CompareError(describeIssue(parsed.error));
-  if (parsed.data.counterfactual_model) {
-    throw new CompareError('the counterfactual cost prices every call\'s tokens, which a ClickHouse store does not do yet: compare on a SQLite database (--db) for it');
-  }
   const names = await runNamesById(store);
   const order = await storeModelOrder(store);
   const modelId = new Map(order.map((m, i) => [m, i]));
@@ -49,10 +49,63 @@ export async function compareOnStore(store: ClickHouseStore, request: CompareInp
     },
     wholeRunCost: (data) => data.wholeRunCost as WholeRunCost,
     counterfactual: () => {
-      throw new CompareError('the counterfactual cost is not computed on a ClickHouse store yet');
+      if (!counterfactual) throw new CompareError('the counterfactual cost was not read from the store');
+      return counterfactual;
     },
   };
+  // The counterfactual streams every call of the sides' runs, so it is read here, before the comparison proper.
+  const wanted = parsed.data.counterfactual_model;
+  const counterfactual = wanted ? await counterfactualOnStore(store, [...runs.values()], wanted, reads.modelName(wanted)) : null;
   return compareWith(reads, parsed.data);
+}
+
+/** Calls read per part of a run when pricing them on another model: what is in memory at once. */
+const CALLS_PER_PART = 200_000;
+
+/** The model as priced without a database: the pool's prices, else the price library's per call (as the resolver). */
+function storeModelPrice(name: string): ModelPrice {
+  const pool = loadPool().find((m) => m.name === name);
+  if (pool) {
+    return {
+      id: -1, name, price_in_per_m: pool.price_in_per_m, price_out_per_m: pool.price_out_per_m, price_cached_per_m: pool.price_cached_per_m,
+      price_cache_write_per_m: pool.price_cache_write_per_m, price_source: 'pool',
+    };
+  }
+  const list = listPriceOf(name);
+  return {
+    id: -1, name, price_in_per_m: list?.in_per_m ?? null, price_out_per_m: list?.out_per_m ?? null, price_cached_per_m: list?.cache_read_per_m ?? null,
+    price_cache_write_per_m: list?.cache_write_per_m ?? null, price_source: list ? 'genai-prices' : null,
+  };
+}
+
+/** Each session's cost with every call on the model, the runs' calls streamed in parts (counterfactualCost.ts). */
+async function counterfactualOnStore(store: ClickHouseStore, runs: RunEpisodes[], asked: string, name: string | undefined): Promise<CounterfactualCosts> {
+  if (name === undefined) throw new CompareError(`no model named ${JSON.stringify(asked)} for the counterfactual cost (see routelens models)`);
+  const model = storeModelPrice(name);
+  const ratios = await storeOutputRatios(store);
+  const target = ratios.get(name) ?? 1;
+  const sessionCost = new Map<number, Float64Array>();
+  for (const data of runs) {
+    const index = new Map<number, number>();
+    data.id.forEach((id, i) => index.set(id, i));
+    const acc = new SessionCostsOn(data, model, (logged) => logged === name, (logged) => ratios.get(logged as string) ?? 1, target);
+    const [size] = await store.query<{ n: string }>(`SELECT count() AS n FROM ${store.table('turns')} WHERE ${visibleRows(store)} AND run = {run:String}`, { run: data.runName });
+    const parts = Math.max(1, Math.ceil(num(size?.n ?? 0) / CALLS_PER_PART));
+    for (let p = 0; p < parts; p++) {
+      const rows = await store.query<{ k: string; model: string; tin: string | null; tout: string | null; cached: string | null; written: string | null; cost: number | null }>(
+        `SELECT episode_key AS k, model, tokens_in AS tin, tokens_out AS tout, tokens_cached AS cached, tokens_cache_write AS written, cost
+         FROM ${store.table('turns')} WHERE ${visibleRows(store)} AND run = {run:String} AND episode_key % ${parts} = ${p}`,
+        { run: data.runName },
+      );
+      const orNull = (x: string | number | null): number | null => (x === null ? null : num(x));
+      acc.add(rows.flatMap((r): CallRow[] => {
+        const e = index.get(num(r.k));
+        return e === undefined ? [] : [[e, r.model, orNull(r.tin), orNull(r.tout), orNull(r.cached), orNull(r.written), orNull(r.cost)]];
+      }));
+    }
+    sessionCost.set(data.runId, acc.finish());
+  }
+  return { model, sessionCost, assumption: counterfactualAssumption(name) };
 }
 
 /** One run as Compare reads it, episodes in import order (SQLite's id order), with its calls per (episode, model). */

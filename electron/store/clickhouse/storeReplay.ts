@@ -14,7 +14,6 @@ import { parsePolicySpec } from '../../../shared/policySpec.ts';
 import { splitValues } from '../../../shared/splits.ts';
 import { storedExpectedSteps } from '../../analysis/expectedSteps.ts';
 import { shippedPriceOf } from '../../db/models.ts';
-import { fitOutputRatios } from '../../replay/outputLength.ts';
 import { compilePolicy, modelsNamed } from '../../replay/policies.ts';
 import {
   candidateLists, noOutputNote, priceTurns, pricingNotes, ReplayError, type ReplayData,
@@ -25,6 +24,7 @@ import {
 import type { ClickHouseStore } from './connection.ts';
 import { visibleRows } from './schema.ts';
 import { runIdOf, storeModelOrder } from './storeEpisodes.ts';
+import { storeOutputRatios } from './storeOutputRatios.ts';
 
 export interface StoreReplayRequest {
   runs?: string[];
@@ -90,13 +90,9 @@ export async function replayOnStore(store: ClickHouseStore, request: StoreReplay
   const sHatSource = scored.length > 0 ? 'logged_candidates' : 'none';
 
   // Output-length ratios over every turn of the store (as SQLite learns them over the whole database).
-  const cells = await store.query<{ model: string; category: string; n: string; meanLog: number }>(
-    `SELECT model, category, count() AS n, avg(log(tokens_out)) AS meanLog FROM ${store.table('turns')}
-     WHERE ${visibleRows(store)} AND tokens_out > 0 GROUP BY model, category`,
-  );
-  const ratios = fitOutputRatios(cells.map((c) => ({ model: rank.get(c.model) ?? -1, category: c.category, n: num(c.n), meanLog: num(c.meanLog) })));
-  const outputRatio = Float64Array.from(models, (m) => ratios.get(rank.get(m) ?? -1) ?? 1);
-  const notes: string[] = models.filter((m) => !ratios.has(rank.get(m) ?? -1)).map(noOutputNote);
+  const ratios = await storeOutputRatios(store);
+  const outputRatio = Float64Array.from(models, (m) => ratios.get(m) ?? 1);
+  const notes: string[] = models.filter((m) => !ratios.has(m)).map(noOutputNote);
   const prices = models.map(shippedPriceOf);
 
   const parts = Math.max(1, Math.ceil(num(size?.turns ?? 0) / (request.partTurns ?? 200_000)));

@@ -25,16 +25,11 @@ function CounterfactualPicker({ disabled }: { disabled: boolean }) {
   const models = useAppStore((s) => s.models);
   const value = useCompare((s) => s.counterfactual);
   const set = useCompare((s) => s.setCounterfactual);
-  // A ClickHouse store does not price every call on another model yet (docs/scale-out.md).
-  const onStore = useAppStore((s) => s.dbInfo?.store === 'clickhouse');
   const priced = models.filter((m) => m.price_in_per_m !== null && m.price_out_per_m !== null);
-  const title = onStore
-    ? 'The counterfactual cost prices every call on another model: not on a ClickHouse store yet (open a SQLite database for it)'
-    : 'What each side would have cost with every turn on this model';
   return (
     <label className="compare-cf">
       <span className="field-label">Counterfactual</span>
-      <select value={onStore ? '' : value} onChange={(e) => set(e.target.value)} disabled={disabled || onStore} data-testid="compare-counterfactual" title={title}>
+      <select value={value} onChange={(e) => set(e.target.value)} disabled={disabled} data-testid="compare-counterfactual" title="What each side would have cost with every turn on this model">
         <option value="">none</option>
         {priced.map((m) => (
           <option key={m.name} value={m.name}>
