@@ -10,7 +10,7 @@ import { EmptyState, ErrorNotice } from './components/EmptyState.tsx';
 import { Rail } from './components/Rail.tsx';
 import { ShortcutHelp } from './components/ShortcutHelp.tsx';
 import { TopBar } from './components/TopBar.tsx';
-import { useAppStore } from './store/index.ts';
+import { useAppStore, useOnStore } from './store/index.ts';
 import { DATA_POLL_MS } from './store/sessionSlice.ts';
 import { useGlobalKeys } from './useGlobalKeys.ts';
 import { ImportHost } from './views/import/ImportHost.tsx';
@@ -29,7 +29,7 @@ function CurrentView() {
   const status = useAppStore((s) => s.status);
   const loadError = useAppStore((s) => s.loadError);
   const loadSession = useAppStore((s) => s.loadSession);
-  const onStore = useAppStore((s) => s.dbInfo?.store === 'clickhouse');
+  const onStore = useOnStore();
   if (status === 'loading') return <div className="view-loading" data-testid="app-loading">Opening the database…</div>;
   if (status === 'error') {
     return (

@@ -82,18 +82,6 @@ export function seedModelPool(db: Db): void {
   })();
 }
 
-/**
- * A model's per-million prices as RouteLens knows them without a database (a ClickHouse store keeps none): the
- * pool's, else the price library's (the same sources, in the same order, as ModelResolver), else unknown.
- */
-export function shippedPriceOf(name: string): { pin: number | null; pout: number | null; pcached: number | null } {
-  const pool = loadPool().find((m) => m.name === name || m.aliases.some((a) => aliasKey(a) === aliasKey(name)));
-  if (pool) return { pin: pool.price_in_per_m, pout: pool.price_out_per_m, pcached: pool.price_cached_per_m ?? pool.price_in_per_m };
-  const list = listPriceOf(name);
-  if (list) return { pin: list.in_per_m, pout: list.out_per_m, pcached: list.cache_read_per_m ?? list.in_per_m };
-  return { pin: null, pout: null, pcached: null };
-}
-
 export interface ModelPrice {
   id: number;
   name: string;
@@ -181,6 +169,32 @@ export class ModelResolver {
  * priced by the library are priced per call by it (tiers, cache writes, price changes over time); pool models
  * by their per-million prices, cache reads and writes at their own price when the pool has one.
  */
+/**
+ * A model as RouteLens prices it without a database (a ClickHouse store keeps no model table): the pool's prices
+ * (its name or an alias), else the price library's, priced per call by the library (the same sources, in the same
+ * order, as ModelResolver), else unknown.
+ */
+export function shippedModelPrice(name: string): ModelPrice {
+  const pool = loadPool().find((m) => m.name === name || m.aliases.some((a) => aliasKey(a) === aliasKey(name)));
+  if (pool) {
+    return {
+      id: -1, name, price_in_per_m: pool.price_in_per_m, price_out_per_m: pool.price_out_per_m, price_cached_per_m: pool.price_cached_per_m,
+      price_cache_write_per_m: pool.price_cache_write_per_m, price_source: 'pool',
+    };
+  }
+  const list = listPriceOf(name);
+  return {
+    id: -1, name, price_in_per_m: list?.in_per_m ?? null, price_out_per_m: list?.out_per_m ?? null, price_cached_per_m: list?.cache_read_per_m ?? null,
+    price_cache_write_per_m: list?.cache_write_per_m ?? null, price_source: list ? 'genai-prices' : null,
+  };
+}
+
+/** shippedModelPrice as replay's per-million prices (cache reads at the input price when none is given). */
+export function shippedPriceOf(name: string): { pin: number | null; pout: number | null; pcached: number | null } {
+  const m = shippedModelPrice(name);
+  return { pin: m.price_in_per_m, pout: m.price_out_per_m, pcached: m.price_cached_per_m ?? m.price_in_per_m };
+}
+
 export function priceTurn(model: ModelPrice, tokens: CallTokens, timestamp?: string | null): number | null {
   if (model.price_source === 'genai-prices') return listPriceCall(model.name, tokens, timestamp);
   if (model.price_in_per_m == null || model.price_out_per_m == null) return null;

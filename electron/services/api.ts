@@ -16,7 +16,7 @@ import { episodeRowById, findEpisodeIds, listRuns, queryEpisodes } from '../db/e
 import {
   candidatesOfEpisode, childrenOfEpisode, episodeMeta, errorsOfEpisode, turnsOfEpisode, 
 } from '../db/turnQueries.ts';
-import { InputError, NotFoundError } from './dispatch.ts';
+import { InputError, NotFoundError, onlyEpisode } from './dispatch.ts';
 import { estimatorServices } from './estimatorService.ts';
 import { ImportJobs, UploadPathError } from './importJobs.ts';
 import { compareServices } from './compareService.ts';
@@ -26,12 +26,7 @@ import { WriteQueue } from './writeQueue.ts';
 
 export function resolveEpisodeId(db: Db, ref: { id: number } | { ext_id: string; run?: string }): number {
   if ('id' in ref) return ref.id;
-  const hits = findEpisodeIds(db, ref.ext_id, ref.run);
-  if (hits.length === 0) throw new NotFoundError(`no episode "${ref.ext_id}"${ref.run ? ` in run "${ref.run}"` : ''}`);
-  if (hits.length > 1) {
-    throw new NotFoundError(`episode "${ref.ext_id}" is in several runs (${hits.map((h) => h.run).join(', ')}): name one with --run`);
-  }
-  return (hits[0] as { id: number }).id;
+  return onlyEpisode(findEpisodeIds(db, ref.ext_id, ref.run), ref);
 }
 
 export function episodeDetail(db: Db, episodeId: number): EpisodeDetail {

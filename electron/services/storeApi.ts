@@ -21,7 +21,7 @@ import { runAnalysisOnStore } from '../store/clickhouse/storeAnalysisRequest.ts'
 import {
   episodeDetailOnStore, findEpisodesOnStore, listModelsOnStore, listRunsOnStore, queryEpisodesOnStore,
 } from '../store/clickhouse/storeEpisodes.ts';
-import { InputError, NotFoundError } from './dispatch.ts';
+import { InputError, onlyEpisode } from './dispatch.ts';
 
 /** Calls a ClickHouse store does not answer yet, and what each needs. */
 const NOT_ON_STORE: Record<string, string> = {
@@ -66,10 +66,7 @@ export async function createStoreApi(store: ClickHouseStore): Promise<RouteLensA
     queryEpisodes: async (input) => queryEpisodesOnStore(store, EpisodeQuery.parse(input)),
     getEpisode: async (input) => {
       if ('id' in input) return episodeDetailOnStore(store, input.id);
-      const hits = await findEpisodesOnStore(store, input.ext_id, input.run);
-      if (hits.length === 0) throw new NotFoundError(`no episode "${input.ext_id}"${input.run ? ` in run "${input.run}"` : ''}`);
-      if (hits.length > 1) throw new NotFoundError(`episode "${input.ext_id}" is in several runs (${hits.map((h) => h.run).join(', ')}): name one with --run`);
-      return episodeDetailOnStore(store, (hits[0] as { id: number }).id);
+      return episodeDetailOnStore(store, onlyEpisode(await findEpisodesOnStore(store, input.ext_id, input.run), input));
     },
     // The store holds no estimators: an honest empty list, so the views say there is none rather than failing.
     listEstimators: async () => ({

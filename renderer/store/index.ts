@@ -24,6 +24,11 @@ export const useAppStore = create<AppStore>()((...a) => ({
 }));
 
 /** The palette colour of a model, by name (grey for a model listModels did not report). */
+/** The window reads a ClickHouse store (serve --store), where estimator-based views and importing are not built yet. */
+export function useOnStore(): boolean {
+  return useAppStore((s) => s.dbInfo?.store === 'clickhouse');
+}
+
 export function useModelColor(name: string): string {
   return useAppStore((s) => paletteColor(s.modelColorIndex[name]));
 }

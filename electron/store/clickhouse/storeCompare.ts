@@ -11,8 +11,7 @@ import { describeIssue } from '../../../shared/canonical.ts';
 import { compareWith } from '../../compare/compare.ts';
 import { isRest } from '../../compare/costAttribution.ts';
 import { CompareError, type CompareReads, type EpisodeModels, type RunEpisodes, type WholeRunCost } from '../../compare/compareSides.ts';
-import { aliasKey, loadPool, type ModelPrice } from '../../db/models.ts';
-import { listPriceOf } from '../../db/listPrices.ts';
+import { aliasKey, loadPool, shippedModelPrice } from '../../db/models.ts';
 import { counterfactualAssumption, SessionCostsOn, type CallRow, type CounterfactualCosts } from '../../compare/counterfactualCost.ts';
 import { storeOutputRatios } from './storeOutputRatios.ts';
 import type { ClickHouseStore } from './connection.ts';
@@ -62,26 +61,10 @@ export async function compareOnStore(store: ClickHouseStore, request: CompareInp
 /** Calls read per part of a run when pricing them on another model: what is in memory at once. */
 const CALLS_PER_PART = 200_000;
 
-/** The model as priced without a database: the pool's prices, else the price library's per call (as the resolver). */
-function storeModelPrice(name: string): ModelPrice {
-  const pool = loadPool().find((m) => m.name === name);
-  if (pool) {
-    return {
-      id: -1, name, price_in_per_m: pool.price_in_per_m, price_out_per_m: pool.price_out_per_m, price_cached_per_m: pool.price_cached_per_m,
-      price_cache_write_per_m: pool.price_cache_write_per_m, price_source: 'pool',
-    };
-  }
-  const list = listPriceOf(name);
-  return {
-    id: -1, name, price_in_per_m: list?.in_per_m ?? null, price_out_per_m: list?.out_per_m ?? null, price_cached_per_m: list?.cache_read_per_m ?? null,
-    price_cache_write_per_m: list?.cache_write_per_m ?? null, price_source: list ? 'genai-prices' : null,
-  };
-}
-
 /** Each session's cost with every call on the model, the runs' calls streamed in parts (counterfactualCost.ts). */
 async function counterfactualOnStore(store: ClickHouseStore, runs: RunEpisodes[], asked: string, name: string | undefined): Promise<CounterfactualCosts> {
   if (name === undefined) throw new CompareError(`no model named ${JSON.stringify(asked)} for the counterfactual cost (see routelens models)`);
-  const model = storeModelPrice(name);
+  const model = shippedModelPrice(name);
   const ratios = await storeOutputRatios(store);
   const target = ratios.get(name) ?? 1;
   const sessionCost = new Map<number, Float64Array>();

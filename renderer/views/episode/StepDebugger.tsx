@@ -8,7 +8,7 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import type { EpisodeDetail } from '../../../shared/api.ts';
 import { plural } from '../../format/numbers.ts';
-import { useAppStore } from '../../store/index.ts';
+import { useAppStore, useOnStore } from '../../store/index.ts';
 import { checkPolicySpec, POLICY_PRESETS } from '../policy/policyForm.ts';
 import { usePolicyLab } from '../policy/policyLabStore.ts';
 import {
@@ -91,7 +91,7 @@ export function StepDebugger({
   const suggestions = [...new Set([...labPolicies, ...POLICY_PRESETS.map((p) => p.spec)])].filter((p) => p !== 'logged');
   const check = checkPolicySpec(policyDraft, models.map((m) => m.name));
   // A ClickHouse store holds no ŝ and replays nothing yet: the debugger stops on errors and switches only.
-  const onStore = useAppStore((s) => s.dbInfo?.store === 'clickhouse');
+  const onStore = useOnStore();
   const scores = useEpisodeChoices(episodeId, open && !onStore ? NO_POLICIES : null, dataVersion);
   // A policy that chooses by ŝ is not asked about an episode without any ŝ (the core would refuse it).
   const unscorable = check.ok && check.needsScores && scores.status === 'ready' && scores.value.s_hat_source === 'none';

@@ -11,7 +11,7 @@ import { useEffect, useRef, type ReactNode } from 'react';
 import type { WhatIfResult } from '../../../shared/apiEstimator.ts';
 import { ModelChip } from '../../components/ModelChip.tsx';
 import { formatCost, plural } from '../../format/numbers.ts';
-import { useAppStore } from '../../store/index.ts';
+import { useAppStore, useOnStore } from '../../store/index.ts';
 import { extrapolationText } from '../../../shared/estimatorDomain.ts';
 import { inUseOf } from '../../store/estimatorSlice.ts';
 import { EstimatorInUse } from '../estimator/EstimatorInUse.tsx';
@@ -89,7 +89,7 @@ export function WhatIfPanel({ episodeId, turn }: { episodeId: number; turn: numb
   const { list } = useEstimators();
   const inUseId = inUseOf(list)?.id ?? null;
   // Wait for the list, so the first question already names the estimator in use.
-  const onStore = useAppStore((s) => s.dbInfo?.store === 'clickhouse');
+  const onStore = useOnStore();
   const load = useWhatIf(episodeId, open && list && !onStore ? turn : null, dataVersion, inUseId);
   const ref = useRef<HTMLElement>(null);
 

@@ -8,7 +8,7 @@ import { useTable, type SortingState, type Updater } from '@tanstack/react-table
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, type KeyboardEvent } from 'react';
 import type { EpisodeRow } from '../../../shared/api.ts';
-import { useAppStore } from '../../store/index.ts';
+import { useAppStore, useOnStore } from '../../store/index.ts';
 import { COLUMN_TRACKS, episodeColumns, episodeTableFeatures, isSortColumn, NUMERIC_COLUMNS, type IndexedEpisode } from './columns.tsx';
 import { SearchMatch } from './SearchMatch.tsx';
 import type { EpisodeWindow } from './useEpisodeWindow.ts';
@@ -49,7 +49,7 @@ export function EpisodeTable({ window: win, onOpen }: { window: EpisodeWindow; o
   const sort = useAppStore((s) => s.episodeFilters.sort);
   const desc = useAppStore((s) => s.episodeFilters.desc);
   const setEpisodeFilters = useAppStore((s) => s.setEpisodeFilters);
-  const onStore = useAppStore((s) => s.dbInfo?.store === 'clickhouse');
+  const onStore = useOnStore();
   const columns: Columns = onStore ? ON_STORE_COLUMNS : episodeColumns;
   const grid = onStore ? ON_STORE_GRID : GRID_TEMPLATE;
   const sorting = useMemo<SortingState>(() => [{ id: sort, desc }], [sort, desc]);
