@@ -27,7 +27,7 @@ import {
   type HistoryTurn,
 } from './historyText.ts';
 import { inputProfile, type InputProfile } from './inputProfile.ts';
-import type { ModelFeatureStats } from './modelFeatures.ts';
+import { modelFactsOf, type ModelFeatureStats } from './modelFeatures.ts';
 import { STREAM, SeededRandom } from './seededRandom.ts';
 
 export interface DatasetOptions {
@@ -96,25 +96,32 @@ export interface TrainingSet {
   summary: DatasetSummary;
 }
 
-interface TurnRow {
+/** One logged turn as the rows are built from it, from either store. */
+export interface TrainingTurn {
+  /** The turns table's id on SQLite; on a store, the turn's number in its part. */
   id: number;
-  episode_id: number;
-  model_id: number;
   model: string;
   switched: number;
   max_severity: number;
   action: string | null;
   observation: string | null;
+  /** The stored target; null recomputes it from the severities. */
   s_tilde: number | null;
 }
 
-interface EpisodeRow {
+/** One episode with an outcome, as the rows are built from it. */
+export interface TrainingEpisode {
+  /** The episodes table's id on SQLite; on a store, the episode's number in its part. */
   id: number;
   score_norm: number;
   expected_steps: number | null;
   task_type: string | null;
   task_category: string | null;
   task_text: string | null;
+}
+
+interface TurnRow extends TrainingTurn {
+  episode_id: number;
 }
 
 /**
@@ -288,8 +295,6 @@ export function buildTrainingSet(db: Db, options: DatasetOptions = {}): Training
   const runFilter = (runs.length ? ` AND e.run_id IN (SELECT id FROM runs WHERE name IN (${runs.map(() => '?').join(', ')}))` : '') + (inSplit ? ` AND ${inSplit}` : '');
 
   const profile = options.profile ?? inputProfile();
-  const hashed = profile.name === 'routelens';
-  const S = profile.structured.length;
   const known = new Set(db.prepare('SELECT name FROM runs').pluck().all() as string[]);
   const missing = runs.filter((r) => !known.has(r));
   if (missing.length) {
@@ -310,19 +315,14 @@ export function buildTrainingSet(db: Db, options: DatasetOptions = {}): Training
 
   const models = options.models ? [...options.models] : loggedModels(db, runFilter, runs);
   if (models.length === 0) throw new TrainingDataError(`the ${withOutcome} episode${withOutcome === 1 ? '' : 's'} with an outcome have no turns to train on`);
-  const poolIndex = new Map<number, number>();
   const idOf = db.prepare('SELECT id FROM models WHERE name = ?').pluck();
-  models.forEach((name, i) => {
-    const id = idOf.get(name) as number | undefined;
-    if (id === undefined) throw new TrainingDataError(`unknown model "${name}" in the candidate pool`);
-    poolIndex.set(id, i);
-  });
-  const mf = profile.modelFeatures(db, models);
+  for (const name of models) if (idOf.get(name) === undefined) throw new TrainingDataError(`unknown model "${name}" in the candidate pool`);
+  const mf = profile.modelFeatures(modelFactsOf(db), models);
 
   const episodes = db
     .prepare(`SELECT e.id, e.score_norm, e.expected_steps, e.task_type, e.task_category, x.task_text FROM episodes e
       LEFT JOIN episode_text x ON x.episode_id = e.id WHERE e.score_norm IS NOT NULL${runFilter} ORDER BY e.id`)
-    .all(...runs) as EpisodeRow[];
+    .all(...runs) as TrainingEpisode[];
   const skippedNoOutcome = db
     .prepare(`SELECT COUNT(*) FROM episodes e WHERE e.score_norm IS NULL${runFilter}`)
     .pluck()
@@ -336,128 +336,184 @@ export function buildTrainingSet(db: Db, options: DatasetOptions = {}): Training
   if (fraction > 0 && order.length >= 2) nVal = Math.min(Math.max(nVal, 1), order.length - 1);
   const isValidation = new Set(order.subarray(0, nVal));
 
-  // Under another profile the text features are the encoder's (encodedDataset.ts): walk the turns, hash nothing.
-  const noCounts = new Int32Array(HASH_DIM);
-  const walk: typeof encodeEpisodeHistories = hashed
-    ? encodeEpisodeHistories
-    : (_task, turns, _max, emit) => turns.forEach((_turn, t) => emit(t, noCounts));
-  let cap = 1024;
-  let textIndptr = new Int32Array(cap + 1);
-  let structured = new Float32Array(cap * S);
-  let model = new Int32Array(cap);
-  let target = new Float32Array(cap);
-  let turnId = new Int32Array(cap);
-  let episodeId = new Int32Array(cap);
-  let validation = new Uint8Array(cap);
-  const text = new Growable();
-  let rows = 0;
-  let skippedOutsidePool = 0;
-  let recomputed = 0;
+  const builder = new TrainingRowBuilder({ models, profile, maxTokens, targets: targetMode });
   let episodesDone = 0;
-  const summaryRows = { train: 0, validation: 0 };
-  const episodesWithRows = { train: 0, validation: 0 };
-
-  const finishEpisode = (ep: EpisodeRow, turns: TurnRow[]): void => {
-    const n = storedExpectedSteps(ep);
-    let recomputedTargets: (number | null)[] | null = null;
-    const targetOf = (i: number): number => {
-      const stored = (turns[i] as TurnRow).s_tilde;
-      if (targetMode === 'stored' && stored !== null) return stored;
-      recomputedTargets ??= aecTargets(ep.score_norm, turns.map((x) => severityFromLevel(x.max_severity)), n).map((x) => x.s_tilde);
-      recomputed++;
-      return recomputedTargets[i] as number;
-    };
-    const val = isValidation.has(ep.id);
-    let any = false;
-    walk(ep.task_text, turns, maxTokens, (t, counts) => {
-      const turn = turns[t] as TurnRow;
-      const m = poolIndex.get(turn.model_id);
-      if (m === undefined) {
-        skippedOutsidePool++;
-        return;
-      }
-      if (rows + 1 > cap) {
-        cap *= 2;
-        textIndptr = grow(textIndptr, cap + 1, (k) => new Int32Array(k));
-        structured = grow(structured, cap * S, (k) => new Float32Array(k));
-        model = grow(model, cap, (k) => new Int32Array(k));
-        target = grow(target, cap, (k) => new Float32Array(k));
-        turnId = grow(turnId, cap, (k) => new Int32Array(k));
-        episodeId = grow(episodeId, cap, (k) => new Int32Array(k));
-        validation = grow(validation, cap, (k) => new Uint8Array(k));
-      }
-      text.reserve(HASH_DIM);
-      text.length += countsToSparse(counts, text.indices, text.values, text.length);
-      textIndptr[rows + 1] = text.length;
-      const prev = t > 0 ? (turns[t - 1] as TurnRow) : null;
-      profile.writeStructured(
-        { t, expectedSteps: n, previousSeverity: prev?.max_severity ?? 0, previousSwitched: prev?.switched === 1 },
-        structured,
-        rows * S,
-      );
-      model[rows] = m;
-      target[rows] = targetOf(t);
-      turnId[rows] = turn.id;
-      episodeId[rows] = ep.id;
-      validation[rows] = val ? 1 : 0;
-      rows++;
-      if (val) summaryRows.validation++;
-      else summaryRows.train++;
-      any = true;
-    });
-    if (any) episodesWithRows[val ? 'validation' : 'train']++;
+  const finishEpisode = (ep: TrainingEpisode, turns: TurnRow[]): void => {
+    builder.addEpisode(ep, turns, isValidation.has(ep.id));
     episodesDone++;
-    if (options.onProgress && episodesDone % 500 === 0) options.onProgress({ episodesDone, episodes: episodes.length, rows });
+    if (options.onProgress && episodesDone % 500 === 0) options.onProgress({ episodesDone, episodes: episodes.length, rows: builder.rows });
   };
 
-  const turnStream = db.prepare(`SELECT t.id, t.episode_id, t.model_id, m.name AS model, t.switched, t.max_severity, x.action, x.observation,
+  const turnStream = db.prepare(`SELECT t.id, t.episode_id, m.name AS model, t.switched, t.max_severity, x.action, x.observation,
       g.s_tilde FROM turns t JOIN episodes e ON e.id = t.episode_id JOIN models m ON m.id = t.model_id LEFT JOIN turn_text x ON x.turn_id = t.id
       LEFT JOIN targets g ON g.turn_id = t.id WHERE e.score_norm IS NOT NULL${runFilter} ORDER BY t.episode_id, t.t`);
   let current: TurnRow[] = [];
   let currentId = -1;
   for (const row of turnStream.iterate(...runs) as Iterable<TurnRow>) {
     if (row.episode_id !== currentId) {
-      if (current.length) finishEpisode(meta.get(currentId) as EpisodeRow, current);
+      if (current.length) finishEpisode(meta.get(currentId) as TrainingEpisode, current);
       current = [];
       currentId = row.episode_id;
     }
     current.push(row);
   }
-  if (current.length) finishEpisode(meta.get(currentId) as EpisodeRow, current);
-  options.onProgress?.({ episodesDone: episodes.length, episodes: episodes.length, rows });
+  if (current.length) finishEpisode(meta.get(currentId) as TrainingEpisode, current);
+  options.onProgress?.({ episodesDone: episodes.length, episodes: episodes.length, rows: builder.rows });
 
   return {
-    encoder: hashed ? HASH_ENCODER : 'none',
-    profile: profile.name,
-    historyDim: (hashed ? HASH_DIM : 0) + S,
-    textDim: hashed ? HASH_DIM : 0,
+    ...builder.finish(),
     models,
     modelFeatures: mf.features,
     modelFeatureStats: mf.stats,
-    rows,
-    textIndptr: textIndptr.slice(0, rows + 1),
-    textIndices: text.indices.slice(0, text.length),
-    textValues: text.values.slice(0, text.length),
-    structured: structured.slice(0, rows * S),
-    model: model.slice(0, rows),
-    target: target.slice(0, rows),
-    turnId: turnId.slice(0, rows),
-    episodeId: episodeId.slice(0, rows),
-    validation: validation.slice(0, rows),
-    summary: {
-      episodes: episodesWithRows.train + episodesWithRows.validation,
-      trainEpisodes: episodesWithRows.train,
-      validationEpisodes: episodesWithRows.validation,
-      trainRows: summaryRows.train,
-      validationRows: summaryRows.validation,
-      skippedEpisodesNoOutcome: skippedNoOutcome,
-      skippedTurnsOutsidePool: skippedOutsidePool,
-      targets: targetMode,
-      recomputedTargets: recomputed,
-      maxHistoryTokens: maxTokens,
-      meanNonZero: rows ? text.length / rows : 0,
-      seconds: (performance.now() - started) / 1000,
-    },
+    summary: builder.summary(skippedNoOutcome, (performance.now() - started) / 1000),
+  };
+}
+
+/** The rows of a TrainingSet without the pool's facts and the summary: what TrainingRowBuilder builds. */
+export type BuiltRows = Omit<TrainingSet, 'models' | 'modelFeatures' | 'modelFeatureStats' | 'summary'>;
+
+/**
+ * Builds the training rows one episode at a time, for both stores: SQLite's whole set (buildTrainingSet) and a
+ * ClickHouse store's parts (storeTraining.ts). Each turn of an included episode whose model is in the pool
+ * becomes a row: its history's features, its structured features, its model's index and its target S̃_t.
+ */
+export class TrainingRowBuilder {
+  private readonly poolIndex: Map<string, number>;
+  private readonly hashed: boolean;
+  private readonly S: number;
+  private readonly walk: typeof encodeEpisodeHistories;
+  private cap = 1024;
+  private textIndptr = new Int32Array(this.cap + 1);
+  private structured: Float32Array;
+  private model = new Int32Array(this.cap);
+  private target = new Float32Array(this.cap);
+  private turnId = new Int32Array(this.cap);
+  private episodeId = new Int32Array(this.cap);
+  private validation = new Uint8Array(this.cap);
+  private readonly text = new Growable();
+  rows = 0;
+  skippedOutsidePool = 0;
+  recomputed = 0;
+  readonly rowsOf = { train: 0, validation: 0 };
+  readonly episodesWithRows = { train: 0, validation: 0 };
+
+  constructor(private readonly o: { models: readonly string[]; profile: InputProfile; maxTokens: number; targets: 'stored' | 'recompute' }) {
+    this.poolIndex = new Map(o.models.map((m, i) => [m, i]));
+    this.hashed = o.profile.name === 'routelens';
+    this.S = o.profile.structured.length;
+    this.structured = new Float32Array(this.cap * this.S);
+    // Under another profile the text features are the encoder's (encodedDataset.ts): walk the turns, hash nothing.
+    const noCounts = new Int32Array(HASH_DIM);
+    this.walk = this.hashed ? encodeEpisodeHistories : (_task, turns, _max, emit) => turns.forEach((_turn, t) => emit(t, noCounts));
+  }
+
+  /** Adds the episode's rows; `onRow(t)` is told each turn that became one. */
+  addEpisode(ep: TrainingEpisode, turns: readonly TrainingTurn[], validation: boolean, onRow?: (t: number) => void): void {
+    const { profile, maxTokens } = this.o;
+    const S = this.S;
+    const n = storedExpectedSteps(ep);
+    let recomputedTargets: (number | null)[] | null = null;
+    const targetOf = (i: number): number => {
+      const stored = (turns[i] as TrainingTurn).s_tilde;
+      if (this.o.targets === 'stored' && stored !== null) return stored;
+      recomputedTargets ??= aecTargets(ep.score_norm, turns.map((x) => severityFromLevel(x.max_severity)), n).map((x) => x.s_tilde);
+      this.recomputed++;
+      return recomputedTargets[i] as number;
+    };
+    let any = false;
+    this.walk(ep.task_text, turns, maxTokens, (t, counts) => {
+      const turn = turns[t] as TrainingTurn;
+      const m = this.poolIndex.get(turn.model);
+      if (m === undefined) {
+        this.skippedOutsidePool++;
+        return;
+      }
+      const r = this.rows;
+      if (r + 1 > this.cap) this.grow();
+      const text = this.text;
+      text.reserve(HASH_DIM);
+      text.length += countsToSparse(counts, text.indices, text.values, text.length);
+      this.textIndptr[r + 1] = text.length;
+      const prev = t > 0 ? (turns[t - 1] as TrainingTurn) : null;
+      profile.writeStructured(
+        { t, expectedSteps: n, previousSeverity: prev?.max_severity ?? 0, previousSwitched: prev?.switched === 1 },
+        this.structured,
+        r * S,
+      );
+      this.model[r] = m;
+      this.target[r] = targetOf(t);
+      this.turnId[r] = turn.id;
+      this.episodeId[r] = ep.id;
+      this.validation[r] = validation ? 1 : 0;
+      this.rows++;
+      this.rowsOf[validation ? 'validation' : 'train']++;
+      any = true;
+      onRow?.(t);
+    });
+    if (any) this.episodesWithRows[validation ? 'validation' : 'train']++;
+  }
+
+  private grow(): void {
+    const cap = (this.cap *= 2);
+    this.textIndptr = grow(this.textIndptr, cap + 1, (k) => new Int32Array(k));
+    this.structured = grow(this.structured, cap * this.S, (k) => new Float32Array(k));
+    this.model = grow(this.model, cap, (k) => new Int32Array(k));
+    this.target = grow(this.target, cap, (k) => new Float32Array(k));
+    this.turnId = grow(this.turnId, cap, (k) => new Int32Array(k));
+    this.episodeId = grow(this.episodeId, cap, (k) => new Int32Array(k));
+    this.validation = grow(this.validation, cap, (k) => new Uint8Array(k));
+  }
+
+  /** The rows so far, trimmed (copies: the builder can go on or be dropped). */
+  finish(): BuiltRows {
+    const rows = this.rows;
+    return {
+      encoder: this.hashed ? HASH_ENCODER : 'none',
+      profile: this.o.profile.name,
+      historyDim: (this.hashed ? HASH_DIM : 0) + this.S,
+      textDim: this.hashed ? HASH_DIM : 0,
+      rows,
+      textIndptr: this.textIndptr.slice(0, rows + 1),
+      textIndices: this.text.indices.slice(0, this.text.length),
+      textValues: this.text.values.slice(0, this.text.length),
+      structured: this.structured.slice(0, rows * this.S),
+      model: this.model.slice(0, rows),
+      target: this.target.slice(0, rows),
+      turnId: this.turnId.slice(0, rows),
+      episodeId: this.episodeId.slice(0, rows),
+      validation: this.validation.slice(0, rows),
+    };
+  }
+
+  /** Non-zero text features stored so far. */
+  get nonZeros(): number {
+    return this.text.length;
+  }
+
+  summary(skippedEpisodesNoOutcome: number, seconds: number): DatasetSummary {
+    return summaryOf([this], skippedEpisodesNoOutcome, this.o.targets, this.o.maxTokens, seconds);
+  }
+}
+
+/** The summary of rows built by one or more builders (a store builds its parts and its validation apart). */
+export function summaryOf(
+  builders: readonly TrainingRowBuilder[], skippedEpisodesNoOutcome: number, targets: 'stored' | 'recompute', maxHistoryTokens: number, seconds: number,
+): DatasetSummary {
+  const sum = (f: (b: TrainingRowBuilder) => number): number => builders.reduce((a, b) => a + f(b), 0);
+  const rows = sum((b) => b.rows);
+  return {
+    episodes: sum((b) => b.episodesWithRows.train + b.episodesWithRows.validation),
+    trainEpisodes: sum((b) => b.episodesWithRows.train),
+    validationEpisodes: sum((b) => b.episodesWithRows.validation),
+    trainRows: sum((b) => b.rowsOf.train),
+    validationRows: sum((b) => b.rowsOf.validation),
+    skippedEpisodesNoOutcome,
+    skippedTurnsOutsidePool: sum((b) => b.skippedOutsidePool),
+    targets,
+    recomputedTargets: sum((b) => b.recomputed),
+    maxHistoryTokens,
+    meanNonZero: rows ? sum((b) => b.nonZeros) / rows : 0,
+    seconds,
   };
 }
 

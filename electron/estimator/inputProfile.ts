@@ -13,10 +13,9 @@
  *                         text embedding alone), and the reference's 8 model attributes (modelFeatures.ts).
  */
 import { DEFAULT_INPUT_PROFILE, INPUT_PROFILES, type InputProfileName } from '../../shared/apiEstimator.ts';
-import type { Db } from '../db/database.ts';
 import type { EncodableHistory } from './historyEncoder.ts';
 import { serialiseHistory, structuredFeatures, type HistoryTurn, type StructuredInput, type TokenCounter } from './historyText.ts';
-import { modelFeatures, mtrouterModelFeatures, type ModelFeatureResult } from './modelFeatures.ts';
+import { modelFeatures, mtrouterModelFeatures, type ModelFacts, type ModelFeatureResult } from './modelFeatures.ts';
 import { mtrouterHistory } from './mtrouterHistory.ts';
 import { STRUCTURED_FEATURES } from './weights.ts';
 
@@ -31,7 +30,7 @@ export interface InputProfile {
   /** Writes `structured` (in order) into out[offset …]. */
   writeStructured(input: StructuredInput, out: Float32Array, offset: number): void;
   /** The candidate models' standardised features, [K × 8], and how they were computed. */
-  modelFeatures(db: Db, models: readonly string[]): ModelFeatureResult;
+  modelFeatures(facts: ModelFacts, models: readonly string[]): ModelFeatureResult;
 }
 
 /** An unknown profile name: a user error (CLI exit 1). */

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../db/database.ts';
 import { useTempDir } from '../testing/tmp.ts';
-import { cutoffDays, cutoffMonths, MTROUTER_MODEL_FEATURES, mtrouterModelFeatures, standardiseModelFeatures } from './modelFeatures.ts';
+import { cutoffDays, cutoffMonths, modelFactsOf, MTROUTER_MODEL_FEATURES, mtrouterModelFeatures, standardiseModelFeatures } from './modelFeatures.ts';
 
 const tempDir = useTempDir();
 
@@ -71,7 +71,7 @@ describe('the mtrouter profile\'s model features', () => {
   it('for the paper pool equal a hand computation from the authors\' model config', () => {
     const db = openDatabase(join(tempDir(), 'pool.db'));
     try {
-      const got = mtrouterModelFeatures(db, PAPER_POOL.map((m) => m[1]));
+      const got = mtrouterModelFeatures(modelFactsOf(db), PAPER_POOL.map((m) => m[1]));
       expect(got.stats.features).toEqual(MTROUTER_MODEL_FEATURES);
       // By hand: 5 attributes, 3 derived; log1p on all but the cut-off days; z-score with population std + 1e-6.
       const base = Date.UTC(2026, 0, 1);
@@ -101,7 +101,7 @@ describe('the mtrouter profile\'s model features', () => {
     const db = openDatabase(join(tempDir(), 'pool.db'));
     try {
       db.prepare('INSERT INTO models (name) VALUES (?)').run('mystery-model');
-      const got = mtrouterModelFeatures(db, ['mystery-model', 'never-seen']);
+      const got = mtrouterModelFeatures(modelFactsOf(db), ['mystery-model', 'never-seen']);
       expect(got.stats.raw['mystery-model']).toEqual([128000, 4096, 1, 5, -731, 132096, 5 / 1.000001, 6]);
       expect(got.stats.raw['never-seen']).toEqual(got.stats.raw['mystery-model']);
       expect(Array.from(got.features)).toEqual(new Array(16).fill(0));

@@ -62,31 +62,48 @@ export function standardiseModelFeatures(raw: readonly (readonly (number | null)
   return { features, mean, std };
 }
 
-interface ModelRow {
-  name: string;
+/** A model's row of facts: what the `models` table (or, on a store, the shipped pool and price library) says. */
+export interface ModelMeta {
   price_in_per_m: number | null;
   price_out_per_m: number | null;
   price_cached_per_m: number | null;
   max_input_tokens: number | null;
   max_output_tokens: number | null;
   knowledge_cutoff: string | null;
-  mean_out: number | null;
-  mean_latency: number | null;
 }
 
-/** The raw (unstandardised) 8 features per model, in MODEL_FEATURES order; null where unknown. */
-export function rawModelFeatures(db: Db, models: readonly string[]): (number | null)[][] {
-  const byName = db.prepare(`SELECT id, name, price_in_per_m, price_out_per_m, price_cached_per_m, max_input_tokens,
+/**
+ * Where the model features' facts come from: a SQLite database (`modelFactsOf`) or a ClickHouse store
+ * (storeTraining.ts), so both stores encode a model alike.
+ */
+export interface ModelFacts {
+  /** The model's row, or null when the store does not know it. */
+  meta(name: string): ModelMeta | null;
+  /** Mean output tokens and latency over every logged turn of the model. */
+  logMeans(name: string): { mean_out: number | null; mean_latency: number | null } | undefined;
+}
+
+/** A database's model facts: the `models` table and one pass over its turns for the log means. */
+export function modelFactsOf(db: Db): ModelFacts {
+  const byName = db.prepare(`SELECT price_in_per_m, price_out_per_m, price_cached_per_m, max_input_tokens,
       max_output_tokens, knowledge_cutoff FROM models WHERE name = ?`);
   // One pass over turns for the log means (~0.1 s at 500k turns); grouped by the model_id index.
   const means = db
-    .prepare('SELECT model_id, AVG(tokens_out) AS mean_out, AVG(latency_ms) AS mean_latency FROM turns GROUP BY model_id')
-    .all() as { model_id: number; mean_out: number | null; mean_latency: number | null }[];
-  const meanOf = new Map(means.map((r) => [r.model_id, r]));
+    .prepare('SELECT m.name, AVG(t.tokens_out) AS mean_out, AVG(t.latency_ms) AS mean_latency FROM turns t JOIN models m ON m.id = t.model_id GROUP BY t.model_id')
+    .all() as { name: string; mean_out: number | null; mean_latency: number | null }[];
+  const meanOf = new Map(means.map((r) => [r.name, r]));
+  return {
+    meta: (name) => (byName.get(name) as ModelMeta | undefined) ?? null,
+    logMeans: (name) => meanOf.get(name),
+  };
+}
+
+/** The raw (unstandardised) 8 features per model, in MODEL_FEATURES order; null where unknown. */
+export function rawModelFeatures(facts: ModelFacts, models: readonly string[]): (number | null)[][] {
   return models.map((name) => {
-    const row = byName.get(name) as (Omit<ModelRow, 'mean_out' | 'mean_latency'> & { id: number }) | undefined;
+    const row = facts.meta(name);
     if (!row) return MODEL_FEATURES.map(() => null);
-    const logs = meanOf.get(row.id);
+    const logs = facts.logMeans(name);
     return [
       row.price_in_per_m,
       row.price_out_per_m,
@@ -100,8 +117,8 @@ export function rawModelFeatures(db: Db, models: readonly string[]): (number | n
   });
 }
 
-export function modelFeatures(db: Db, models: readonly string[]): ModelFeatureResult {
-  const raw = rawModelFeatures(db, models);
+export function modelFeatures(facts: ModelFacts, models: readonly string[]): ModelFeatureResult {
+  const raw = rawModelFeatures(facts, models);
   const { features, mean, std } = standardiseModelFeatures(raw);
   return {
     models: [...models],
@@ -154,13 +171,6 @@ export function cutoffDays(cutoff: string): number | null {
   return Math.round((at - Date.UTC(by, bm - 1, bd)) / DAY_MS);
 }
 
-export interface ModelMeta {
-  max_input_tokens: number | null;
-  max_output_tokens: number | null;
-  price_in_per_m: number | null;
-  price_out_per_m: number | null;
-  knowledge_cutoff: string | null;
-}
 
 /** The 8 raw attributes of one model, defaults filled in (MTROUTER_MODEL_FEATURES order). */
 export function mtrouterRawFeatures(meta: ModelMeta | null): number[] {
@@ -193,10 +203,9 @@ export function standardiseMtrouterFeatures(raw: readonly (readonly number[])[])
   return { features, mean, std };
 }
 
-/** The mtrouter profile's model features for `models`, from the `models` table. */
-export function mtrouterModelFeatures(db: Db, models: readonly string[]): ModelFeatureResult {
-  const byName = db.prepare('SELECT max_input_tokens, max_output_tokens, price_in_per_m, price_out_per_m, knowledge_cutoff FROM models WHERE name = ?');
-  const raw = models.map((name) => mtrouterRawFeatures((byName.get(name) as ModelMeta | undefined) ?? null));
+/** The mtrouter profile's model features for `models`, from the models' facts. */
+export function mtrouterModelFeatures(facts: ModelFacts, models: readonly string[]): ModelFeatureResult {
+  const raw = models.map((name) => mtrouterRawFeatures(facts.meta(name)));
   const { features, mean, std } = standardiseMtrouterFeatures(raw);
   return {
     models: [...models],

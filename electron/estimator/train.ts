@@ -26,7 +26,8 @@
  * trains 4–5× faster (BENCHMARKS.md, "Estimator training").
  */
 import { DEFAULT_TRAIN_PATIENCE } from '../../shared/apiEstimator.ts';
-import { splitRows, type TrainingSet } from './dataset.ts';
+import type { TrainingSet } from './dataset.ts';
+import { wholeSet, type RowsOf, type TrainingParts } from './trainingParts.ts';
 import { STREAM, SeededRandom } from './seededRandom.ts';
 import { KernelMemory } from './trainKernels.ts';
 import {
@@ -804,26 +805,31 @@ export interface TrainResult {
 
 /** Trains on the training rows, early-stopping on the validation rows; returns the best epoch's weights. */
 export function trainEstimator(data: TrainingRows, options: TrainOptions = {}): TrainResult {
+  return trainOnParts(wholeSet(data), options);
+}
+
+/**
+ * The same training over rows in parts (trainingParts.ts): each epoch visits the parts in a shuffled order and
+ * each part's rows in a shuffled order, in batches that do not cross parts. One part is the whole-set trainer.
+ */
+export function trainOnParts(parts: TrainingParts, options: TrainOptions = {}): TrainResult {
   // An option given as undefined means "the default", not "none" (a spread would copy the undefined).
   const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as TrainOptions;
   const o = { ...TRAIN_DEFAULTS, ...given };
   const started = performance.now();
-  const { train, validation } = splitRows(data);
-  if (train.length === 0) throw new Error('no training rows');
-  const dims = netDims(data, options.dims, o.attributeLayers);
-  const net = new EstimatorNet(dims, data.modelFeatures);
-  let targetMean = 0;
-  for (const r of train) targetMean += data.target[r] as number;
-  targetMean /= train.length;
+  const trainTotal = parts.trainRows.reduce((a, b) => a + b, 0);
+  if (trainTotal === 0) throw new Error('no training rows');
+  if (parts.stopOn.rows.length === 0) throw new Error('no rows to stop early on');
+  const dims = netDims(parts.shape, options.dims, o.attributeLayers);
+  const net = new EstimatorNet(dims, parts.shape.modelFeatures);
+  const targetMean = parts.targetMean;
   net.init(new SeededRandom(o.seed, STREAM.init), targetMean, o.residualInit);
   const shuffleRng = new SeededRandom(o.seed, STREAM.shuffle);
   const dropoutRng = new SeededRandom(o.seed, STREAM.dropout);
   const adam = new AdamW(net.memory, net.flat.length, o.beta1, o.beta2, o.weightDecay);
-  const order = train.slice();
-  const batches = Math.ceil(train.length / o.batchSize);
+  const partOrder = Int32Array.from(parts.trainRows, (_n, i) => i);
+  const batches = parts.trainRows.reduce((a, n) => a + Math.ceil(n / o.batchSize), 0);
   const totalSteps = batches * o.maxEpochs;
-  // Without validation rows (a tiny log) the training rows stand in, so early stopping still has a signal.
-  const evalRows = validation.length ? validation : train;
   const best = net.flat.slice();
   let bestMae = Infinity;
   let bestEpoch = 0;
@@ -834,24 +840,30 @@ export function trainEstimator(data: TrainingRows, options: TrainOptions = {}): 
   const history: EpochProgress[] = [];
   let stopped: TrainMetrics['stopped'] = 'max_epochs';
   const reportEvery = Math.max(1, Math.floor(batches / 20));
+  const predictMae = ({ data, rows }: RowsOf): number => meanAbsoluteError(net.predict(data, rows), data.target, rows);
 
   for (let epoch = 1; epoch <= o.maxEpochs; epoch++) {
     const t0 = performance.now();
-    shuffleRng.shuffle(order);
+    shuffleRng.shuffle(partOrder);
     let sq = 0;
-    for (let bi = 0; bi < batches; bi++) {
-      const start = bi * o.batchSize;
-      const count = Math.min(o.batchSize, order.length - start);
-      const { mse } = net.lossAndGrad(data, order, start, count, o.dropout > 0 ? dropoutRng : null, o.dropout, o.residualL2);
-      sq += mse * count;
-      lr = cosineLr(step, totalSteps, o.lr, o.minLr);
-      adam.step(net.flat, net.grad, lr, clipScale(net.memory, net.grad, o.clipNorm));
-      step++;
-      if (options.onBatch && (bi + 1) % reportEvery === 0) options.onBatch({ epoch, fraction: (bi + 1) / batches });
+    let bi = 0;
+    for (const p of partOrder) {
+      const { data, order } = parts.part(p);
+      shuffleRng.shuffle(order);
+      for (let start = 0; start < order.length; start += o.batchSize) {
+        const count = Math.min(o.batchSize, order.length - start);
+        const { mse } = net.lossAndGrad(data, order, start, count, o.dropout > 0 ? dropoutRng : null, o.dropout, o.residualL2);
+        sq += mse * count;
+        lr = cosineLr(step, totalSteps, o.lr, o.minLr);
+        adam.step(net.flat, net.grad, lr, clipScale(net.memory, net.grad, o.clipNorm));
+        step++;
+        bi++;
+        if (options.onBatch && bi % reportEvery === 0) options.onBatch({ epoch, fraction: bi / batches });
+      }
     }
     const seconds = (performance.now() - t0) / 1000;
     trainSeconds += seconds;
-    const valMae = meanAbsoluteError(net.predict(data, evalRows), data.target, evalRows);
+    const valMae = predictMae(parts.stopOn);
     if (valMae < bestMae) {
       bestMae = valMae;
       bestEpoch = epoch;
@@ -863,13 +875,13 @@ export function trainEstimator(data: TrainingRows, options: TrainOptions = {}): 
     const progress: EpochProgress = {
       epoch,
       maxEpochs: o.maxEpochs,
-      trainLoss: sq / train.length,
+      trainLoss: sq / trainTotal,
       valMae,
       lr,
       bestEpoch,
       bestValMae: bestMae,
       seconds,
-      rowsPerSecond: train.length / seconds,
+      rowsPerSecond: trainTotal / seconds,
     };
     history.push(progress);
     options.onEpoch?.(progress);
@@ -880,24 +892,31 @@ export function trainEstimator(data: TrainingRows, options: TrainOptions = {}): 
   }
   net.flat.set(best);
 
-  const valPred = net.predict(data, validation);
-  const trainPred = net.predict(data, train);
-  const valTargets = Float64Array.from(validation, (r) => data.target[r] as number);
+  const { data: valData, rows: validation } = parts.validation;
+  const valPred = net.predict(valData, validation);
+  const valTargets = Float64Array.from(validation, (r) => valData.target[r] as number);
   let baseline = 0;
-  for (const r of validation) baseline += Math.abs((data.target[r] as number) - targetMean);
+  for (const r of validation) baseline += Math.abs((valData.target[r] as number) - targetMean);
+  // The training MAE part by part, summed in the rows' order (one part: meanAbsoluteError over the training rows).
+  let trainAbs = 0;
+  for (let p = 0; p < parts.trainRows.length; p++) {
+    const { data, train } = parts.part(p);
+    const pred = net.predict(data, train);
+    for (let i = 0; i < train.length; i++) trainAbs += Math.abs((pred[i] as number) - (data.target[train[i] as number] as number));
+  }
   const metrics: TrainMetrics = {
-    valMae: meanAbsoluteError(valPred, data.target, validation),
+    valMae: meanAbsoluteError(valPred, valData.target, validation),
     valSpearman: spearman(valPred, valTargets),
     baselineMae: validation.length ? baseline / validation.length : NaN,
-    trainMae: meanAbsoluteError(trainPred, data.target, train),
-    trainRows: train.length,
+    trainMae: trainAbs / trainTotal,
+    trainRows: trainTotal,
     validationRows: validation.length,
     epochs: history.length,
     bestEpoch,
     stopped,
-    rowsPerSecond: (train.length * history.length) / trainSeconds,
+    rowsPerSecond: (trainTotal * history.length) / trainSeconds,
     seconds: (performance.now() - started) / 1000,
     history,
   };
-  return { weights: net.toWeights(data.models), metrics };
+  return { weights: net.toWeights(parts.shape.models), metrics };
 }
