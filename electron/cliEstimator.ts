@@ -15,6 +15,8 @@ import { EstimatorInputError, runEstimatorTask, type JobResult } from './estimat
 import { DEFAULT_INPUT_PROFILE, INPUT_PROFILES, isProfileName } from './estimator/inputProfile.ts';
 import type { ProviderChoice } from './estimator/ortScoring.ts';
 import { TRAIN_DEFAULTS } from './estimator/train.ts';
+import { STORE_OPTION } from './cliStore.ts';
+import { storeUrlOf } from './store/storeUrl.ts';
 import { DEFAULT_ESTIMATOR_PATH, whatIf, WhatIfError } from './estimator/whatIf.ts';
 import { resolveEpisodeId } from './services/api.ts';
 import { registerEstimator } from './estimator/scoreDatabase.ts';
@@ -36,17 +38,24 @@ export const estimatorCommands: Record<string, Command> = {
   train: {
     summary: 'train the outcome estimator ŝ(h_t, a) and write model.onnx + model.card.json',
     usage:
-      `routelens train --db FILE --out FILE.onnx [--encoder hash-1024|onnx-text:DIR] [--profile ${INPUT_PROFILES.join('|')}] [--run NAME...] [--split NAME[,NAME]] [--seed S] [--epochs N] [--patience N] ` +
-      '[--truth FILE.truth.json] [--name NAME] [--json]\n' +
-      '  --split: train only on episodes of these splits (e.g. train, or the group id); the card records it',
+      `routelens train --db FILE|--store URL --out FILE.onnx [--encoder hash-1024|onnx-text:DIR] [--profile ${INPUT_PROFILES.join('|')}] [--run NAME...] [--split NAME[,NAME]] [--seed S] [--epochs N] [--patience N] ` +
+      '[--truth FILE.truth.json] [--name NAME] [--part-turns N] [--spill-dir DIR] [--json]\n' +
+      '  --split: train only on episodes of these splits (e.g. train, or the group id); the card records it\n' +
+      '  --store: trains from a ClickHouse store in bounded memory: the rows are built --part-turns turns at a time (default 20000)\n' +
+      '           and spilled to files in --spill-dir (default the temporary folder), at most 50000 held-out turns are kept;\n' +
+      '           hash-1024 encoder and routelens profile; the estimator is not registered anywhere (score it from its .onnx)',
     options: {
-      db: { type: 'string' }, out: { type: 'string' }, encoder: { type: 'string' }, profile: { type: 'string' }, run: { type: 'string', multiple: true },
+      db: { type: 'string' }, ...STORE_OPTION, out: { type: 'string' }, 'part-turns': { type: 'string' }, 'spill-dir': { type: 'string' }, encoder: { type: 'string' }, profile: { type: 'string' }, run: { type: 'string', multiple: true },
       split: { type: 'string' },
       seed: { type: 'string' }, epochs: { type: 'string' }, patience: { type: 'string' }, truth: { type: 'string' },
       name: { type: 'string' }, json: { type: 'boolean' },
     },
     async run(values) {
-      const dbPath = requireDb(values);
+      const store = storeUrlOf(values);
+      const dbPath = store ? null : requireDb(values);
+      if (!store && (values['part-turns'] !== undefined || values['spill-dir'] !== undefined)) throw new UsageError('--part-turns and --spill-dir go with --store URL');
+      const spillDir = values['spill-dir'] as string | undefined;
+      if (spillDir !== undefined && !existsSync(spillDir)) throw new UsageError(`${spillDir}: no such folder`);
       const outPath = values.out;
       if (typeof outPath !== 'string' || !/\.onnx$/i.test(outPath)) throw new UsageError('--out FILE.onnx is required');
       if (!existsSync(dirname(outPath) || '.')) throw new UsageError(`${dirname(outPath)}: no such folder`);
@@ -61,7 +70,9 @@ export const estimatorCommands: Record<string, Command> = {
         {
           kind: 'train',
           request: {
-            dbPath,
+            ...(store
+              ? { store, partTurns: intFlag(values, 'part-turns', 20_000, 100, 10_000_000), spillDir }
+              : { dbPath: dbPath as string }),
             out: outPath,
             encoder: values.encoder as string | undefined,
             profile,
@@ -93,6 +104,7 @@ export const estimatorCommands: Record<string, Command> = {
       if (values.json) return print({ onnx: onnxPath, card: cardPath, estimator_id: estimatorId, ...card });
       const m = card.metrics;
       err(`wrote ${onnxPath} and ${cardPath}`);
+      if (estimatorId === null) err(`  trained from ${card.data.database}; not registered (a store keeps no estimators): give the .onnx to score, replay or whatif with --model`);
       err(`  ${card.profile} inputs, history encoder ${card.encoder.name}`);
       err(`  ${card.data.train_rows} training / ${card.data.validation_rows} validation turns, ${m.epochs} epochs (best ${m.best_epoch}, ${m.stopped === 'early' ? 'stopped early' : 'max epochs'}), ${m.seconds.toFixed(0)} s`);
       err(`  validation MAE ${m.val_mae.toFixed(4)} (constant predictor ${m.baseline_mae?.toFixed(4) ?? 'n/a'}), Spearman ρ ${m.val_spearman?.toFixed(3) ?? 'n/a'}`);

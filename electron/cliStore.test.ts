@@ -4,7 +4,7 @@
  * never show the password.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -139,6 +139,24 @@ describe.skipIf(skip !== null)('routelens with --store on a 2-shard cluster', ()
       return { ...r, tasks: r.tasks.map((t) => ({ ...t, a_episode: null, b_episode: null })) };
     };
     expectClose(noIds(compared.stdout), noIds(routelens([...compareArgs, '--db', db]).stdout), '$', 1e-6);
+    // Training streams the store's episodes in parts; the estimator it writes serves a database's replay.
+    const onnx = join(dir, 'from-store.onnx');
+    const trained = routelens(['train', '--store', url, '--out', onnx, '--epochs', '2', '--part-turns', '500', '--spill-dir', dir]);
+    expect(trained.code, trained.stderr).toBe(0);
+    expect(trained.stderr).toContain('not registered (a store keeps no estimators)');
+    expect(readdirSync(dir).filter((f) => f.startsWith('routelens-train-'))).toEqual([]);
+    const withModel = routelens(['replay', '--policy', 'argmax', '--db', db, '--model', onnx, '--json']);
+    expect(withModel.code, withModel.stderr).toBe(0);
+    expect(JSON.parse(withModel.stdout).s_hat_source).toBe('estimator');
+    for (const [args, message] of [
+      [['--run', 'nope'], /^routelens train: clickhouse:\/\/.*: no run named "nope"/],
+      [['--profile', 'mtrouter'], /^routelens train: clickhouse:\/\/.*: a ClickHouse store trains with the hash-1024 encoder/],
+    ] as const) {
+      const r = routelens(['train', '--store', url, '--out', join(dir, 'x.onnx'), ...args]);
+      expect(r.code).toBe(1);
+      expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
+      expect(r.stderr).toMatch(message);
+    }
     const scoring = routelens(['replay', '--policy', 'argmax', '--store', url, '--estimator', '1']);
     expect(scoring.code).toBe(1);
     expect(scoring.stderr).toMatch(/^routelens replay: a ClickHouse store holds no estimates yet/);

@@ -28,7 +28,7 @@ export const PUSHED_DOWN = ['pareto', 'switch-cost', 'error-recovery', 'usage-by
 export const STORE_OPTION = { store: { type: 'string' } } as const;
 
 /** The commands that take `--store URL` so far; the others say so and ask for `--db FILE`. */
-export const STORE_AWARE = { store: true, import: true, info: true, analyze: true, serve: true, export: true, replay: true, compare: true } as const;
+export const STORE_AWARE = { store: true, import: true, info: true, analyze: true, serve: true, export: true, replay: true, compare: true, train: true } as const;
 
 /** A store checked to have this RouteLens's schema, for a command that reads it; closed again if it has not. */
 export async function openCheckedStore(url: ClickHouseStoreUrl): Promise<ClickHouseStore> {

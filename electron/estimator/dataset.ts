@@ -285,6 +285,45 @@ function loggedModels(db: Db, runFilter: string, runs: readonly string[]): strin
   );
 }
 
+/** The counts `checkTrainingSelection` reads, from either store. */
+export interface TrainingSelection {
+  runs: readonly string[];
+  /** Every run's name. */
+  known: readonly string[];
+  split: string | undefined;
+  /** Episodes of the selected runs and split. */
+  selected: number;
+  /** Every split the store's episodes name. */
+  splits: readonly string[];
+  withOutcome: number;
+  withoutOutcome: number;
+}
+
+/**
+ * Refuses a training selection with nothing to learn from, in the same words on both stores: an unknown run,
+ * a split no selected episode is in, no episode with an outcome.
+ */
+export function checkTrainingSelection(q: TrainingSelection): void {
+  const missing = q.runs.filter((r) => !q.known.includes(r));
+  if (missing.length) {
+    throw new TrainingDataError(`no run named ${missing.map((r) => `"${r}"`).join(', ')} (runs here: ${[...q.known].sort().map((r) => `"${r}"`).join(', ') || 'none'})`);
+  }
+  if (q.split !== undefined && q.selected === 0) {
+    throw new TrainingDataError(`no episode of the selected runs is in split "${q.split}" (splits here: ${q.splits.join(', ') || 'none'})`);
+  }
+  if (q.withOutcome === 0) {
+    throw new TrainingDataError(
+      `no episode${q.runs.length ? ` of ${q.runs.map((r) => `"${r}"`).join(', ')}` : ''} has an outcome (a score or a success flag), so ŝ has nothing to learn from ` +
+        `(${q.withoutOutcome} episode${q.withoutOutcome === 1 ? '' : 's'} without one): import logs that carry outcomes (${OUTCOME_SOURCES}) and train again`,
+    );
+  }
+}
+
+/** The episodes with an outcome have no turns of any model. */
+export function noTurnsToTrainOn(withOutcome: number): TrainingDataError {
+  return new TrainingDataError(`the ${withOutcome} episode${withOutcome === 1 ? '' : 's'} with an outcome have no turns to train on`);
+}
+
 export function buildTrainingSet(db: Db, options: DatasetOptions = {}): TrainingSet {
   const started = performance.now();
   const maxTokens = options.maxHistoryTokens ?? DEFAULT_HISTORY_TOKENS;
@@ -295,26 +334,17 @@ export function buildTrainingSet(db: Db, options: DatasetOptions = {}): Training
   const runFilter = (runs.length ? ` AND e.run_id IN (SELECT id FROM runs WHERE name IN (${runs.map(() => '?').join(', ')}))` : '') + (inSplit ? ` AND ${inSplit}` : '');
 
   const profile = options.profile ?? inputProfile();
-  const known = new Set(db.prepare('SELECT name FROM runs').pluck().all() as string[]);
-  const missing = runs.filter((r) => !known.has(r));
-  if (missing.length) {
-    throw new TrainingDataError(`no run named ${missing.map((r) => `"${r}"`).join(', ')} (runs here: ${[...known].map((r) => `"${r}"`).join(', ') || 'none'})`);
-  }
-  if (inSplit && db.prepare(`SELECT COUNT(*) FROM episodes e WHERE 1${runFilter}`).pluck().get(...runs) === 0) {
-    const splits = db.prepare('SELECT DISTINCT split FROM episodes WHERE split IS NOT NULL ORDER BY split').pluck().all() as string[];
-    throw new TrainingDataError(`no episode of the selected runs is in split "${options.split}" (splits here: ${splits.join(', ') || 'none'})`);
-  }
-  const withOutcome = db.prepare(`SELECT COUNT(*) FROM episodes e WHERE e.score_norm IS NOT NULL${runFilter}`).pluck().get(...runs) as number;
-  if (withOutcome === 0) {
-    const without = db.prepare(`SELECT COUNT(*) FROM episodes e WHERE e.score_norm IS NULL${runFilter}`).pluck().get(...runs) as number;
-    throw new TrainingDataError(
-      `no episode${runs.length ? ` of ${runs.map((r) => `"${r}"`).join(', ')}` : ''} has an outcome (a score or a success flag), so ŝ has nothing to learn from ` +
-        `(${without} episode${without === 1 ? '' : 's'} without one): import logs that carry outcomes (${OUTCOME_SOURCES}) and train again`,
-    );
-  }
-
+  const known = db.prepare('SELECT name FROM runs').pluck().all() as string[];
+  const count = (where: string): number => db.prepare(`SELECT COUNT(*) FROM episodes e WHERE ${where}${runFilter}`).pluck().get(...runs) as number;
+  checkTrainingSelection({
+    runs, known, split: options.split,
+    selected: count('1'),
+    splits: db.prepare('SELECT DISTINCT split FROM episodes WHERE split IS NOT NULL ORDER BY split').pluck().all() as string[],
+    withOutcome: count('e.score_norm IS NOT NULL'),
+    withoutOutcome: count('e.score_norm IS NULL'),
+  });
   const models = options.models ? [...options.models] : loggedModels(db, runFilter, runs);
-  if (models.length === 0) throw new TrainingDataError(`the ${withOutcome} episode${withOutcome === 1 ? '' : 's'} with an outcome have no turns to train on`);
+  if (models.length === 0) throw noTurnsToTrainOn(count('e.score_norm IS NOT NULL'));
   const idOf = db.prepare('SELECT id FROM models WHERE name = ?').pluck();
   for (const name of models) if (idOf.get(name) === undefined) throw new TrainingDataError(`unknown model "${name}" in the candidate pool`);
   const mf = profile.modelFeatures(modelFactsOf(db), models);
@@ -323,10 +353,7 @@ export function buildTrainingSet(db: Db, options: DatasetOptions = {}): Training
     .prepare(`SELECT e.id, e.score_norm, e.expected_steps, e.task_type, e.task_category, x.task_text FROM episodes e
       LEFT JOIN episode_text x ON x.episode_id = e.id WHERE e.score_norm IS NOT NULL${runFilter} ORDER BY e.id`)
     .all(...runs) as TrainingEpisode[];
-  const skippedNoOutcome = db
-    .prepare(`SELECT COUNT(*) FROM episodes e WHERE e.score_norm IS NULL${runFilter}`)
-    .pluck()
-    .get(...runs) as number;
+  const skippedNoOutcome = count('e.score_norm IS NULL');
   const meta = new Map(episodes.map((e) => [e.id, e]));
 
   // Episode-level split: a seeded shuffle of the ids, the first 10% held out.
@@ -470,8 +497,7 @@ export class TrainingRowBuilder {
     return {
       encoder: this.hashed ? HASH_ENCODER : 'none',
       profile: this.o.profile.name,
-      historyDim: (this.hashed ? HASH_DIM : 0) + this.S,
-      textDim: this.hashed ? HASH_DIM : 0,
+      ...rowDims(this.o.profile),
       rows,
       textIndptr: this.textIndptr.slice(0, rows + 1),
       textIndices: this.text.indices.slice(0, this.text.length),
@@ -493,6 +519,12 @@ export class TrainingRowBuilder {
   summary(skippedEpisodesNoOutcome: number, seconds: number): DatasetSummary {
     return summaryOf([this], skippedEpisodesNoOutcome, this.o.targets, this.o.maxTokens, seconds);
   }
+}
+
+/** A row's width under a profile: the hashed text (routelens; another profile's encoder fills its own) and the structured features. */
+export function rowDims(profile: InputProfile): { historyDim: number; textDim: number } {
+  const textDim = profile.name === 'routelens' ? HASH_DIM : 0;
+  return { historyDim: textDim + profile.structured.length, textDim };
 }
 
 /** The summary of rows built by one or more builders (a store builds its parts and its validation apart). */

@@ -65,7 +65,7 @@ describe('an estimator trained with --profile mtrouter', () => {
     // what-if before any scoring: the turn's history laid out again from the card's profile.
     const turn = db.prepare('SELECT id, episode_id, t FROM turns WHERE t = 3 ORDER BY id LIMIT 1').get() as { id: number; episode_id: number; t: number };
     const r = data.turnId.indexOf(turn.id);
-    const w = await whatIf(db, turn.episode_id, turn.t, { estimatorId: trained.estimatorId });
+    const w = await whatIf(db, turn.episode_id, turn.t, { estimatorId: trained.estimatorId ?? undefined });
     expect(w.source).toBe('computed');
     for (const c of w.candidates) expect(Math.abs(c.s_hat - (atTraining[r * K + data.models.indexOf(c.model)] as number))).toBeLessThan(1e-6);
 

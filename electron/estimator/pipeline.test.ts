@@ -71,7 +71,7 @@ describe('estimator pipeline on simulated ScienceWorld', () => {
 
   it('what-if before scoring computes ŝ now; scoring stores ŝ for every turn × model; what-if then reads the same values', async () => {
     const episode = db.prepare("SELECT id FROM episodes WHERE n_turns >= 6 ORDER BY id LIMIT 1").pluck().get() as number;
-    const before = await whatIf(db, episode, 4, { estimatorId: trained.estimatorId });
+    const before = await whatIf(db, episode, 4, { estimatorId: trained.estimatorId ?? undefined });
     expect(before.source).toBe('computed');
     expect(before.provider).toBe('cpu');
     expect(before.candidates).toHaveLength(6);
@@ -85,7 +85,7 @@ describe('estimator pipeline on simulated ScienceWorld', () => {
     expect(db.prepare('SELECT COUNT(*) FROM estimates WHERE estimator_id = ?').pluck().get(trained.estimatorId)).toBe(turns * 6);
     expect(db.prepare('SELECT COUNT(*) FROM history_sketches').pluck().get()).toBe(turns);
 
-    const after = await whatIf(db, episode, 4, { estimatorId: trained.estimatorId, k: 3 });
+    const after = await whatIf(db, episode, 4, { estimatorId: trained.estimatorId ?? undefined, k: 3 });
     expect(after.source).toBe('estimates');
     for (const c of after.candidates) {
       // the incremental encoder of `score` and the direct one of what-if give the same history vector
