@@ -111,6 +111,9 @@ export function renderMarkdown(r: Results): string {
       `| import into a 2-shard ClickHouse cluster (turns/s, ${int(x.ours.turns)} turns) | ${int(x.oursTurnsPerSec)} | ClickHouse's own JSONEachRow insert ${int(x.baselineTurnsPerSec)} | ${x.ratio.toFixed(2)}× | ≥ 0.5× | ${verdict(x.ratio >= 0.5)} |`,
       `| peak RSS of that import | ${mib(x.ours.peakRss)} (${mb(x.ours.peakRss)}) | | | < 500 MB | ${verdict(x.ours.peakRss < 500e6)} |`,
     );
+    if (x.training) {
+      lines.push(`| peak RSS of \`train --store\` over those turns (one epoch) | ${mib(x.training.peakRss)} (${mb(x.training.peakRss)}) | | | flat in the data size | see the store section |`);
+    }
   }
   if (r.scoring) {
     const s = r.scoring.result;
@@ -361,6 +364,19 @@ export function renderMarkdown(r: Results): string {
       '|---|---|---|---|',
       ...x.analyses.map((a) => `| ${a.id} | ${ms(a.storeMs)} | ${ms(a.sqliteMs)} | ${a.equal ? 'equal' : '**differ**'} |`),
     );
+    if (x.training) {
+      const t = x.training;
+      lines.push(
+        '',
+        `**Training from the store** (\`train --store\`, trainStore in a child process): every turn with an outcome, ${int(t.trainRows)} training and`,
+        `${int(t.validationRows)} held-out rows (the held-out share capped at 50,000 turns), read and encoded in ${int(t.parts)} parts of about`,
+        `${int(t.partTurns)} turns (hash-1024 features of a ${int(t.maxHistoryTokens)}-token history window, as the trainer's bench), spilled to files, one epoch.`,
+        '',
+        '| rows built and spilled | one epoch, its evaluation and export | rows/s in the epoch | peak RSS | validation MAE (constant predictor) |',
+        '|---|---|---|---|---|',
+        `| ${t.datasetSeconds.toFixed(0)} s | ${t.trainSeconds.toFixed(0)} s | ${int(t.rowsPerSec)} | ${mib(t.peakRss)} (${mb(t.peakRss)}) | ${t.valMae.toFixed(4)} (${t.baselineMae === null ? 'n/a' : t.baselineMae.toFixed(4)}) |`,
+      );
+    }
     if (x.scale) {
       lines.push(
         '',

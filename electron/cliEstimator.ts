@@ -93,7 +93,10 @@ export const estimatorCommands: Record<string, Command> = {
             err(`epoch ${String(l.epoch).padStart(3)}  train MSE ${l.trainLoss.toFixed(5)}  val MAE ${l.valMae.toFixed(5)}  best epoch ${l.bestEpoch}  lr ${l.lr.toExponential(2)}  ${l.seconds.toFixed(1)} s`);
             return;
           }
-          const label = p.phase === 'training' ? `training epoch ${p.epoch}` : p.phase === 'dataset' ? `encoding histories (${p.rows} rows)` : p.phase;
+          const label =
+            p.phase === 'training' ? `training epoch ${p.epoch}`
+            : p.phase === 'dataset' ? `encoding histories (${p.rows} rows${p.parts ? `, part ${Math.min(p.part ?? 0, p.parts - 1) + 1} of ${p.parts} from the store` : ''})`
+            : p.phase;
           progress.update(`${label} ${bar(p.fraction)}`);
         },
       );

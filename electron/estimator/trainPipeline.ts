@@ -59,7 +59,7 @@ export type TrainRequest = TrainRequestCommon &
   );
 
 export type TrainProgress =
-  | { phase: 'dataset'; fraction: number; rows: number }
+  | { phase: 'dataset'; fraction: number; rows: number; /** On a store: the part being read, of how many. */ part?: number; parts?: number }
   | { phase: 'training'; fraction: number; epoch: number; maxEpochs: number; last: EpochProgress | null }
   | { phase: 'evaluating' | 'exporting'; fraction: number };
 
@@ -202,7 +202,7 @@ async function trainFromStore(
       partTurns: req.partTurns,
       maxValidationTurns: req.maxValidationTurns,
       spillDir: req.spillDir,
-      onProgress: (p) => onProgress({ phase: 'dataset', fraction: p.parts ? p.part / p.parts : 1, rows: p.rows }),
+      onProgress: (p) => onProgress({ phase: 'dataset', fraction: p.parts ? p.part / p.parts : 1, rows: p.rows, part: p.part, parts: p.parts }),
     });
     const built = set;
     assertTrainable({ models: built.models, summary: built.summary });
