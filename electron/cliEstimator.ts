@@ -13,10 +13,11 @@ import { visibleText as v } from '../shared/displayText.ts';
 import { describeWait, openDatabase, waitForWriteTurn } from './db/database.ts';
 import { EstimatorInputError, runEstimatorTask, type JobResult } from './estimator/estimatorJobs.ts';
 import { DEFAULT_INPUT_PROFILE, INPUT_PROFILES, isProfileName } from './estimator/inputProfile.ts';
-import type { ProviderChoice } from './estimator/ortScoring.ts';
+import { ScorerError, type ProviderChoice } from './estimator/ortScoring.ts';
 import { TRAIN_DEFAULTS } from './estimator/train.ts';
-import { STORE_OPTION } from './cliStore.ts';
-import { storeUrlOf } from './store/storeUrl.ts';
+import { openCheckedStore, STORE_OPTION } from './cliStore.ts';
+import { storeUrlOf, type ClickHouseStoreUrl } from './store/storeUrl.ts';
+import type { StoreScoreResult } from './store/clickhouse/storeScoring.ts';
 import { DEFAULT_ESTIMATOR_PATH, whatIf, WhatIfError } from './estimator/whatIf.ts';
 import { resolveEpisodeId } from './services/api.ts';
 import { registerEstimator } from './estimator/scoreDatabase.ts';
@@ -31,6 +32,32 @@ async function finish(promise: Promise<JobResult>): Promise<JobResult> {
   } catch (e) {
     if (e instanceof EstimatorInputError) throw new UsageError(e.message);
     throw e;
+  }
+}
+
+/** Scoring a ClickHouse store (storeScoring.ts) in this process, with progress; Ctrl-C abandons the scoring. */
+export async function scoreOnStore(
+  url: ClickHouseStoreUrl, model: string, options: { ep?: ProviderChoice; runs?: readonly string[] }, quiet = false,
+): Promise<StoreScoreResult> {
+  const { scoreStore } = await import('./store/clickhouse/storeScoring.ts');
+  const store = await openCheckedStore(url);
+  const progress = new Progress(process.stderr, quiet && !process.stderr.isTTY);
+  const abort = new AbortController();
+  const cancel = (): void => abort.abort();
+  process.once('SIGINT', cancel);
+  try {
+    return await scoreStore(store, model, {
+      ...options,
+      signal: abort.signal,
+      onProgress: (p) => progress.update(`scoring on ${p.provider} ${bar(p.total ? p.rows / p.total : 1)} ${p.rows}/${p.total} turns, ${Math.round(p.rowsPerSec)} turns/s`),
+    });
+  } catch (e) {
+    if (e instanceof ScorerError) throw new UsageError(e.message);
+    throw e;
+  } finally {
+    process.off('SIGINT', cancel);
+    progress.done();
+    await store.close();
   }
 }
 
@@ -123,15 +150,28 @@ export const estimatorCommands: Record<string, Command> = {
 
   score: {
     summary: 'score every turn × candidate model with an estimator (ONNX Runtime: cuda → webgpu → cpu)',
-    usage: `routelens score --db FILE [--model FILE.onnx] [--ep ${PROVIDERS.join('|')}] [--run NAME...] [--json]`,
-    options: { db: { type: 'string' }, model: { type: 'string' }, ep: { type: 'string' }, run: { type: 'string', multiple: true }, json: { type: 'boolean' } },
+    usage:
+      `routelens score --db FILE|--store URL [--model FILE.onnx] [--ep ${PROVIDERS.join('|')}] [--run NAME...] [--json]\n` +
+      '  --store: writes ŝ into the store\'s estimates, its sessions streamed in parts; the scoring counts once it completes',
+    options: {
+      db: { type: 'string' }, ...STORE_OPTION, model: { type: 'string' }, ep: { type: 'string' }, run: { type: 'string', multiple: true }, json: { type: 'boolean' },
+    },
     async run(values) {
-      const dbPath = requireDb(values);
+      const store = storeUrlOf(values);
+      const dbPath = store ? '' : requireDb(values);
       const model = (values.model as string | undefined) ?? DEFAULT_ESTIMATOR_PATH;
       if (!existsSync(model)) throw new UsageError(`${model}: no such file`);
       const ep = (values.ep as string | undefined) ?? 'auto';
       if (!(PROVIDERS as readonly string[]).includes(ep)) throw new UsageError(`--ep must be one of ${PROVIDERS.join(', ')}`);
       const runNames = (values.run as string[] | undefined) ?? [];
+      if (store) {
+        const s = await scoreOnStore(store, model, { ep: ep as ProviderChoice, runs: runNames }, values.json === true);
+        if (values.json) return print(s);
+        for (const a of s.attempts) err(`  ${a.provider}: ${a.ok ? 'ok' : `unavailable (${a.error ?? a.stage})`}`);
+        err(`scored ${s.rows} turns × ${s.models.length} models with ${s.estimator} (sha256 ${s.sha256.slice(0, 12)}…) on ${s.provider} into the store, ` +
+          `scoring ${s.scoringId}: ${Math.round(s.rowsPerSec)} turns/s${s.cancelled ? ' — cancelled: nothing of it is read' : ''}`);
+        return s.cancelled ? 1 : 0;
+      }
       let runIds: number[] = [];
       if (runNames.length) {
         const db = openDatabase(dbPath, { readonly: true });

@@ -3,6 +3,7 @@
  * the API's ReplayResult (shared/apiReplay.ts); without it, a table. `--model FILE.onnx` scores the selected
  * runs with that estimator first (the lead's scoreDatabase), then replays with its estimates.
  */
+import { existsSync } from 'node:fs';
 import { parsePolicySpec, PolicySpecError, POLICY_KINDS } from '../shared/policySpec.ts';
 import type { ReplayResult } from '../shared/apiReplay.ts';
 import { splitValues } from '../shared/splits.ts';
@@ -17,6 +18,7 @@ import { replayPolicies } from './replay/replayRun.ts';
 import { openCheckedStore, STORE_OPTION } from './cliStore.ts';
 import { storeUrlOf, type ClickHouseStoreUrl } from './store/storeUrl.ts';
 import type { StoreReplayRequest } from './store/clickhouse/storeReplay.ts';
+import { scoreOnStore } from './cliEstimator.ts';
 
 function runIdsOf(db: Db, names: readonly string[]): number[] {
   const byName = new Map((db.prepare('SELECT id, name FROM runs').all() as { id: number; name: string }[]).map((r) => [r.name, r.id]));
@@ -88,8 +90,8 @@ export const replayCommands: Record<string, Command> = {
       'ŝ comes from --estimator, else the newest estimator covering every selected turn, else the logged candidate',
       'scores; --model FILE.onnx scores the selected runs with that estimator first. Intervals: 95% episode bootstrap.',
       '--split: only episodes of these splits (train, val, test_id, ood_test, …; the groups id and ood).',
-      '--store: replays a ClickHouse store, streaming its sessions in parts; ŝ from the logged candidate scores (a store',
-      'holds no estimates yet: no --estimator / --model), and no usage: policies.',
+      '--store: replays a ClickHouse store, streaming its sessions in parts; ŝ from --model FILE.onnx (it scores the selected',
+      'runs first, as with --db), else the logged candidate scores; no --estimator ID (that is a database\'s) and no usage: policies.',
     ].join('\n'),
     options: {
       db: { type: 'string' },
@@ -122,8 +124,17 @@ export const replayCommands: Record<string, Command> = {
       let estimator = values.estimator === undefined ? undefined : intFlag(values, 'estimator', 0, 0);
       if (estimator !== undefined && values.model !== undefined) throw new UsageError('give --estimator or --model, not both');
       if (store) {
-        if (estimator !== undefined || values.model !== undefined) throw new UsageError('a ClickHouse store holds no estimates yet: --estimator and --model need --db FILE');
-        const result = await replayStore(store, { runs: (values.run as string[] | undefined) ?? [], split, policies: specs, bootstrap, seed });
+        if (estimator !== undefined) throw new UsageError('a ClickHouse store knows an estimator by its file: give --model FILE.onnx');
+        const runs = (values.run as string[] | undefined) ?? [];
+        let withEstimator: StoreReplayRequest['estimator'];
+        if (typeof values.model === 'string') {
+          if (!existsSync(values.model)) throw new UsageError(`${values.model}: no such file`);
+          // As with --db: the selected runs are scored with it first (a scoring of the store, kept for later replays).
+          const scored = await scoreOnStore(store, values.model, { runs }, values.json === true);
+          if (scored.cancelled) throw new UsageError('scoring cancelled: nothing replayed');
+          withEstimator = { sha256: scored.sha256, path: values.model };
+        }
+        const result = await replayStore(store, { runs, split, policies: specs, bootstrap, seed, estimator: withEstimator });
         if (values.json) return print(result);
         printTable(result);
         return 0;

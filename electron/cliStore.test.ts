@@ -44,7 +44,7 @@ describe('store URLs that are wrong', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('-- on every host\nCREATE TABLE IF NOT EXISTS rl.turns_local (');
     expect(r.stdout).toContain('ENGINE = Distributed(prod, rl, turns_local, root_key);');
-    expect(r.stdout).toMatch(/-- on first host\nINSERT INTO rl\.schema_version VALUES \(2, now\(\)\);/);
+    expect(r.stdout).toMatch(/-- on first host\nINSERT INTO rl\.schema_version VALUES \(3, now\(\)\);/);
   });
 
   it('a store that does not answer is named without its password', () => {
@@ -145,9 +145,17 @@ describe.skipIf(skip !== null)('routelens with --store on a 2-shard cluster', ()
     expect(trained.code, trained.stderr).toBe(0);
     expect(trained.stderr).toContain('not registered (a store keeps no estimators)');
     expect(readdirSync(dir).filter((f) => f.startsWith('routelens-train-'))).toEqual([]);
-    const withModel = routelens(['replay', '--policy', 'argmax', '--db', db, '--model', onnx, '--json']);
+    // Scored on the store with it, a replay reads its ŝ and answers as the database scored with it does.
+    const scored = routelens(['score', '--store', url, '--model', onnx, '--ep', 'cpu']);
+    expect(scored.code, scored.stderr).toBe(0);
+    expect(scored.stderr).toMatch(/scored \d+ turns × \d+ models with from-store .* into the store/);
+    const modelArgs = ['replay', '--policy', 'argmax', '--policy', 'cost-aware:5', '--model', onnx, '--bootstrap', '200', '--json'];
+    const withModel = routelens([...modelArgs, '--store', url]);
     expect(withModel.code, withModel.stderr).toBe(0);
     expect(JSON.parse(withModel.stdout).s_hat_source).toBe('estimator');
+    const noEstimatorIds = (text: string) => ({ ...withoutIds(text), estimator: (JSON.parse(text) as { estimator: { name: string } }).estimator.name });
+    // ŝ agree to float32 (storeScoring.test.ts); importance weights amplify that in the doubly robust intervals.
+    expectClose(noEstimatorIds(withModel.stdout), noEstimatorIds(routelens([...modelArgs, '--db', db]).stdout), '$', 1e-5);
     for (const [args, message] of [
       [['--run', 'nope'], /^routelens train: clickhouse:\/\/.*: no run named "nope"/],
       [['--profile', 'mtrouter'], /^routelens train: clickhouse:\/\/.*: a ClickHouse store trains with the hash-1024 encoder/],
@@ -157,15 +165,15 @@ describe.skipIf(skip !== null)('routelens with --store on a 2-shard cluster', ()
       expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
       expect(r.stderr).toMatch(message);
     }
-    const scoring = routelens(['replay', '--policy', 'argmax', '--store', url, '--estimator', '1']);
-    expect(scoring.code).toBe(1);
-    expect(scoring.stderr).toMatch(/^routelens replay: a ClickHouse store holds no estimates yet/);
+    const byId = routelens(['replay', '--policy', 'argmax', '--store', url, '--estimator', '1']);
+    expect(byId.code).toBe(1);
+    expect(byId.stderr).toMatch(/^routelens replay: a ClickHouse store knows an estimator by its file: give --model FILE.onnx/);
     const calibration = routelens(['export', 'calibration', '--store', url, '--out', join(dir, 'c.svg')]);
     expect(calibration.code).toBe(1);
     expect(calibration.stderr).toMatch(/^routelens export: calibration reads an estimator's scores.*--db/);
     const again = routelens(['import', ...files, '--store', url]);
     expect(again.stderr).toMatch(/0 imported, \d+ skipped, 0 rejected/);
     const clean = routelens(['store', 'clean', '--store', url, '--json']);
-    expect(JSON.parse(clean.stdout)).toEqual({ abandoned: [], superseded: [] });
+    expect(JSON.parse(clean.stdout)).toEqual({ abandoned: [], superseded: [], scorings: [] });
   }, 300_000);
 });

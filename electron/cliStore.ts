@@ -28,7 +28,7 @@ export const PUSHED_DOWN = ['pareto', 'switch-cost', 'error-recovery', 'usage-by
 export const STORE_OPTION = { store: { type: 'string' } } as const;
 
 /** The commands that take `--store URL` so far; the others say so and ask for `--db FILE`. */
-export const STORE_AWARE = { store: true, import: true, info: true, analyze: true, serve: true, export: true, replay: true, compare: true, train: true } as const;
+export const STORE_AWARE = { store: true, import: true, info: true, analyze: true, serve: true, export: true, replay: true, compare: true, train: true, score: true } as const;
 
 /** A store checked to have this RouteLens's schema, for a command that reads it; closed again if it has not. */
 export async function openCheckedStore(url: ClickHouseStoreUrl): Promise<ClickHouseStore> {
@@ -137,7 +137,8 @@ export const storeCommands: Record<string, Command> = {
     usage: 'routelens store init|clean|ddl --store clickhouse://HOST:PORT[,HOST:PORT…]/DB[?cluster=NAME] [--older-than-minutes N] [--json]\n' +
       '  init: creates the database and tables on every host (idempotent), checks the hosts are the cluster\'s shards in order.\n' +
       '  ddl: prints the statements init runs (and on which hosts), connecting to nothing.\n' +
-      '  clean: deletes the rows of imports that never completed (started over --older-than-minutes ago, default 60) and of replaced files.\n' +
+      '  clean: deletes the rows of imports that never completed (started over --older-than-minutes ago, default 60) and of replaced files,\n' +
+      '         and the estimates of scorings cancelled or never completed.\n' +
       '  The URL may also come from ROUTELENS_STORE; a user and password from the URL or ROUTELENS_STORE_USER / ROUTELENS_STORE_PASSWORD.',
     options: { ...STORE_OPTION, 'older-than-minutes': { type: 'string' }, json: { type: 'boolean' } },
     allowPositionals: true,
@@ -165,7 +166,7 @@ export const storeCommands: Record<string, Command> = {
         if (!(minutes >= 0)) throw new UsageError('--older-than-minutes must be a number ≥ 0');
         const report = await m.cleanStore(store, minutes * 60_000);
         if (values.json) return print(report);
-        err(`cleaned ${report.abandoned.length} unfinished and ${report.superseded.length} replaced import(s); ClickHouse deletes their rows in the background`);
+        err(`cleaned ${report.abandoned.length} unfinished and ${report.superseded.length} replaced import(s) and ${report.scorings.length} unfinished scoring(s); ClickHouse deletes their rows in the background`);
         return 0;
       });
     },

@@ -83,6 +83,29 @@ interface EpisodeInfo {
   n: number;
 }
 
+/** A turn as a history row reads it: its text, model, switch and severity. */
+export interface HistoryRowTurn extends HistoryTurn {
+  switched: number;
+  max_severity: number;
+}
+
+/**
+ * The hash-1024 history row h_t (the hashed text, then the structured features) of every turn of one episode,
+ * written where `at(t)` says; `done(t)` follows each row. The one layout scoring uses on both stores.
+ */
+export function hashedHistoryRows(
+  task: string | null, turns: readonly HistoryRowTurn[], expectedSteps: number, maxTokens: number,
+  at: (t: number) => { out: Float32Array; offset: number }, done: (t: number) => void,
+): void {
+  encodeEpisodeHistories(task, turns, maxTokens, (t, counts) => {
+    const { out, offset } = at(t);
+    countsToFeatures(counts, out, offset);
+    const prev = t > 0 ? (turns[t - 1] as HistoryRowTurn) : null;
+    structuredFeatures({ t, expectedSteps, previousSeverity: prev?.max_severity ?? 0, previousSwitched: prev?.switched === 1 }, out, offset + HASH_DIM);
+    done(t);
+  });
+}
+
 export function countTurns(db: Db, runIds: readonly number[] = []): number {
   const filter = runIds.length ? ` WHERE e.run_id IN (${runIds.map(() => '?').join(', ')})` : '';
   return db.prepare(`SELECT COUNT(*) FROM turns t JOIN episodes e ON e.id = t.episode_id${filter}`).pluck().get(...runIds) as number;
@@ -116,16 +139,9 @@ export function* historyRows(db: Db, options: HistoryRowsOptions = {}): Generato
 
   const encodeEpisode = (episodeId: number, turns: TurnTextRow[]): void => {
     const info = episodes.get(episodeId) as EpisodeInfo;
-    encodeEpisodeHistories(info.task_text, turns as HistoryTurn[], maxTokens, (t, counts) => {
+    hashedHistoryRows(info.task_text, turns, info.n, maxTokens, () => ({ out: batch.history, offset: batch.n * D }), (t) => {
       const turn = turns[t] as TurnTextRow;
       const r = batch.n;
-      countsToFeatures(counts, batch.history, r * D);
-      const prev = t > 0 ? (turns[t - 1] as TurnTextRow) : null;
-      structuredFeatures(
-        { t, expectedSteps: info.n, previousSeverity: prev?.max_severity ?? 0, previousSwitched: prev?.switched === 1 },
-        batch.history,
-        r * D + HASH_DIM,
-      );
       sketchOf(batch.history, r * D, batch.sketch, r * SKETCH_DIM);
       batch.turnId[r] = turn.id;
       batch.modelId[r] = turn.model_id;

@@ -4,7 +4,8 @@
  * newer file's is 'superseded'. Their rows are deleted on every shard (ALTER … DELETE, which ClickHouse runs in
  * the background) and the ledger records 'abandoned' / 'cleaned', so each is cleaned once. A file refused after
  * some of its rows were sent is 'abandoned' at once. Imports started less
- * than `olderThanMs` ago are left alone: they may still be running in another process.
+ * than `olderThanMs` ago are left alone: they may still be running in another process. The estimates of a scoring
+ * that was cancelled or never completed go the same way.
  */
 import type { ClickHouseStore } from './connection.ts';
 import { clickhouseDateTime, ledgerRow, requireSchema, SHARDED_TABLES } from './schema.ts';
@@ -12,6 +13,8 @@ import { clickhouseDateTime, ledgerRow, requireSchema, SHARDED_TABLES } from './
 export interface CleanReport {
   abandoned: number[];
   superseded: number[];
+  /** Scorings (storeScoring.ts) that were cancelled or never completed: their estimates were deleted. */
+  scorings: number[];
 }
 
 export async function cleanStore(store: ClickHouseStore, olderThanMs = 60 * 60 * 1000): Promise<CleanReport> {
@@ -26,10 +29,23 @@ export async function cleanStore(store: ClickHouseStore, olderThanMs = 60 * 60 *
      FROM ${store.database}.imports GROUP BY import_id HAVING kind != ''`,
     { cutoff },
   );
+  const scorings = (await store.query<{ id: string }>(
+    `SELECT scoring_id AS id FROM ${store.database}.scorings GROUP BY scoring_id
+     HAVING countIf(event = 'cleaned') = 0 AND (countIf(event = 'abandoned') > 0
+       OR (countIf(event = 'completed') = 0 AND minIf(at, event = 'started') < toDateTime({cutoff:String})))`,
+    { cutoff },
+  )).map((r) => Number(r.id));
   const report: CleanReport = {
     abandoned: rows.filter((r) => r.kind === 'abandoned').map((r) => Number(r.import_id)),
     superseded: rows.filter((r) => r.kind === 'superseded').map((r) => Number(r.import_id)),
+    scorings,
   };
+  if (scorings.length) {
+    const ledger = scorings.map((id) => ({ scoring_id: id, event: 'abandoned', estimator: '', name: '', runs: [], provider: '', rows: 0, at: clickhouseDateTime() }));
+    await store.insert(store.coordinator, 'scorings', ledger);
+    for (const node of store.nodes) await store.command(`ALTER TABLE ${store.database}.estimates_local DELETE WHERE scoring_id IN (${scorings.join(', ')})`, node);
+    await store.insert(store.coordinator, 'scorings', ledger.map((r) => ({ ...r, event: 'cleaned' })));
+  }
   const ids = [...report.abandoned, ...report.superseded];
   if (ids.length === 0) return report;
   const list = ids.join(', ');

@@ -52,7 +52,7 @@ const collectGarbage: (() => void) | null = (() => {
   }
 })();
 
-const GC_ABOVE = 120 * 2 ** 20;
+const GC_ABOVE = 160 * 2 ** 20;
 
 interface PendingFile {
   importId: number;
@@ -176,7 +176,7 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
   // Staging's transactions are rolled back, never read again: no syncs. Its page cache and sorts stay modest
   // (a file of millions of turns spills to the staging folder, not into memory).
   staging.pragma('synchronous = OFF');
-  staging.pragma('cache_size = -16384');
+  staging.pragma('cache_size = -32768');
   const buffers = new ShardBuffers(store, options.batchRows ?? DEFAULT_BATCH_ROWS, options.batchBytes ?? DEFAULT_BATCH_BYTES);
   const db = store.database;
   const visible = visibleImports(store);

@@ -14,8 +14,9 @@ import { StoreError, type ClickHouseStore } from './connection.ts';
 /**
  * 2: episodes gained parent_t, expected_steps and policy_name (the inspector's header) and file_ord (the order of
  * the episodes in their file, the Episodes list's default), added by `store init`.
+ * 3: estimates (ŝ per turn × candidate model, storeScoring.ts) and the scorings ledger, created by `store init`.
  */
-export const STORE_SCHEMA_VERSION = 2;
+export const STORE_SCHEMA_VERSION = 3;
 
 /** Sharded tables: columns and sort key. `root_key` is the sharding key. */
 const SHARDED: Record<string, { columns: string; orderBy: string }> = {
@@ -63,6 +64,11 @@ const SHARDED: Record<string, { columns: string; orderBy: string }> = {
     columns: 'import_id UInt64, episode_key UInt64, root_key UInt64, round Int32, ord UInt64, src String, dst String',
     orderBy: '(episode_key, round)',
   },
+  /** ŝ of a scoring (the scorings ledger says which estimator, and whether it completed) for a turn and a candidate. */
+  estimates: {
+    columns: 'scoring_id UInt64, import_id UInt64, episode_key UInt64, root_key UInt64, run String, pos UInt32, model String, s_hat Float32',
+    orderBy: '(scoring_id, run, episode_key, pos)',
+  },
 };
 export const SHARDED_TABLES = Object.keys(SHARDED);
 
@@ -77,6 +83,14 @@ const COORDINATOR: Record<string, { columns: string; orderBy: string }> = {
   runs: {
     columns: 'import_id UInt64, run String, source_format String, source_path String, policy_name Nullable(String), policy_kind Nullable(String)',
     orderBy: '(run, import_id)',
+  },
+  /**
+   * The scorings ledger: an estimator (the sha256 of its ONNX file) scored the named runs; its estimates count once
+   * its 'completed' event exists, and for a turn scored twice the newer scoring's ŝ is read.
+   */
+  scorings: {
+    columns: 'scoring_id UInt64, event String, estimator String, name String, runs Array(String), provider String, rows UInt64, at DateTime',
+    orderBy: '(scoring_id, event)',
   },
 };
 

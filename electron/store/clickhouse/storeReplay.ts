@@ -6,8 +6,9 @@
  * episodes, never with the turns. The summaries (bootstrap intervals included) then run over the episodes in
  * import order, as SQLite's ids order them, so both stores answer alike.
  *
- * Not on a store yet: ŝ from an estimator (the store holds no estimates: ŝ comes from the logged candidate scores,
- * as on a SQLite database no estimator has scored) and `usage:` policies (their ξ is fitted over every turn at once).
+ * ŝ: an estimator's, from the newest completed scoring of its ONNX file on the store (storeScoring.ts) when one
+ * is named, which must cover every selected turn; else the logged candidate scores, as on a SQLite database no
+ * estimator has scored. Not on a store yet: `usage:` policies (their ξ is fitted over every turn at once).
  */
 import type { PolicyReplay, ReplayResult } from '../../../shared/apiReplay.ts';
 import { parsePolicySpec } from '../../../shared/policySpec.ts';
@@ -34,6 +35,8 @@ export interface StoreReplayRequest {
   seed?: number;
   /** Turns per part (default 200,000): what is in memory at once. */
   partTurns?: number;
+  /** ŝ from the store's scorings of this estimator (the sha256 of its ONNX file). */
+  estimator?: { sha256: string; path: string };
   onProgress?: (message: string) => void;
 }
 
@@ -78,8 +81,13 @@ export async function replayOnStore(store: ClickHouseStore, request: StoreReplay
   // turns carry their session's split; turn_candidates does not, and is read for the selected episodes.
   const logged = (await store.query<{ model: string }>(`SELECT DISTINCT model FROM ${store.table('turns')} WHERE ${episodeWhere.join(' AND ')}`, params)).map((r) => r.model);
   const selected = `episode_key ${store.globalIn} (SELECT episode_key FROM ${store.table('episodes')} WHERE ${episodeWhere.join(' AND ')})`;
-  const scored = (await store.query<{ model: string }>(`SELECT DISTINCT model FROM ${store.table('turn_candidates')} WHERE ${where.join(' AND ')} AND ${selected}`, params)).map((r) => r.model);
-  const models = [...new Set([...logged.sort((a, b) => (rank.get(a) ?? 0) - (rank.get(b) ?? 0)), ...scored])];
+  const scoring = request.estimator ? await scoringFor(store, request.estimator, episodeWhere, params, num(size?.turns ?? 0)) : null;
+  const scored = scoring
+    ? scoring.models
+    : (await store.query<{ model: string }>(`SELECT DISTINCT model FROM ${store.table('turn_candidates')} WHERE ${where.join(' AND ')} AND ${selected}`, params)).map((r) => r.model);
+  // Scored models not logged come in SQLite's model-id order too; a model the store has no turns of, last.
+  const byRank = (a: string, b: string) => (rank.get(a) ?? Infinity) - (rank.get(b) ?? Infinity) || (a < b ? -1 : a > b ? 1 : 0);
+  const models = [...new Set([...logged.sort(byRank), ...[...scored].sort(byRank)])];
   const actionSpace = logged.map((_m, k) => k);
   for (const name of specs.flatMap(modelsNamed)) {
     if (!rank.has(name)) throw new ReplayError(`no model named "${name}" (models in these runs: ${models.join(', ') || 'none'})`);
@@ -87,7 +95,7 @@ export async function replayOnStore(store: ClickHouseStore, request: StoreReplay
   }
   const K = models.length;
   const column = new Map(models.map((m, k) => [m, k]));
-  const sHatSource = scored.length > 0 ? 'logged_candidates' : 'none';
+  const sHatSource = scoring ? 'estimator' : scored.length > 0 ? 'logged_candidates' : 'none';
 
   // Output-length ratios over every turn of the store (as SQLite learns them over the whole database).
   const ratios = await storeOutputRatios(store);
@@ -108,7 +116,9 @@ export async function replayOnStore(store: ClickHouseStore, request: StoreReplay
 
   for (let p = 0; p < parts; p++) {
     request.onProgress?.(`replaying part ${p + 1} of ${parts} (${turns.toLocaleString('en-US')} turns so far)`);
-    const part = await readPart(store, { where, episodeWhere, params, part: p, parts, column, K, sHatSource, actionSpace, models, runs, outputRatio, prices });
+    const part = await readPart(store, {
+      where, episodeWhere, params, part: p, parts, column, K, sHatSource, scoringIds: scoring?.ids ?? [], actionSpace, models, runs, outputRatio, prices,
+    });
     unpriced += part.unpriced;
     unknownLogged += part.unknownLogged;
     turns += part.data.logged.length;
@@ -144,7 +154,7 @@ export async function replayOnStore(store: ClickHouseStore, request: StoreReplay
       const e = episodes[i]!;
       return e.root === e.key ? -1 : (at.get(e.root) ?? -1);
     }),
-    sHatSource, K, models, runs, estimator: null, outputRatio,
+    sHatSource, K, models, runs, estimator: scoring?.ref ?? null, outputRatio,
     logged: { length: turns },
   };
   const options = { bootstrap: request.bootstrap ?? 1000, seed: request.seed ?? 1 };
@@ -182,7 +192,9 @@ interface PartQuery {
   parts: number;
   column: Map<string, number>;
   K: number;
-  sHatSource: 'logged_candidates' | 'none';
+  sHatSource: 'estimator' | 'logged_candidates' | 'none';
+  /** The completed scorings ŝ is read from (sHatSource 'estimator'), newest winning. */
+  scoringIds: number[];
   actionSpace: number[];
   models: string[];
   runs: { id: number; name: string }[];
@@ -237,11 +249,14 @@ async function readPart(store: ClickHouseStore, q: PartQuery): Promise<{
   });
   while (last < nEp) turnStart[++last] = N;
   let sHat: Float64Array | null = null;
-  if (q.sHatSource === 'logged_candidates') {
+  if (q.sHatSource !== 'none') {
     sHat = new Float64Array(N * q.K).fill(Number.NaN);
     const scores = await store.query<{ k: string; pos: number; model: string; s: number }>(
-      `SELECT episode_key AS k, pos, model, logged_score AS s FROM ${store.table('turn_candidates')} WHERE ${q.where.join(' AND ')} AND ${inPart}`,
-      q.params,
+      q.sHatSource === 'estimator'
+        ? `SELECT episode_key AS k, pos, model, argMax(s_hat, scoring_id) AS s FROM ${store.table('estimates')}
+           WHERE ${visibleRows(store)} AND has({scorings:Array(UInt64)}, scoring_id) AND ${inPart} GROUP BY episode_key, pos, model`
+        : `SELECT episode_key AS k, pos, model, logged_score AS s FROM ${store.table('turn_candidates')} WHERE ${q.where.join(' AND ')} AND ${inPart}`,
+      { ...q.params, scorings: q.scoringIds },
     );
     for (const s of scores) {
       const j = turnAt.get(`${s.k}:${s.pos}`);
@@ -283,4 +298,34 @@ async function readPart(store: ClickHouseStore, q: PartQuery): Promise<{
     unpriced: priced.unpriced,
     unknownLogged: priced.unknownLogged,
   };
+}
+
+/**
+ * The store's completed scorings of an estimator (by its file's sha256), newest first, and its models; refused
+ * unless they cover every selected turn, as SQLite refuses an estimator that has not scored the runs.
+ */
+async function scoringFor(
+  store: ClickHouseStore, estimator: { sha256: string; path: string }, episodeWhere: string[], params: Record<string, unknown>, turns: number,
+): Promise<{ ids: number[]; models: string[]; ref: { id: number; name: string; created_at: string } }> {
+  const done = await store.query<{ id: string; name: string; at: string }>(
+    `SELECT scoring_id AS id, any(name) AS name, toString(max(at)) AS at FROM ${store.database}.scorings WHERE estimator = {sha:String}
+     GROUP BY scoring_id HAVING countIf(event = 'completed') > 0 AND countIf(event = 'abandoned') = 0 ORDER BY id DESC`,
+    { sha: estimator.sha256 },
+  );
+  const score = `routelens score --store URL --model ${estimator.path}`;
+  if (done.length === 0) throw new ReplayError(`${estimator.path} has not scored this store: ${score} first`);
+  const ids = done.map((d) => num(d.id));
+  const selectedTurns = `episode_key ${store.globalIn} (SELECT episode_key FROM ${store.table('episodes')} WHERE ${episodeWhere.join(' AND ')})`;
+  const [cover] = await store.query<{ turns: string }>(
+    `SELECT count() AS turns FROM (SELECT DISTINCT episode_key, pos FROM ${store.table('estimates')}
+     WHERE ${visibleRows(store)} AND has({scorings:Array(UInt64)}, scoring_id) AND ${selectedTurns})`,
+    { ...params, scorings: ids },
+  );
+  const covered = num(cover?.turns ?? 0);
+  if (covered < turns) throw new ReplayError(`${estimator.path} has ŝ for ${covered} of the ${turns} selected turns on this store: ${score} (with these runs) first`);
+  const models = (await store.query<{ model: string }>(
+    `SELECT DISTINCT model FROM ${store.table('estimates')} WHERE has({scorings:Array(UInt64)}, scoring_id)`, { scorings: ids },
+  )).map((r) => r.model);
+  const newest = done[0]!;
+  return { ids, models, ref: { id: ids[0]!, name: newest.name, created_at: newest.at } };
 }

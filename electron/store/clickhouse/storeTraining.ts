@@ -13,8 +13,7 @@
 import { shippedModelPrice, loadPool } from '../../db/models.ts';
 import { splitValues } from '../../../shared/splits.ts';
 import {
-  checkTrainingSelection, noTurnsToTrainOn, rowDims, summaryOf, TrainingRowBuilder,
-  type DatasetSummary, type TrainingEpisode, type TrainingTurn,
+  checkTrainingSelection, noTurnsToTrainOn, rowDims, summaryOf, TrainingRowBuilder, type DatasetSummary,
 } from '../../estimator/dataset.ts';
 import type { HeldOutTurn } from '../../estimator/decisionQuality.ts';
 import { DEFAULT_HISTORY_TOKENS } from '../../estimator/historyText.ts';
@@ -25,6 +24,7 @@ import type { TrainingTaskType } from '../../../shared/estimatorDomain.ts';
 import type { ClickHouseStore } from './connection.ts';
 import { visibleRows } from './schema.ts';
 import { storeModelOrder } from './storeEpisodes.ts';
+import { readSessionsPart, type PartTurn } from './storeSessionsPart.ts';
 
 export interface StoreTrainingOptions {
   runs?: readonly string[];
@@ -148,9 +148,11 @@ export async function buildStoreTrainingSet(store: ClickHouseStore, options: Sto
   try {
     for (let p = 0; p < P; p++) {
       options.onProgress?.({ part: p, parts: P, rows: partBuilders.reduce((a, b) => a + b.rows, 0) + heldOutBuilder.rows });
-      const part = await readPart(store, { where: withOutcomeWhere, params, inPart: `root_key % ${P} = ${p}` });
+      const part = await readSessionsPart(store, { where: withOutcomeWhere, params, inPart: `root_key % ${P} = ${p}` });
       const builder = new TrainingRowBuilder(builderOptions);
-      for (const { episode, turns, key } of part) {
+      for (const { episode: e, turns, key } of part) {
+        // The part was read with score_norm IS NOT NULL.
+        const episode = { ...e, score_norm: e.score_norm as number };
         if (heldOutKeys.has(key)) {
           heldOutBuilder.addEpisode(episode, turns, true, (t) => {
             const turn = turns[t] as PartTurn;
@@ -190,47 +192,3 @@ export async function buildStoreTrainingSet(store: ClickHouseStore, options: Sto
   }
 }
 
-interface PartTurn extends TrainingTurn {
-  category: string | null;
-}
-
-/** One part's episodes with an outcome and their turns with text, in key order. */
-async function readPart(
-  store: ClickHouseStore, q: { where: string; params: Record<string, unknown>; inPart: string },
-): Promise<{ key: string; episode: TrainingEpisode; turns: PartTurn[] }[]> {
-  const eps = await store.query<{ k: string; score_norm: number; expected_steps: number | null; task_type: string | null; task_category: string | null; task_text: string | null }>(
-    `SELECT episode_key AS k, score_norm, expected_steps, task_type, task_category, task_text FROM ${store.table('episodes')}
-     WHERE ${q.where} AND ${q.inPart} ORDER BY episode_key`,
-    q.params,
-  );
-  const inPartEpisodes = `episode_key ${store.globalIn} (SELECT episode_key FROM ${store.table('episodes')} WHERE ${q.where} AND ${q.inPart})`;
-  const turns = await store.query<{ k: string; pos: number; model: string; switched: number; severity: number; s_tilde: number | null; category: string | null }>(
-    `SELECT episode_key AS k, pos, model, switched, severity, s_tilde, ifNull(tool, action_type) AS category FROM ${store.table('turns')}
-     WHERE ${visibleRows(store)} AND ${q.inPart} AND ${inPartEpisodes} ORDER BY episode_key, pos`,
-    q.params,
-  );
-  const text = await store.query<{ k: string; pos: number; action: string | null; observation: string | null }>(
-    `SELECT episode_key AS k, pos, action, observation FROM ${store.table('turn_text')}
-     WHERE ${visibleRows(store)} AND ${q.inPart} AND ${inPartEpisodes}`,
-    q.params,
-  );
-  const textOf = new Map(text.map((x) => [`${x.k}:${x.pos}`, x]));
-  const byEpisode = new Map<string, PartTurn[]>();
-  for (const t of turns) {
-    const x = textOf.get(`${t.k}:${t.pos}`);
-    let list = byEpisode.get(t.k);
-    if (!list) byEpisode.set(t.k, (list = []));
-    list.push({
-      id: num(t.pos), model: t.model, switched: num(t.switched), max_severity: num(t.severity),
-      action: x?.action ?? null, observation: x?.observation ?? null, s_tilde: t.s_tilde === null ? null : num(t.s_tilde), category: t.category,
-    });
-  }
-  return eps.map((e, i) => ({
-    key: e.k,
-    episode: {
-      id: i, score_norm: num(e.score_norm), expected_steps: e.expected_steps === null ? null : num(e.expected_steps),
-      task_type: e.task_type, task_category: e.task_category, task_text: e.task_text,
-    },
-    turns: byEpisode.get(e.k) ?? [],
-  }));
-}

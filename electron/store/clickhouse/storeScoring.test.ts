@@ -1,0 +1,100 @@
+/**
+ * Scoring a ClickHouse store (a real 2-shard cluster) with an estimator against scoring SQLite with the same files:
+ * the same ŝ for every turn × model, so a replay with that estimator answers alike on both stores; an abandoned
+ * scoring is never read; an estimator that scored only some runs is refused for the others.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clickhouseSkipReason } from '../../../test/clickhouseCluster.ts';
+import { expectClose } from '../../../test/expectClose.ts';
+import { sameDataOnBothStores, type BothStores } from '../../../test/sameDataOnBothStores.ts';
+import type { ReplayResult } from '../../../shared/apiReplay.ts';
+import { scoreDatabase } from '../../estimator/scoreDatabase.ts';
+import { DEFAULT_ESTIMATOR_PATH } from '../../estimator/whatIf.ts';
+import { replayPolicies } from '../../replay/replayRun.ts';
+import { ReplayError } from '../../replay/replayData.ts';
+import { replayOnStore } from './storeReplay.ts';
+import { scoreStore } from './storeScoring.ts';
+import { cleanStore } from './cleanStore.ts';
+import { episodeKey } from './stagedRows.ts';
+
+const skip = clickhouseSkipReason();
+if (skip) console.log(skip);
+
+/** ŝ is float32 on both stores; logged costs are float32 on the store. */
+const FLOAT32 = 1e-6;
+
+/** What both stores must agree on: all but the runs' ids and the estimator's id (a database row, a store's scoring). */
+const comparable = (r: ReplayResult): unknown => ({
+  ...r,
+  runs: r.runs.map((x) => x.name),
+  estimator: r.estimator ? { name: r.estimator.name } : null,
+});
+
+describe.skipIf(skip !== null)('scoring a ClickHouse store', () => {
+  let both: BothStores;
+  const model = DEFAULT_ESTIMATOR_PATH;
+  const POLICIES = ['logged', 'argmax', 'cost-aware:5', 'budget:0.05'];
+
+  beforeAll(async () => {
+    both = await sameDataOnBothStores([{ preset: 'scienceworld', episodes: 80, seed: 31 }], ['fixtures/samples/mtrouter', 'fixtures/samples/claude-code']);
+  }, 240_000);
+
+  afterAll(async () => {
+    await both?.close();
+  });
+
+  it('an abandoned scoring is never read; a scoring of some runs is refused for all of them', async () => {
+    const abort = new AbortController();
+    abort.abort();
+    const abandoned = await scoreStore(both.store, model, { signal: abort.signal, partTurns: 500 });
+    expect(abandoned.cancelled).toBe(true);
+    const estimator = { sha256: abandoned.sha256, path: model };
+    await expect(replayOnStore(both.store, { policies: ['argmax'], estimator })).rejects.toThrow(ReplayError);
+    await expect(replayOnStore(both.store, { policies: ['argmax'], estimator })).rejects.toThrow(/has not scored this store/);
+
+    // store clean deletes what the cancelled scoring sent, once.
+    expect((await cleanStore(both.store)).scorings).toEqual([abandoned.scoringId]);
+    expect((await cleanStore(both.store)).scorings).toEqual([]);
+
+    const one = (both.db.prepare("SELECT name FROM runs WHERE name LIKE 'sw-%' ORDER BY id").pluck().all() as string[]).slice(0, 1);
+    const some = await scoreStore(both.store, model, { runs: one });
+    expect(some.rows).toBe(both.db.prepare('SELECT COUNT(*) FROM turns t JOIN episodes e ON e.id = t.episode_id JOIN runs r ON r.id = e.run_id WHERE r.name = ?').pluck().get(one[0]));
+    await expect(replayOnStore(both.store, { policies: ['argmax'], estimator })).rejects.toThrow(/has ŝ for \d+ of the \d+ selected turns/);
+    const onThatRun = await replayOnStore(both.store, { runs: one, policies: ['argmax'], estimator });
+    expect(onThatRun.s_hat_source).toBe('estimator');
+  });
+
+  it('gives every turn × model the ŝ SQLite gives it, in many parts: a replay with the estimator answers alike', async () => {
+    const lite = await scoreDatabase(join(both.dir, 'same.db'), model, { ep: 'cpu' });
+    const onStore = await scoreStore(both.store, model, { ep: 'cpu', partTurns: 700 });
+    expect(onStore.rows).toBe(lite.rows);
+    expect(onStore.models).toEqual(lite.models);
+    const [sums] = await both.store.query<{ n: string; s: number }>(
+      `SELECT count() AS n, sum(s_hat) AS s FROM ${both.store.table('estimates')} WHERE scoring_id = ${onStore.scoringId}`,
+    );
+    const liteSums = both.db.prepare('SELECT COUNT(*) AS n, SUM(s_hat) AS s FROM estimates WHERE estimator_id = ?').get(lite.estimatorId) as { n: number; s: number };
+    expect(Number(sums?.n)).toBe(liteSums.n);
+    // Turn by turn: a store's turn is (episode key, position), SQLite's its row; float32 apart at most.
+    const storeHat = new Map((await both.store.query<{ k: string; pos: number; model: string; s: number }>(
+      `SELECT episode_key AS k, pos, model, s_hat AS s FROM ${both.store.table('estimates')} WHERE scoring_id = ${onStore.scoringId}`,
+    )).map((r) => [`${r.k}:${r.pos}:${r.model}`, r.s]));
+    const liteHat = both.db.prepare(`SELECT r.name AS run, e.ext_id, m.name AS model, s.s_hat,
+        (SELECT COUNT(*) FROM turns u WHERE u.episode_id = t.episode_id AND u.t < t.t) AS pos
+      FROM estimates s JOIN turns t ON t.id = s.turn_id JOIN episodes e ON e.id = t.episode_id JOIN runs r ON r.id = e.run_id
+      JOIN models m ON m.id = s.model_id WHERE s.estimator_id = ?`).all(lite.estimatorId) as { run: string; ext_id: string; model: string; s_hat: number; pos: number }[];
+    let worst = 0;
+    for (const r of liteHat) {
+      const s = storeHat.get(`${episodeKey(r.run, r.ext_id)}:${r.pos}:${r.model}`);
+      expect(s, `${r.run} ${r.ext_id} ${r.pos} ${r.model}`).toBeDefined();
+      worst = Math.max(worst, Math.abs((s as number) - r.s_hat));
+    }
+    expect(worst).toBeLessThan(1e-6);
+
+    const fromLite = replayPolicies(both.db, { policies: POLICIES, estimator: lite.estimatorId, bootstrap: 200, seed: 3 });
+    const fromStore = await replayOnStore(both.store, { policies: POLICIES, bootstrap: 200, seed: 3, partTurns: 900, estimator: { sha256: onStore.sha256, path: model } });
+    expect(fromStore.s_hat_source).toBe('estimator');
+    expect(fromStore.estimator?.id).toBe(onStore.scoringId);
+    expectClose(comparable(fromStore), comparable(fromLite), '$', FLOAT32);
+  });
+});
