@@ -70,6 +70,20 @@ export class ClickHouseStore {
     return run;
   }
 
+  /**
+   * The same query on every shard's own tables at once (`local(name)` names them), one result per shard in shard
+   * order. For queries that read a shard's rows alone (no GLOBAL IN, no Distributed table): a session's rows all
+   * live on one shard, so per-session work runs where they are and only the shards' sums travel.
+   */
+  async queryEachShard<T extends Row>(sql: (local: (name: string) => string) => string, params: Record<string, unknown> = {}): Promise<T[][]> {
+    const bound = bindParams(sql((name) => `${this.database}.${name}_local`), params);
+    const run = this.queue.then(() =>
+      this.wrap(() => Promise.all(this.nodes.map(async (node) => (await (await node.query({ query: bound, format: 'JSONEachRow' })).json()) as T[]))),
+    );
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
   async command(sql: string, node: ClickHouseClient = this.coordinator): Promise<void> {
     await this.wrap(() => node.command({ query: sql }));
   }

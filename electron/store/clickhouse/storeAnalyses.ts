@@ -19,7 +19,7 @@ import { recoveryOfCounts } from '../../analysis/errorRecovery.ts';
 import { budgetModesOf, usageRatioOf, type Acc } from '../../analysis/controllerAnalyses.ts';
 import { liftCells, liftTable } from '../../analysis/lift.ts';
 import type { ClickHouseStore } from './connection.ts';
-import { visibleRows } from './schema.ts';
+import { visibleImports, visibleRows } from './schema.ts';
 
 export interface Selection {
   runs?: string[];
@@ -327,21 +327,32 @@ export async function liftOnStore(store: ClickHouseStore, options: Selection & {
   const mc = new Float64Array(models.length * categories.length);
   for (const c of counts) mc[cell(c.model, c.category)] = num(c.n);
   const point = liftTable(mc, models.length, categories.length);
-  // Each episode's cells once (a handful per episode), each with its B weights as an array (one hash per
-  // (episode, replicate)), summed element-wise per cell: B × cells numbers come back, and no row is copied B times.
-  // Lambdas take episode_key and n as arrays, never as captured columns: 18.16 drops columns only a lambda captures.
-  const reps = await store.query<{ model: string; category: string; w: (string | number)[] }>(
-    `SELECT model, category, sumForEach(weights) AS w FROM (
-       SELECT model, category, arrayMap((x, c) -> x * c, arrayMap(u -> ${POISSON_WEIGHT('u')},
-           arrayMap((b, k) -> cityHash64(k, b, ${seed}) / 18446744073709551616, range(${B}), arrayResize([episode_key], ${B}, episode_key))),
-         arrayResize([n], ${B}, n)) AS weights
-       FROM (SELECT episode_key, model, category, count() AS n FROM ${store.table('turns')} WHERE ${visible(store)} AND ${f.sql}
-             GROUP BY episode_key, model, category))
+  // The bootstrap runs on each shard over its own sessions (all of an episode's turns are on one shard), all shards
+  // at once, and the shards' B × cells sums are added here. Per episode the B weights are drawn once (one hash per
+  // (episode, replicate)) and multiplied into each of its cells' counts, a handful per episode.
+  // Lambdas take their columns as arrays, never captured: 18.16 drops columns only a lambda captures.
+  const imports = (await store.query<{ import_id: string }>(visibleImports(store))).map((r) => Number(r.import_id));
+  if (imports.length === 0) return { cells: liftCells(models, categories, mc, point, Array.from({ length: mc.length }, () => []), options.minCount ?? 30) };
+  const perShard = await store.queryEachShard<{ model: string; category: string; w: (string | number)[] }>(
+    (local) => `SELECT tupleElement(cell, 1) AS model, tupleElement(cell, 2) AS category,
+       sumForEach(arrayMap((x, c) -> x * c, ws, arrayResize([tupleElement(cell, 3)], ${B}, tupleElement(cell, 3)))) AS w
+     FROM (
+       SELECT groupArray((model, category, n)) AS cells,
+         arrayMap(u -> ${POISSON_WEIGHT('u')},
+           arrayMap((b, k) -> cityHash64(k, b, ${seed}) / 18446744073709551616, range(${B}), arrayResize([episode_key], ${B}, episode_key))) AS ws
+       FROM (SELECT episode_key, model, category, count() AS n FROM ${local('turns')}
+             WHERE import_id IN (${imports.join(', ')}) AND ${f.sql} GROUP BY episode_key, model, category)
+       GROUP BY episode_key)
+     ARRAY JOIN cells AS cell
      GROUP BY model, category`,
     f.params,
   );
+  const reps = perShard.flat();
   const byReplicate = Array.from({ length: B }, () => new Float64Array(mc.length));
-  for (const r of reps) r.w.forEach((w, b) => ((byReplicate[b] as Float64Array)[cell(r.model, r.category)] = num(w)));
+  for (const r of reps) {
+    const j = cell(r.model, r.category);
+    r.w.forEach((w, b) => ((byReplicate[b] as Float64Array)[j] = ((byReplicate[b] as Float64Array)[j] as number) + num(w)));
+  }
   const samples: number[][] = Array.from({ length: mc.length }, () => []);
   for (const replicate of byReplicate) {
     const table = liftTable(replicate, models.length, categories.length);
