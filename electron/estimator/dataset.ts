@@ -404,7 +404,7 @@ export type BuiltRows = Omit<TrainingSet, 'models' | 'modelFeatures' | 'modelFea
  * ClickHouse store's parts (storeTraining.ts). Each turn of an included episode whose model is in the pool
  * becomes a row: its history's features, its structured features, its model's index and its target S̃_t.
  */
-export class TrainingRowBuilder {
+export class TrainingRowBuilder implements RowCounts {
   private readonly poolIndex: Map<string, number>;
   private readonly hashed: boolean;
   private readonly S: number;
@@ -516,6 +516,14 @@ export class TrainingRowBuilder {
     return this.text.length;
   }
 
+  /** The counts so far, as plain numbers (the builder and its rows can then go). */
+  counts(): RowCounts {
+    return {
+      rows: this.rows, rowsOf: { ...this.rowsOf }, episodesWithRows: { ...this.episodesWithRows },
+      skippedOutsidePool: this.skippedOutsidePool, recomputed: this.recomputed, nonZeros: this.nonZeros,
+    };
+  }
+
   summary(skippedEpisodesNoOutcome: number, seconds: number): DatasetSummary {
     return summaryOf([this], skippedEpisodesNoOutcome, this.o.targets, this.o.maxTokens, seconds);
   }
@@ -527,11 +535,21 @@ export function rowDims(profile: InputProfile): { historyDim: number; textDim: n
   return { historyDim: textDim + profile.structured.length, textDim };
 }
 
+/** What a builder counted, without its rows (a store keeps these of every part, and only one part's rows). */
+export interface RowCounts {
+  readonly rows: number;
+  readonly rowsOf: { readonly train: number; readonly validation: number };
+  readonly episodesWithRows: { readonly train: number; readonly validation: number };
+  readonly skippedOutsidePool: number;
+  readonly recomputed: number;
+  readonly nonZeros: number;
+}
+
 /** The summary of rows built by one or more builders (a store builds its parts and its validation apart). */
 export function summaryOf(
-  builders: readonly TrainingRowBuilder[], skippedEpisodesNoOutcome: number, targets: 'stored' | 'recompute', maxHistoryTokens: number, seconds: number,
+  builders: readonly RowCounts[], skippedEpisodesNoOutcome: number, targets: 'stored' | 'recompute', maxHistoryTokens: number, seconds: number,
 ): DatasetSummary {
-  const sum = (f: (b: TrainingRowBuilder) => number): number => builders.reduce((a, b) => a + f(b), 0);
+  const sum = (f: (b: RowCounts) => number): number => builders.reduce((a, b) => a + f(b), 0);
   const rows = sum((b) => b.rows);
   return {
     episodes: sum((b) => b.episodesWithRows.train + b.episodesWithRows.validation),

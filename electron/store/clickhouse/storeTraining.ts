@@ -13,7 +13,7 @@
 import { shippedModelPrice, loadPool } from '../../db/models.ts';
 import { splitValues } from '../../../shared/splits.ts';
 import {
-  checkTrainingSelection, noTurnsToTrainOn, rowDims, summaryOf, TrainingRowBuilder, type DatasetSummary,
+  checkTrainingSelection, noTurnsToTrainOn, rowDims, summaryOf, TrainingRowBuilder, type DatasetSummary, type RowCounts,
 } from '../../estimator/dataset.ts';
 import type { HeldOutTurn } from '../../estimator/decisionQuality.ts';
 import { DEFAULT_HISTORY_TOKENS } from '../../estimator/historyText.ts';
@@ -142,12 +142,13 @@ export async function buildStoreTrainingSet(store: ClickHouseStore, options: Sto
   const builderOptions = { models, profile, maxTokens, targets: 'stored' as const };
   const heldOutBuilder = new TrainingRowBuilder(builderOptions);
   const heldOut: HeldOutTurn[] = [];
-  const partBuilders: TrainingRowBuilder[] = [];
+  // Only the counts of the parts built: their rows are in the part files.
+  const partCounts: RowCounts[] = [];
   const P = Math.max(1, Math.ceil(turnsWithOutcome / (options.partTurns ?? 20_000)));
   let largestPart = 0;
   try {
     for (let p = 0; p < P; p++) {
-      options.onProgress?.({ part: p, parts: P, rows: partBuilders.reduce((a, b) => a + b.rows, 0) + heldOutBuilder.rows });
+      options.onProgress?.({ part: p, parts: P, rows: partCounts.reduce((a, b) => a + b.rows, 0) + heldOutBuilder.rows });
       const part = await readSessionsPart(store, { where: withOutcomeWhere, params, inPart: `root_key % ${P} = ${p}` });
       const builder = new TrainingRowBuilder(builderOptions);
       for (const { episode: e, turns, key } of part) {
@@ -165,11 +166,11 @@ export async function buildStoreTrainingSet(store: ClickHouseStore, options: Sto
       const rows = builder.finish();
       parts.add(rows);
       largestPart = Math.max(largestPart, rows.rows);
-      partBuilders.push(builder);
+      partCounts.push(builder.counts());
     }
     const validation = heldOutBuilder.finish();
     parts.setValidation({ ...validation, models, modelFeatures: mf.features });
-    options.onProgress?.({ part: P, parts: P, rows: partBuilders.reduce((a, b) => a + b.rows, 0) + heldOutBuilder.rows });
+    options.onProgress?.({ part: P, parts: P, rows: partCounts.reduce((a, b) => a + b.rows, 0) + heldOutBuilder.rows });
 
     const taskTypes = (await store.query<{ task_type: string; episodes: string }>(
       `SELECT task_type, count() AS episodes FROM ${episodes} WHERE ${withOutcomeWhere} AND task_type IS NOT NULL
@@ -181,7 +182,7 @@ export async function buildStoreTrainingSet(store: ClickHouseStore, options: Sto
       models,
       modelFeatureStats: mf.stats,
       heldOut,
-      summary: summaryOf([...partBuilders, heldOutBuilder], num(counts?.without_outcome ?? 0), 'stored', maxTokens, (performance.now() - started) / 1000),
+      summary: summaryOf([...partCounts, heldOutBuilder], num(counts?.without_outcome ?? 0), 'stored', maxTokens, (performance.now() - started) / 1000),
       runs: runs.length ? [...runs] : known,
       taskTypes,
       largestPart,
