@@ -212,7 +212,7 @@ describe.skipIf(skip !== null)('ClickHouse store on a 2-shard cluster', () => {
     expect(refused.files[0]?.reason).toMatch(/10 of its episodes are already in the store from .*part-v2\.jsonl, which holds 20/);
   });
 
-  it('an older store (schema 1) is refused until `store init` migrates it, and then imports and reads', async () => {
+  it('an older store (schema 1) is refused until `store init` migrates it (columns and tables), and then imports and reads', async () => {
     const old = new ClickHouseStore(parseStoreUrl(cluster.url('routelens_v1')));
     try {
       await initStore(old);
@@ -220,10 +220,16 @@ describe.skipIf(skip !== null)('ClickHouse store on a 2-shard cluster', () => {
       const added = ['parent_t', 'expected_steps', 'policy_name', 'file_ord'];
       for (const node of old.nodes) for (const c of added) await old.command(`ALTER TABLE routelens_v1.episodes_local DROP COLUMN ${c}`, node);
       for (const c of added) await old.command(`ALTER TABLE routelens_v1.episodes DROP COLUMN ${c}`);
+      // …and without the tables version 3 added.
+      for (const node of old.nodes) await old.command('DROP TABLE routelens_v1.estimates_local', node);
+      await old.command('DROP TABLE routelens_v1.estimates');
+      await old.command('DROP TABLE routelens_v1.scorings');
       await old.command('TRUNCATE TABLE routelens_v1.schema_version');
       await old.command("INSERT INTO routelens_v1.schema_version VALUES (1, now())");
-      await expect(importToStore(old, ['fixtures/samples/claude-code'])).rejects.toThrow(/schema version 1, this RouteLens uses 2: run `routelens store init` to migrate/);
-      expect(await initStore(old)).toEqual({ created: false, version: 2 });
+      await expect(importToStore(old, ['fixtures/samples/claude-code'])).rejects.toThrow(/schema version 1, this RouteLens uses 3: run `routelens store init` to migrate/);
+      expect(await initStore(old)).toEqual({ created: false, version: 3 });
+      const tables = (await old.query<{ name: string }>("SELECT name FROM system.tables WHERE database = 'routelens_v1'")).map((t) => t.name);
+      for (const t of ['estimates', 'estimates_local', 'scorings']) expect(tables).toContain(t);
       const columns = await old.query<{ name: string }>("SELECT name FROM system.columns WHERE database = 'routelens_v1' AND table = 'episodes'");
       for (const c of added) expect(columns.map((x) => x.name)).toContain(c);
       const report = await importToStore(old, ['fixtures/samples/claude-code']);
