@@ -112,7 +112,7 @@ export function renderMarkdown(r: Results): string {
       `| peak RSS of that import | ${mib(x.ours.peakRss)} (${mb(x.ours.peakRss)}) | | | < 500 MB | ${verdict(x.ours.peakRss < 500e6)} |`,
     );
     if (x.training) {
-      lines.push(`| peak RSS of \`train --store\` over those turns (one epoch) | ${mib(x.training.peakRss)} (${mb(x.training.peakRss)}) | | | flat in the data size | see the store section |`);
+      lines.push(`| peak RSS of \`train --store\` over those turns (one epoch) | ${mib(x.training.peakRss)} (${mb(x.training.peakRss)}) | | | one part and ≤ 50k held-out turns in memory | (no number set) |`);
     }
   }
   if (r.scoring) {
@@ -368,7 +368,7 @@ export function renderMarkdown(r: Results): string {
       const t = x.training;
       lines.push(
         '',
-        `**Training from the store** (\`train --store\`, trainStore in a child process): every turn with an outcome, ${int(t.trainRows)} training and`,
+        `**Training from the store** (\`train --store\`: trainToFile in a child process): every turn with an outcome, ${int(t.trainRows)} training and`,
         `${int(t.validationRows)} held-out rows (the held-out share capped at 50,000 turns), read and encoded in ${int(t.parts)} parts of about`,
         `${int(t.partTurns)} turns (hash-1024 features of a ${int(t.maxHistoryTokens)}-token history window, as the trainer's bench), spilled to files, one epoch.`,
         '',
