@@ -74,14 +74,19 @@ export function registerEstimator(db: Db, modelPath: string, bytes: Uint8Array):
   return Number(info.lastInsertRowid);
 }
 
-export async function scoreDatabase(dbPath: string, modelPath: string, options: ScoreDatabaseOptions = {}): Promise<ScoreDatabaseResult> {
-  let bytes: Uint8Array;
+/** An estimator's ONNX file and a scorer for it; a file that cannot be read is the user's to fix. */
+export async function openEstimatorFile(modelPath: string, ep: ProviderChoice = 'auto'): Promise<{ bytes: Buffer; scorer: Awaited<ReturnType<typeof openScorer>> }> {
+  let bytes: Buffer;
   try {
     bytes = readFileSync(modelPath);
   } catch (e) {
     throw new ScorerError(`cannot read ${modelPath}: ${e instanceof Error ? e.message : String(e)}`);
   }
-  const scorer = await openScorer(bytes, { ep: options.ep ?? 'auto' });
+  return { bytes, scorer: await openScorer(bytes, { ep }) };
+}
+
+export async function scoreDatabase(dbPath: string, modelPath: string, options: ScoreDatabaseOptions = {}): Promise<ScoreDatabaseResult> {
+  const { bytes, scorer } = await openEstimatorFile(modelPath, options.ep);
   const db = openDatabase(dbPath);
   const reader = openDatabase(dbPath, { readonly: true });
   let encoder: HistoryEncoder | null = null;

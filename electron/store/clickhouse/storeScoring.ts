@@ -8,15 +8,15 @@
  * 'completed' event is written, so an interrupted scoring is never read; scoring again adds a newer scoring,
  * whose ŝ wins for the turns it covers (`estimatesOf`). An estimator is known by the sha256 of its ONNX file.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { HASH_ENCODER } from '../../estimator/hashEncoder.ts';
 import type { HistoryEncoder } from '../../estimator/historyEncoder.ts';
 import { hashedHistoryRows } from '../../estimator/historyRows.ts';
 import { modelCardPath, readModelCard } from '../../estimator/modelCard.ts';
 import { sha256 } from '../../estimator/onnxExport.ts';
-import { openScorer, ScorerError, type ProviderAttempt, type ProviderChoice, type Provider } from '../../estimator/ortScoring.ts';
-import { encoderFor } from '../../estimator/scoreDatabase.ts';
+import { ScorerError, type ProviderChoice, type Provider } from '../../estimator/ortScoring.ts';
+import { encoderFor, openEstimatorFile, type ScoreDatabaseResult } from '../../estimator/scoreDatabase.ts';
 import { storedExpectedSteps } from '../../analysis/expectedSteps.ts';
 import type { ClickHouseStore } from './connection.ts';
 import { newImportId } from './importToStore.ts';
@@ -34,32 +34,19 @@ export interface StoreScoreOptions {
   signal?: AbortSignal;
 }
 
-export interface StoreScoreResult {
+/** What a database's scoring reports, with the store's scoring id and the estimator's file hash for its id. */
+export interface StoreScoreResult extends Omit<ScoreDatabaseResult, 'estimatorId' | 'ortRowsPerSec'> {
   /** The ledger's id of this scoring. */
   scoringId: number;
-  /** The estimator: its card's name and its ONNX file's sha256. */
-  estimator: string;
+  /** The estimator's ONNX file's sha256 (how the store knows it). */
   sha256: string;
-  provider: Provider;
-  attempts: readonly ProviderAttempt[];
-  models: string[];
-  rows: number;
-  seconds: number;
-  rowsPerSec: number;
-  cancelled: boolean;
 }
 
 const ESTIMATE_COLUMNS = ['scoring_id', 'import_id', 'episode_key', 'root_key', 'run', 'pos', 'model', 's_hat'] as const;
 const BATCH = 4096;
 
 export async function scoreStore(store: ClickHouseStore, modelPath: string, options: StoreScoreOptions = {}): Promise<StoreScoreResult> {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(modelPath);
-  } catch (e) {
-    throw new ScorerError(`cannot read ${modelPath}: ${e instanceof Error ? e.message : String(e)}`);
-  }
-  const scorer = await openScorer(bytes, { ep: options.ep ?? 'auto' });
+  const { bytes, scorer } = await openEstimatorFile(modelPath, options.ep);
   let encoder: HistoryEncoder | null = null;
   try {
     encoder = await encoderFor(modelPath, scorer.historyDim, options.ep);
