@@ -17,7 +17,7 @@ import { importPaths, type ImportOptions, type ImportReport } from '../../import
 import { ImportError } from '../../importers/types.ts';
 import type { ClickHouseStore } from './connection.ts';
 import { checkShards, clickhouseDateTime, ledgerRow, requireSchema, shardOf, visibleImports, visibleRows } from './schema.ts';
-import { COLUMNS, stagedRows, type FileSummary, type RowSink, type SessionEntry, type SessionIndex, type ShardedTable } from './stagedRows.ts';
+import { COLUMNS, stagedRows, type FileSummary, type RowSink, type SessionIndex, type ShardedTable } from './stagedRows.ts';
 
 export const DEFAULT_BATCH_ROWS = 100_000;
 /** Characters of buffered lines (two batches may be in memory: one being sent, one being read). */
@@ -185,7 +185,7 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
   const seen = new Map<string, string>();
 
   const index: SessionIndex = {
-    known: new Map<string, SessionEntry>(),
+    known: new Map(),
     async lookup(run, extIds) {
       const rows = await store.query<{ ext_id: string; episode_key: string; root_key: string; split: string | null }>(
         `SELECT ext_id, episode_key, root_key, split FROM ${store.table('episodes')}

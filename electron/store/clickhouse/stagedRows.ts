@@ -22,9 +22,12 @@ export interface SessionEntry {
   split: string | null;
 }
 
-/** Sessions seen in this import, by `run \0 ext_id`; `lookup` asks the store for parents imported before. */
+/**
+ * Sessions seen in this import, by episode key (`episodeKey(run, ext_id)`, a number: an entry per episode of the
+ * import costs a few dozen bytes); `lookup` asks the store for parents imported before.
+ */
 export interface SessionIndex {
-  known: Map<string, SessionEntry>;
+  known: Map<number, { rootKey: number; split: string | null }>;
   lookup(run: string, extIds: string[]): Promise<Map<string, SessionEntry>>;
 }
 
@@ -110,7 +113,7 @@ async function sessionsOf(episodes: StagedEpisode[], index: SessionIndex): Promi
   for (const e of episodes) {
     if (e.parent_ext_id === null) continue;
     const name = sessionName(e.run, e.parent_ext_id);
-    if (!inFile.has(name) && !index.known.has(name)) {
+    if (!inFile.has(name) && !index.known.has(episodeKey(e.run, e.parent_ext_id))) {
       let set = missing.get(e.run);
       if (!set) missing.set(e.run, (set = new Set()));
       set.add(e.parent_ext_id);
@@ -128,7 +131,7 @@ async function sessionsOf(episodes: StagedEpisode[], index: SessionIndex): Promi
     for (;;) {
       if (cur.parent_ext_id === null || cur.parent_ext_id === cur.ext_id) break;
       const name = sessionName(cur.run, cur.parent_ext_id);
-      const earlier = index.known.get(name) ?? stored.get(name);
+      const earlier = index.known.get(episodeKey(cur.run, cur.parent_ext_id)) ?? stored.get(name);
       if (earlier) {
         entry = { key, rootKey: earlier.rootKey, split: earlier.split };
         break;
@@ -161,14 +164,16 @@ export interface FileSummary {
 
 /** Sends the rows of staged source `sourceId`, tagged with `importId`, to `sink`; registers its sessions in `index`. */
 export async function stagedRows(staging: Db, sourceId: number, importId: number, index: SessionIndex, sink: RowSink): Promise<FileSummary> {
-  // Only what root resolution needs, for every episode of the file; the full rows (task text…) are streamed below.
+  // Only what root resolution needs, for the episodes on a subagent chain (those with a parent, and the parents):
+  // every other episode is its own session's root. The full rows (task text…) are streamed below.
   const heads = staging
     .prepare(`SELECT e.id, r.name AS run, e.ext_id, e.parent_ext_id, e.split FROM episodes e JOIN runs r ON r.id = e.run_id
-      WHERE e.source_id = ? ORDER BY e.id`)
-    .all(sourceId) as StagedEpisode[];
+      WHERE e.source_id = ? AND (e.parent_ext_id IS NOT NULL
+        OR e.ext_id IN (SELECT parent_ext_id FROM episodes WHERE source_id = ? AND parent_ext_id IS NOT NULL)) ORDER BY e.id`)
+    .all(sourceId, sourceId) as StagedEpisode[];
   const sessions = await sessionsOf(heads, index);
   const modes = behaviourModes(staging);
-  const summary: FileSummary = { episodeKeys: [], episodes: heads.length, turns: 0, runs: [] };
+  const summary: FileSummary = { episodeKeys: [], episodes: 0, turns: 0, runs: [] };
   /** What the turns pass needs of each episode (not its text: a file may hold hundreds of thousands). */
   const byId = new Map<number, { s: SessionEntry; run: string; success: unknown; child: number; difficulty: number | null }>();
   for (const e of staging
@@ -179,8 +184,10 @@ export async function stagedRows(staging: Db, sourceId: number, importId: number
           (SELECT t3.model_id FROM turns t3 WHERE t3.episode_id = e.id ORDER BY t3.t, t3.id LIMIT 1)) AS expert_call
       FROM episodes e JOIN runs r ON r.id = e.run_id LEFT JOIN episode_text x ON x.episode_id = e.id WHERE e.source_id = ? ORDER BY e.id`)
     .iterate(sourceId) as Iterable<StagedEpisode>) {
-    const s = sessions.get(e.id) as SessionEntry;
-    index.known.set(sessionName(e.run, e.ext_id), s);
+    const key = sessions.get(e.id)?.key ?? episodeKey(e.run, e.ext_id);
+    const s = sessions.get(e.id) ?? { key, rootKey: key, split: e.split as string | null };
+    index.known.set(s.key, { rootKey: s.rootKey, split: s.split });
+    summary.episodes++;
     // A numeric difficulty as the columnar cache reads it (confusion's rows); anything else is none.
     const text = e.difficulty as string | null;
     const d = text === null || text.trim() === '' ? Number.NaN : Number(text);
