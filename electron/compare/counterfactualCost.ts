@@ -26,7 +26,7 @@ export function counterfactualModel(db: Db, name: string): ModelPrice {
   return model;
 }
 
-/** One call of a run: its episode's index in the run's data, its logged model, tokens, and known cost (null: unknown). */
+/** One call of a run: its episode's id (in the run's data), its logged model, tokens, and known cost (null: unknown). */
 export type CallRow = [episode: number, logged: number | string, tin: number | null, tout: number | null, cached: number | null, written: number | null, known: number | null];
 
 /**
@@ -37,6 +37,8 @@ export type CallRow = [episode: number, logged: number | string, tin: number | n
 export class SessionCostsOn {
   private readonly cost: Float64Array;
   private readonly called: Uint8Array;
+  /** An episode id's index in the run's data. */
+  private readonly index = new Map<number, number>();
 
   constructor(
     private readonly data: RunEpisodes,
@@ -47,11 +49,15 @@ export class SessionCostsOn {
   ) {
     this.cost = new Float64Array(data.id.length);
     this.called = new Uint8Array(data.id.length);
+    data.id.forEach((id, i) => this.index.set(id, i));
   }
 
   add(calls: Iterable<CallRow>): void {
-    const { cost, called } = this;
-    for (const [e, logged, tin, tout, cached, written, known] of calls) {
+    const { cost, called, index } = this;
+    for (const [episode, logged, tin, tout, cached, written, known] of calls) {
+      // A call of an episode the run's data does not hold (on a store, one not visible) is not the run's.
+      const e = index.get(episode);
+      if (e === undefined) continue;
       called[e] = 1;
       if (this.isModel(logged) && known !== null) {
         cost[e]! += known;
@@ -92,15 +98,8 @@ export function counterfactualCosts(db: Db, runs: readonly RunEpisodes[], name: 
     FROM turns t JOIN episodes e ON e.id = t.episode_id WHERE e.run_id = ?`).raw();
   const sessionCost = new Map<number, Float64Array>();
   for (const data of runs) {
-    const index = new Map<number, number>();
-    data.id.forEach((id, i) => index.set(id, i));
-    function* calls(): Iterable<CallRow> {
-      for (const [episode, ...rest] of turns.iterate(data.runId) as Iterable<[number, number, number | null, number | null, number | null, number | null, number | null]>) {
-        yield [index.get(episode) as number, ...rest];
-      }
-    }
     const acc = new SessionCostsOn(data, model, (logged) => logged === model.id, (logged) => ratios.get(logged as number) ?? 1, target);
-    acc.add(calls());
+    acc.add(turns.iterate(data.runId) as Iterable<CallRow>);
     sessionCost.set(data.runId, acc.finish());
   }
   return { model, sessionCost, assumption: counterfactualAssumption(model.name) };

@@ -8,7 +8,7 @@
  * that was cancelled or never completed go the same way.
  */
 import type { ClickHouseStore } from './connection.ts';
-import { clickhouseDateTime, ledgerRow, requireSchema, SHARDED_TABLES } from './schema.ts';
+import { clickhouseDateTime, ledgerRow, requireSchema, scoringLedgerRow, SHARDED_TABLES } from './schema.ts';
 
 export interface CleanReport {
   abandoned: number[];
@@ -41,10 +41,9 @@ export async function cleanStore(store: ClickHouseStore, olderThanMs = 60 * 60 *
     scorings,
   };
   if (scorings.length) {
-    const ledger = scorings.map((id) => ({ scoring_id: id, event: 'abandoned', estimator: '', name: '', runs: [], provider: '', rows: 0, at: clickhouseDateTime() }));
-    await store.insert(store.coordinator, 'scorings', ledger);
+    await store.insert(store.coordinator, 'scorings', scorings.map((id) => scoringLedgerRow(id, 'abandoned')));
     for (const node of store.nodes) await store.command(`ALTER TABLE ${store.database}.estimates_local DELETE WHERE scoring_id IN (${scorings.join(', ')})`, node);
-    await store.insert(store.coordinator, 'scorings', ledger.map((r) => ({ ...r, event: 'cleaned' })));
+    await store.insert(store.coordinator, 'scorings', scorings.map((id) => scoringLedgerRow(id, 'cleaned')));
   }
   const ids = [...report.abandoned, ...report.superseded];
   if (ids.length === 0) return report;

@@ -117,6 +117,17 @@ export function ledgerRow(
   };
 }
 
+/** One row of the scorings ledger; events other than a scoring's own start and end name no estimator. */
+export function scoringLedgerRow(
+  scoringId: number, event: 'started' | 'completed' | 'abandoned' | 'cleaned',
+  scoring: { estimator?: string; name?: string; runs?: readonly string[]; provider?: string; rows?: number } = {},
+): Record<string, unknown> {
+  return {
+    scoring_id: scoringId, event, estimator: scoring.estimator ?? '', name: scoring.name ?? '', runs: [...(scoring.runs ?? [])],
+    provider: scoring.provider ?? '', rows: scoring.rows ?? 0, at: clickhouseDateTime(),
+  };
+}
+
 /** Shard order: host i of the URL is shard i + 1 of the cluster, checked by `checkShards`. */
 export function shardOf(rootKey: number, shards: number): number {
   return rootKey % shards;

@@ -103,6 +103,9 @@ function behaviourModes(staging: Db): (episodeId: number) => BehaviourMode | nul
   return (episodeId) => behaviourMode(turns.get(episodeId) ?? []);
 }
 
+/** An episode that is its own session's root. */
+const rootSession = (key: number, split: string | null): SessionEntry => ({ key, rootKey: key, split });
+
 /**
  * The root of each episode's parent chain, as the columnar cache finds it: a parent in this file, in this
  * import, or already in the store; a parent found nowhere, or a cycle, leaves the episode standing alone.
@@ -125,7 +128,7 @@ async function sessionsOf(episodes: StagedEpisode[], index: SessionIndex): Promi
   const out = new Map<number, SessionEntry>();
   for (const e of episodes) {
     const key = episodeKey(e.run, e.ext_id);
-    let entry: SessionEntry = { key, rootKey: key, split: e.split };
+    let entry = rootSession(key, e.split);
     const seen = new Set([e.id]);
     let cur = e;
     for (;;) {
@@ -139,7 +142,7 @@ async function sessionsOf(episodes: StagedEpisode[], index: SessionIndex): Promi
       const parent = inFile.get(name);
       if (!parent) break;
       if (seen.has(parent.id)) {
-        entry = { key, rootKey: key, split: e.split }; // a cycle: left alone, as the columnar cache does
+        entry = rootSession(key, e.split); // a cycle: left alone, as the columnar cache does
         break;
       }
       seen.add(parent.id);
@@ -184,8 +187,8 @@ export async function stagedRows(staging: Db, sourceId: number, importId: number
           (SELECT t3.model_id FROM turns t3 WHERE t3.episode_id = e.id ORDER BY t3.t, t3.id LIMIT 1)) AS expert_call
       FROM episodes e JOIN runs r ON r.id = e.run_id LEFT JOIN episode_text x ON x.episode_id = e.id WHERE e.source_id = ? ORDER BY e.id`)
     .iterate(sourceId) as Iterable<StagedEpisode>) {
-    const key = sessions.get(e.id)?.key ?? episodeKey(e.run, e.ext_id);
-    const s = sessions.get(e.id) ?? { key, rootKey: key, split: e.split as string | null };
+    // Off every subagent chain, an episode is its own session's root.
+    const s = sessions.get(e.id) ?? rootSession(episodeKey(e.run, e.ext_id), e.split as string | null);
     index.known.set(s.key, { rootKey: s.rootKey, split: s.split });
     summary.episodes++;
     // A numeric difficulty as the columnar cache reads it (confusion's rows); anything else is none.

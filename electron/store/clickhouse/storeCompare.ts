@@ -69,8 +69,6 @@ async function counterfactualOnStore(store: ClickHouseStore, runs: RunEpisodes[]
   const target = ratios.get(name) ?? 1;
   const sessionCost = new Map<number, Float64Array>();
   for (const data of runs) {
-    const index = new Map<number, number>();
-    data.id.forEach((id, i) => index.set(id, i));
     const acc = new SessionCostsOn(data, model, (logged) => logged === name, (logged) => ratios.get(logged as string) ?? 1, target);
     const [size] = await store.query<{ n: string }>(`SELECT count() AS n FROM ${store.table('turns')} WHERE ${visibleRows(store)} AND run = {run:String}`, { run: data.runName });
     const parts = Math.max(1, Math.ceil(num(size?.n ?? 0) / CALLS_PER_PART));
@@ -81,10 +79,7 @@ async function counterfactualOnStore(store: ClickHouseStore, runs: RunEpisodes[]
         { run: data.runName },
       );
       const orNull = (x: string | number | null): number | null => (x === null ? null : num(x));
-      acc.add(rows.flatMap((r): CallRow[] => {
-        const e = index.get(num(r.k));
-        return e === undefined ? [] : [[e, r.model, orNull(r.tin), orNull(r.tout), orNull(r.cached), orNull(r.written), orNull(r.cost)]];
-      }));
+      acc.add(rows.map((r): CallRow => [num(r.k), r.model, orNull(r.tin), orNull(r.tout), orNull(r.cached), orNull(r.written), orNull(r.cost)]));
     }
     sessionCost.set(data.runId, acc.finish());
   }

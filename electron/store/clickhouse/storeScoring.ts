@@ -20,7 +20,7 @@ import { encoderFor, openEstimatorFile, type ScoreDatabaseResult } from '../../e
 import { storedExpectedSteps } from '../../analysis/expectedSteps.ts';
 import type { ClickHouseStore } from './connection.ts';
 import { newImportId } from './importToStore.ts';
-import { clickhouseDateTime, shardOf, visibleRows } from './schema.ts';
+import { scoringLedgerRow, shardOf, visibleRows } from './schema.ts';
 import { tsvLine } from './stagedRows.ts';
 import { readSessionsPart } from './storeSessionsPart.ts';
 
@@ -72,10 +72,8 @@ export async function scoreStore(store: ClickHouseStore, modelPath: string, opti
     const card = existsSync(modelCardPath(modelPath)) ? readModelCard(modelCardPath(modelPath)) : null;
     const name = card?.name ?? basename(modelPath).replace(/\.onnx$/i, '');
     const scoringId = newImportId();
-    const ledger = (event: string, rows = 0) =>
-      store.insert(store.coordinator, 'scorings', [
-        { scoring_id: scoringId, event, estimator: hash, name, runs: [...runs], provider: scorer.provider, rows, at: clickhouseDateTime() },
-      ]);
+    const ledger = (event: 'started' | 'completed' | 'abandoned', rows = 0) =>
+      store.insert(store.coordinator, 'scorings', [scoringLedgerRow(scoringId, event, { estimator: hash, name, runs, provider: scorer.provider, rows })]);
     await ledger('started');
 
     const K = scorer.models.length;
