@@ -11,6 +11,14 @@ export { StoreError };
 
 export type Row = Record<string, unknown>;
 
+/**
+ * ClickHouse 18.16 now and then runs a GLOBAL IN on a shard without the temporary table the coordinator sent with
+ * it, even with our reads one at a time (seen once in a CI run, among thousands of such reads). A read changes
+ * nothing, so it is sent again; any other error, or this one a third time, is the user's answer.
+ */
+const LOST_GLOBAL_TABLE = /Table \S+\._data\d+ doesn't exist/;
+const READ_ATTEMPTS = 3;
+
 export class ClickHouseStore {
   readonly nodes: ClickHouseClient[];
   readonly database: string;
@@ -62,8 +70,14 @@ export class ClickHouseStore {
     const bound = bindParams(sql, params);
     const run = this.queue.then(() =>
       this.wrap(async () => {
-        const rs = await node.query({ query: bound, format: 'JSONEachRow' });
-        return (await rs.json()) as T[];
+        for (let attempt = 1; ; attempt++) {
+          try {
+            const rs = await node.query({ query: bound, format: 'JSONEachRow' });
+            return (await rs.json()) as T[];
+          } catch (e) {
+            if (attempt >= READ_ATTEMPTS || !LOST_GLOBAL_TABLE.test(e instanceof Error ? e.message : String(e))) throw e;
+          }
+        }
       }),
     );
     this.queue = run.catch(() => undefined);
