@@ -7,11 +7,12 @@
  * the same dataset's SQLite database (warm columnar cache), their answers checked equal; and the turns per shard.
  */
 import { spawnSync } from 'node:child_process';
-import { createReadStream, createWriteStream, mkdirSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { request } from 'node:http';
 import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { openDatabase } from '../electron/db/database.ts';
 import { paretoAnalysis } from '../electron/analysis/pareto.ts';
@@ -22,6 +23,7 @@ import { columnar } from '../electron/analysis/columnar.ts';
 import { ClickHouseStore } from '../electron/store/clickhouse/connection.ts';
 import { initStore, SHARDED_TABLES } from '../electron/store/clickhouse/schema.ts';
 import { importToStore } from '../electron/store/clickhouse/importToStore.ts';
+import { detectImporter, importPaths, readHead } from '../electron/importers/pipeline.ts';
 import {
   budgetModesOnStore, confusionOnStore, errorRecoveryOnStore, liftOnStore, paretoOnStore, switchCostOnStore, usageByTurnOnStore, usageRatioOnStore,
 } from '../electron/store/clickhouse/storeAnalyses.ts';
@@ -38,6 +40,16 @@ export interface StoreImportRun {
   peakRss: number;
   turns: number;
   episodes: number;
+}
+
+/**
+ * Where the import's time goes, on the same files in child processes of their own: the importer alone (read,
+ * JSON.parse, schema checks), then the importer with the SQLite writer into a staging database whose transaction
+ * is rolled back per file (pricing, error rules, targets; nothing read back, nothing sent), as `importToStore` stages.
+ */
+export interface StoreImportStages {
+  parse: { seconds: number; cpuSeconds: number; turns: number };
+  stage: { seconds: number; cpuSeconds: number; turns: number };
 }
 
 export interface StoreTrainRun {
@@ -62,6 +74,7 @@ export interface StoreBenchResult {
   shards: number;
   ours: StoreImportRun;
   oursTurnsPerSec: number;
+  stages?: StoreImportStages;
   baselineSeconds: number;
   baselineTurnsPerSec: number;
   /** ours / baseline turns per second (goal ≥ 0.5). */
@@ -190,6 +203,15 @@ export async function benchStore(dataset: Dataset, cache: string, repeat: number
     if (r.status !== 0) throw new Error(`bench/storeBench.ts --child failed (${r.status})`);
     const ours = JSON.parse(r.stdout.trim().split('\n').pop() as string) as StoreImportRun;
     log(`  ours: ${ours.turns.toLocaleString('en-US')} turns in ${ours.seconds.toFixed(1)} s (CPU ${ours.cpuSeconds.toFixed(1)} s), peak RSS ${(ours.peakRss / 2 ** 20).toFixed(0)} MiB`);
+    const stage = (mode: '--parse-child' | '--stage-child'): StoreImportStages['parse'] => {
+      const c = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'bench', 'storeBench.ts'), mode, ...dataset.jsonl], {
+        cwd: root, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      if (c.status !== 0) throw new Error(`bench/storeBench.ts ${mode} failed (${c.status})`);
+      return JSON.parse(c.stdout.trim().split('\n').pop() as string) as StoreImportStages['parse'];
+    };
+    const stages: StoreImportStages = { parse: stage('--parse-child'), stage: stage('--stage-child') };
+    log(`  of which the importer alone: ${stages.parse.seconds.toFixed(1)} s; with the staging writer: ${stages.stage.seconds.toFixed(1)} s`);
 
     // The baseline: the same rows, dumped per shard as JSONEachRow, inserted by ClickHouse into a fresh database.
     const dumpDir = join(cache, 'store-baseline');
@@ -268,7 +290,7 @@ export async function benchStore(dataset: Dataset, cache: string, repeat: number
     const oursTurnsPerSec = ours.turns / ours.seconds;
     const baselineTurnsPerSec = ours.turns / baselineSeconds;
     return {
-      clickhouseVersion: version, shards: 2, ours, oursTurnsPerSec, baselineSeconds, baselineTurnsPerSec,
+      clickhouseVersion: version, shards: 2, ours, oursTurnsPerSec, stages, baselineSeconds, baselineTurnsPerSec,
       ratio: oursTurnsPerSec / baselineTurnsPerSec, baselineRows: Number(counted[0]?.n), baselineBytes, turnsPerShard, analyses,
       diskBytesPerTurn: allBytes / ours.turns, turnsTableBytesPerTurn: turnsBytes / ours.turns, training, scale,
     };
@@ -297,6 +319,34 @@ async function child(url: string, files: string[]): Promise<StoreImportRun> {
 const BENCH_PART_TURNS = 20_000;
 /** The history window of the trainer's bench and the shipped estimator (bench/trainBench.ts). */
 const BENCH_HISTORY_TOKENS = 512;
+
+/** The importer alone over `files` (`stage` false), or with the staging writer rolled back per file (`stage` true). */
+async function stagesChild(files: string[], stage: boolean): Promise<StoreImportStages['parse']> {
+  const cpu = process.cpuUsage();
+  const t = performance.now();
+  let turns = 0;
+  if (stage) {
+    const dir = mkdtempSync(join(tmpdir(), 'routelens-bench-staging-'));
+    const staging = openDatabase(join(dir, 'staging.db'));
+    staging.pragma('synchronous = OFF');
+    staging.pragma('cache_size = -32768');
+    try {
+      const report = await importPaths(staging, files, { fullText: false, beforeCommit: async () => 'discard' });
+      turns = report.files.reduce((a, f) => a + f.turns, 0);
+    } finally {
+      staging.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  } else {
+    for (const file of files) {
+      const importer = detectImporter(readHead(file), basename(file));
+      if (!importer) throw new Error(`${file}: no importer`);
+      for await (const episode of importer.read(file, { root: file, warn: () => undefined })) turns += episode.turns.length;
+    }
+  }
+  const used = process.cpuUsage(cpu);
+  return { seconds: (performance.now() - t) / 1000, cpuSeconds: (used.user + used.system) / 1e6, turns };
+}
 
 /** The training child: `train --store` for one epoch, reported as one JSON line. */
 async function trainChild(url: string, out: string): Promise<StoreTrainRun> {
@@ -331,6 +381,12 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   const [url, out] = process.argv.slice(3);
   if (!url || !out) throw new Error('usage: node --import tsx bench/storeBench.ts --train-child URL OUT.onnx');
   process.stdout.write(`${JSON.stringify(await trainChild(url, out))}\n`);
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href && (process.argv[2] === '--parse-child' || process.argv[2] === '--stage-child')) {
+  const files = process.argv.slice(3);
+  if (files.length === 0) throw new Error('usage: node --import tsx bench/storeBench.ts --parse-child|--stage-child FILE...');
+  process.stdout.write(`${JSON.stringify(await stagesChild(files, process.argv[2] === '--stage-child'))}\n`);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href && process.argv[2] === '--child') {

@@ -107,11 +107,15 @@ export class ClickHouseStore {
     await this.wrap(() => node.insert({ table: `${this.database}.${table}`, values: rows, format: 'JSONEachRow' }));
   }
 
-  /** TabSeparated lines (already escaped) into `table` on one host, streamed without joining them first. */
+  /**
+   * TabSeparated lines (already escaped) into `table` on one host, streamed in chunks of about SEND_CHUNK characters
+   * joined as they go out: a stream chunk per line cost a tenth of an import's CPU, and joining the whole batch
+   * at once would hold it twice.
+   */
   async insertLines(node: ClickHouseClient, table: string, columns: readonly string[], lines: string[], what: string): Promise<void> {
     if (lines.length === 0) return;
     await this.wrap(async () => {
-      const r = await node.exec({ query: `INSERT INTO ${this.database}.${table} (${columns.join(', ')}) FORMAT TabSeparated`, values: Readable.from(lines) });
+      const r = await node.exec({ query: `INSERT INTO ${this.database}.${table} (${columns.join(', ')}) FORMAT TabSeparated`, values: Readable.from(chunked(lines)) });
       r.stream.resume();
     }, what);
   }
@@ -127,6 +131,23 @@ export class ClickHouseStore {
       throw new StoreError(`${this.shown}: ${what ? `${what}: ` : ''}${storeMessage(e)}`);
     }
   }
+}
+
+const SEND_CHUNK = 64 * 1024;
+
+/** The lines joined into strings of about SEND_CHUNK characters each, in order. */
+export function* chunked(lines: readonly string[]): Generator<string> {
+  let from = 0;
+  let size = 0;
+  for (let i = 0; i < lines.length; i++) {
+    size += (lines[i] as string).length;
+    if (size >= SEND_CHUNK) {
+      yield lines.slice(from, i + 1).join('');
+      from = i + 1;
+      size = 0;
+    }
+  }
+  if (from < lines.length) yield lines.slice(from).join('');
 }
 
 /** A string as a ClickHouse literal: quotes and backslashes escaped, so no value can end the literal. */

@@ -208,44 +208,50 @@ export async function stagedRows(staging: Db, sourceId: number, importId: number
     ]));
     if (sink.full()) await sink.flush();
   }
-  // One pass over the file's turns in (episode, t) order; the next turn's facts come from window functions.
-  let current = -1;
-  let cumulative = 0;
-  for (const r of staging
-    .prepare(`${POSITIONS}
-      SELECT t.episode_id, tp.pos, t.t, m.name, pm.name, t.switched,
-        CASE WHEN LEAD(t.model_id) OVER w IS NULL THEN NULL ELSE LEAD(t.model_id) OVER w != t.model_id END,
-        t.max_severity, LEAD(t.max_severity) OVER w, COALESCE(t.tool, t.action_type), t.action_type, t.tool, t.tokens_in, t.tokens_out,
-        t.tokens_cached, t.tokens_cache_write, t.tokens_reasoning, CASE WHEN t.cost_source = 'none' THEN NULL ELSE t.cost END, t.cost_source,
-        MIN(t.cost_source != 'none') OVER (PARTITION BY t.episode_id), t.latency_ms, t.propensity, t.error_mask, t.verdict, t.verify_correct,
-        gm.name, t.was_greedy, t.beta, t.role, g.s_tilde, g.penalty, x.action, x.observation, x.detail
-      FROM tp JOIN turns t ON t.id = tp.id JOIN models m ON m.id = t.model_id LEFT JOIN models pm ON pm.id = t.prev_model_id
-        LEFT JOIN models gm ON gm.id = t.greedy_model_id LEFT JOIN targets g ON g.turn_id = t.id LEFT JOIN turn_text x ON x.turn_id = t.id
-      WINDOW w AS (PARTITION BY t.episode_id ORDER BY t.t, t.id)
-      ORDER BY t.episode_id, t.t, t.id`)
-    .raw()
-    .iterate({ source: sourceId }) as Iterable<unknown[]>) {
-    const [episodeId, pos, t, model, prevModel, switched, nextSwitched, severity, nextSeverity, category, actionType, tool, tin, tout, tcached,
-      twrite, treason, cost, costSource, allKnown, latency, propensity, mask, verdict, verify, greedy, wasGreedy, beta, role, sTilde, penalty,
-      action, observation, detail] = r;
-    const ep = byId.get(episodeId as number);
-    if (!ep) continue;
-    if (episodeId !== current) {
-      current = episodeId as number;
-      cumulative = 0;
+  // One pass over the file's turns in (episode, t) order (t is unique in an episode), an episode at a time: the
+  // next turn's facts, positions and names are filled in here (the same query with window functions and joins for
+  // them took three times as long).
+  const modelNames = new Map(staging.prepare('SELECT id, name FROM models').raw().all() as [number, string][]);
+  const nameOf = (id: unknown): string | null => (id === null ? null : (modelNames.get(id as number) ?? null));
+  let episode: unknown[][] = [];
+  const sendEpisode = async (): Promise<void> => {
+    const ep = byId.get(episode[0]?.[0] as number);
+    if (ep) {
+      const { s, child, difficulty } = ep;
+      const allKnown = episode.every((r) => r[14] !== 'none') ? 1 : 0;
+      // The cumulative cost as the columnar cache adds it: float64 sums of float32 turn costs.
+      let cumulative = 0;
+      for (const [pos, r] of episode.entries()) {
+        const [, t, modelId, prevModelId, switched, severity, actionType, tool, tin, tout, tcached, twrite, treason, loggedCost, costSource, latency,
+          propensity, mask, verdict, verify, greedyId, wasGreedy, beta, role, sTilde, penalty, action, observation, detail] = r;
+        const next = episode[pos + 1];
+        const cost = costSource === 'none' ? null : (loggedCost as number);
+        if (cost !== null) cumulative += Math.fround(cost);
+        sink.add('turns', s.rootKey, tsvLine([
+          importId, s.key, s.rootKey, ep.run, s.split, child, ep.success, allKnown, difficulty, pos, t, nameOf(modelId), nameOf(prevModelId), switched,
+          next === undefined ? null : next[2] !== modelId ? 1 : 0, severity, next === undefined ? null : next[5], tool ?? actionType, actionType, tool,
+          tin, tout, tcached, twrite, treason, cost, costSource, cumulative, latency, propensity, mask, verdict, verify,
+          nameOf(greedyId), wasGreedy, beta, role, sTilde, penalty,
+        ]));
+        sink.add('turn_text', s.rootKey, tsvLine([importId, s.key, s.rootKey, pos, action, observation, detail]));
+        summary.turns++;
+      }
     }
-    // The cumulative cost as the columnar cache adds it: float64 sums of float32 turn costs.
-    if (cost !== null) cumulative += Math.fround(cost as number);
-    const { s, child, difficulty } = ep;
-    sink.add('turns', s.rootKey, tsvLine([
-      importId, s.key, s.rootKey, ep.run, s.split, child, ep.success, allKnown, difficulty, pos, t, model, prevModel, switched, nextSwitched, severity, nextSeverity,
-      category, actionType, tool, tin, tout, tcached, twrite, treason, cost, costSource, cumulative, latency, propensity, mask, verdict, verify,
-      greedy, wasGreedy, beta, role, sTilde, penalty,
-    ]));
-    sink.add('turn_text', s.rootKey, tsvLine([importId, s.key, s.rootKey, pos, action, observation, detail]));
-    summary.turns++;
+    episode = [];
     if (sink.full()) await sink.flush();
+  };
+  for (const r of staging
+    .prepare(`SELECT t.episode_id, t.t, t.model_id, t.prev_model_id, t.switched, t.max_severity, t.action_type, t.tool, t.tokens_in, t.tokens_out,
+        t.tokens_cached, t.tokens_cache_write, t.tokens_reasoning, t.cost, t.cost_source, t.latency_ms, t.propensity, t.error_mask, t.verdict,
+        t.verify_correct, t.greedy_model_id, t.was_greedy, t.beta, t.role, g.s_tilde, g.penalty, x.action, x.observation, x.detail
+      FROM episodes e JOIN turns t ON t.episode_id = e.id LEFT JOIN targets g ON g.turn_id = t.id LEFT JOIN turn_text x ON x.turn_id = t.id
+      WHERE e.source_id = ? ORDER BY t.episode_id, t.t`)
+    .raw()
+    .iterate(sourceId) as Iterable<unknown[]>) {
+    if (episode.length > 0 && r[0] !== episode[0]?.[0]) await sendEpisode();
+    episode.push(r);
   }
+  if (episode.length > 0) await sendEpisode();
   const perTurn = async (table: ShardedTable, sql: string): Promise<void> => {
     for (const [episodeId, ...rest] of staging.prepare(sql).raw().iterate({ source: sourceId }) as Iterable<unknown[]>) {
       const ep = byId.get(episodeId as number);
