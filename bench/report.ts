@@ -351,6 +351,12 @@ export function renderMarkdown(r: Results): string {
       '| | seconds | turns/s | peak RSS |',
       '|---|---|---|---|',
       `| ours | ${x.ours.seconds.toFixed(1)} (CPU ${x.ours.cpuSeconds.toFixed(1)}) | ${int(x.oursTurnsPerSec)} | ${mib(x.ours.peakRss)} |`,
+      ...(x.stages
+        ? [
+            `| of which: the importer alone (read, JSON.parse, schema checks) | ${x.stages.parse.seconds.toFixed(1)} (CPU ${x.stages.parse.cpuSeconds.toFixed(1)}) | ${int(x.stages.parse.turns / x.stages.parse.seconds)} | |`,
+            `| of which: the importer and the staging writer (pricing, rules, targets; rolled back) | ${x.stages.stage.seconds.toFixed(1)} (CPU ${x.stages.stage.cpuSeconds.toFixed(1)}) | ${int(x.stages.stage.turns / x.stages.stage.seconds)} | |`,
+          ]
+        : []),
       `| ClickHouse's own insert | ${x.baselineSeconds.toFixed(1)} | ${int(x.baselineTurnsPerSec)} | |`,
       '',
       `Turns per shard: ${x.turnsPerShard.map(int).join(' / ')} (sharded by the session's root episode). On disk (compressed):`,

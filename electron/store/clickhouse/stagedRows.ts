@@ -51,11 +51,15 @@ export type ShardedTable = keyof typeof COLUMNS;
 
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '\\0', '\b': '\\b', '\f': '\\f' };
 
+const ESCAPED = /[\\\t\n\r\0\b\f]/;
+const ESCAPED_ALL = new RegExp(ESCAPED.source, 'g');
+
 /** One value in ClickHouse's TabSeparated: \N for NULL, strings with their tabs, line breaks and backslashes escaped. */
 function field(v: unknown): string {
-  if (v === null || v === undefined) return '\\N';
-  if (typeof v === 'string') return v.replace(/[\\\t\n\r\0\b\f]/g, (c) => ESCAPES[c] as string);
   if (typeof v === 'number') return Number.isFinite(v) ? String(v) : '\\N';
+  if (v === null || v === undefined) return '\\N';
+  // Most strings need no escape: testing first skips building a copy.
+  if (typeof v === 'string') return ESCAPED.test(v) ? v.replace(ESCAPED_ALL, (c) => ESCAPES[c] as string) : v;
   if (typeof v === 'bigint') return v.toString();
   return String(v);
 }
