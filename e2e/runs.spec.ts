@@ -18,6 +18,9 @@ test('lists every imported run with its episodes, turns, models, cost and succes
   }
   const episodes = state.info.runs.reduce((a, r) => a + r.episodes, 0);
   await expect(runs.summary).toContainText(`${formatCount(episodes)} episodes`);
+  // The top bar counts sessions too: the fixtures' subagent episodes are part of their parents' sessions.
+  expect(state.info.runs.some((r) => r.child_episodes > 0)).toBe(true);
+  await expect(app.page.getByTestId('db-counts')).toHaveText(new RegExp(`^${formatCount(episodes)} episodes · `));
 });
 
 test('the canonical example runs show the numbers the fixture file has', async ({ app, runs }) => {

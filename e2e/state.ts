@@ -7,6 +7,8 @@ export interface InfoRun {
   name: string;
   format: string;
   episodes: number;
+  /** Subagent and compaction episodes, counted in their parents' sessions rather than in `episodes`. */
+  child_episodes: number;
   turns: number;
   models: string[];
   total_cost: number;

@@ -38,4 +38,9 @@ describe('query parameters bound on our side (ClickHouse 18.16 has none)', () =>
     expect(() => bindParams('SELECT {n:UInt64}', { n: '1; DROP' })).toThrow('not a whole number');
     expect(() => bindParams('SELECT {n:UInt64}', {})).toThrow('missing');
   });
+  it('a set for IN is a parenthesised list of checked values, never empty', () => {
+    expect(bindParams('x IN {k:Set(UInt64)}', { k: [3, 1] })).toBe('x IN (3, 1)');
+    expect(() => bindParams('x IN {k:Set(UInt64)}', { k: [] })).toThrow('non-empty');
+    expect(() => bindParams('x IN {k:Set(UInt64)}', { k: ['1) OR (1'] })).toThrow('not a whole number');
+  });
 });

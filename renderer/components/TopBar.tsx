@@ -20,6 +20,8 @@ export function storeName(url: string): string {
 
 export function TopBar() {
   const dbInfo = useAppStore((s) => s.dbInfo);
+  // Sessions, as the Runs view and `info` count them: a subagent's episode is part of its parent's session.
+  const sessions = useAppStore((s) => s.runs.reduce((a, r) => a + r.episodes, 0));
   const status = useAppStore((s) => s.status);
   const theme = useAppStore((s) => s.theme);
   const toggleTheme = useAppStore((s) => s.toggleTheme);
@@ -29,8 +31,8 @@ export function TopBar() {
         <DatabaseIcon />
         <span className="topbar-db-name">{dbInfo ? (dbInfo.store === 'clickhouse' ? storeName(dbInfo.path) : baseName(dbInfo.path)) : 'RouteLens'}</span>
         {dbInfo && (
-          <span className="topbar-db-counts faint">
-            {plural(dbInfo.episodes, 'episode')} · {plural(dbInfo.turns, 'turn')}
+          <span className="topbar-db-counts faint" data-testid="db-counts">
+            {plural(sessions, 'episode')} · {plural(dbInfo.turns, 'turn')}
           </span>
         )}
       </div>

@@ -207,7 +207,7 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
     for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
       for (const h of await store.query<{ import_id: string; n: string }>(
         `SELECT import_id, count() AS n FROM ${store.table('episodes')}
-         WHERE has({keys:Array(UInt64)}, episode_key) AND ${visibleRow} GROUP BY import_id`,
+         WHERE episode_key IN {keys:Set(UInt64)} AND ${visibleRow} GROUP BY import_id`,
         { keys: keys.slice(i, i + KEYS_PER_QUERY) },
       )) counts.set(h.import_id, (counts.get(h.import_id) ?? 0) + Number(h.n));
     }
