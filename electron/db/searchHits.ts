@@ -26,27 +26,49 @@ const SNIPPET_TOKENS = 16;
 
 export type SnippetPiece = SearchHit['snippet'][number];
 
-/** Splits a marked snippet into pieces, white space (line breaks, indentation) folded to single spaces. */
+/**
+ * Characters kept of one piece of a snippet. FTS5 counts tokens, not characters: one "word" of a log can be
+ * megabytes long (a base64 blob, a line of 10 MB), and the snippet around a hit would then carry all of it.
+ */
+export const SNIPPET_PIECE_CHARS = 160;
+
+/** `text` cut to `n` characters and `…` where it was cut, keeping its start, its end or both. */
+function capped(text: string, keep: 'head' | 'tail' | 'both', n: number): string {
+  if (text.length <= n) return text;
+  if (keep === 'head') return `${text.slice(0, n)}…`;
+  if (keep === 'tail') return `…${text.slice(-n)}`;
+  return `${text.slice(0, n / 2)}…${text.slice(-n / 2)}`;
+}
+
+/**
+ * Splits a marked snippet into pieces, white space (line breaks, indentation) folded to single spaces and
+ * each piece capped in length (the text before the first hit keeps its end, after the last its start).
+ */
 export function snippetPieces(marked: string): SnippetPiece[] {
-  const out: SnippetPiece[] = [];
+  const raw: SnippetPiece[] = [];
   let hit = false;
-  let text = '';
-  const flush = () => {
-    const folded = text.replace(/\s+/g, ' ');
-    if (folded !== '') {
-      const last = out[out.length - 1];
-      if (last && last.hit === hit) last.text += folded;
-      else out.push({ text: folded, hit });
-    }
-    text = '';
+  let from = 0;
+  const push = (to: number) => {
+    if (to > from) raw.push({ text: marked.slice(from, to), hit });
   };
-  for (const ch of marked) {
-    if (ch === OPEN || ch === CLOSE) {
-      flush();
-      hit = ch === OPEN;
-    } else text += ch;
+  for (let i = 0; i < marked.length; i++) {
+    const c = marked[i];
+    if (c !== OPEN && c !== CLOSE) continue;
+    push(i);
+    hit = c === OPEN;
+    from = i + 1;
   }
-  flush();
+  push(marked.length);
+  const out: SnippetPiece[] = [];
+  raw.forEach((p, i) => {
+    const keep = p.hit ? 'head' : i === 0 ? 'tail' : i === raw.length - 1 ? 'head' : 'both';
+    // Cut roughly before folding white space (a huge piece is never scanned whole), exactly after.
+    const text = capped(capped(p.text, keep, 4 * SNIPPET_PIECE_CHARS).replace(/\s+/g, ' '), keep, SNIPPET_PIECE_CHARS);
+    if (text === '') return;
+    const last = out[out.length - 1];
+    if (last && last.hit === p.hit) last.text += text;
+    else out.push({ text, hit: p.hit });
+  });
   return out;
 }
 
