@@ -1,6 +1,6 @@
 // `routelens train | score | whatif` as a user runs them: child processes, real files, exit codes, JSON on stdout.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -132,5 +132,19 @@ describe('routelens train on logs without outcomes', () => {
     expect(lines[0]).toMatch(/"outcome" with "score"/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(existsSync(join(dir, 'm.onnx'))).toBe(false);
+  }, 240_000);
+});
+
+describe('routelens train --store when the store cannot be read', () => {
+  it('says so in one line, exit 1, and leaves no spilled parts behind', () => {
+    const spill = join(tempDir(), 'spill');
+    mkdirSync(spill);
+    const r = routelens('train', '--store', 'clickhouse://127.0.0.1:1/routelens', '--out', join(spill, '..', 'm.onnx'), '--spill-dir', spill);
+    expect(r.code, r.stderr).toBe(1);
+    const lines = r.stderr.trim().split('\n').filter((l) => !/^encoding histories|^reading|Vulkan|dawn/i.test(l));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^routelens train: clickhouse:\/\/127\.0\.0\.1:1\/routelens.*connection refused/);
+    expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
+    expect(readdirSync(spill)).toEqual([]);
   }, 240_000);
 });

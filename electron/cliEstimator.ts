@@ -4,15 +4,16 @@
  * loss curve, as numbers), while scoring the provider and turns/s.
  */
 import { domainTaskTypesText, extrapolationText } from '../shared/estimatorDomain.ts';
-import { existsSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { bar, Progress } from './cliProgress.ts';
 import { splitValues } from '../shared/splits.ts';
 import { err, intFlag, out, print, requireDb, UsageError, withRuns, type Command } from './cliCommon.ts';
 import { visibleText as v } from '../shared/displayText.ts';
 import { describeWait, openDatabase, waitForWriteTurn } from './db/database.ts';
 import { EstimatorInputError, runEstimatorTask, type JobResult } from './estimator/estimatorJobs.ts';
-import { DEFAULT_INPUT_PROFILE, INPUT_PROFILES, isProfileName } from './estimator/inputProfile.ts';
+import { DEFAULT_INPUT_PROFILE, INPUT_PROFILES, isProfileName, type InputProfileName } from './estimator/inputProfile.ts';
 import { ScorerError, type ProviderChoice } from './estimator/ortScoring.ts';
 import { TRAIN_DEFAULTS } from './estimator/train.ts';
 import { openCheckedStore, STORE_OPTION } from './cliStore.ts';
@@ -61,6 +62,82 @@ export async function scoreOnStore(
   }
 }
 
+interface TrainContext {
+  store: ClickHouseStoreUrl | null;
+  dbPath: string | null;
+  /** The folder a store's training spills its parts into (the caller removes it). */
+  spillRoot: string | undefined;
+  outPath: string;
+  truth: string | undefined;
+  profile: InputProfileName;
+  split: string | undefined;
+}
+
+/** `routelens train` once its arguments are checked: the worker, its progress, and what it wrote. */
+async function trainCommand(values: Record<string, unknown>, c: TrainContext): Promise<number> {
+  const progress = new Progress(process.stderr, values.json === true && !process.stderr.isTTY);
+  const task = runEstimatorTask(
+    {
+      kind: 'train',
+      request: {
+        ...(c.store
+          ? { store: c.store, partTurns: intFlag(values, 'part-turns', 20_000, 100, 10_000_000), spillDir: c.spillRoot }
+          : { dbPath: c.dbPath as string }),
+        out: c.outPath,
+        encoder: values.encoder as string | undefined,
+        profile: c.profile,
+        runs: values.run as string[] | undefined,
+        split: c.split,
+        seed: intFlag(values, 'seed', TRAIN_DEFAULTS.seed),
+        maxEpochs: intFlag(values, 'epochs', TRAIN_DEFAULTS.maxEpochs, 1, 10_000),
+        patience: intFlag(values, 'patience', TRAIN_DEFAULTS.patience, 1, 1000),
+        truthPath: c.truth,
+        name: values.name as string | undefined,
+      },
+    },
+    (p) => {
+      if (p.kind !== 'train') return;
+      if (p.phase === 'training' && p.last && p.last.epoch === p.epoch && p.fraction * p.maxEpochs >= p.epoch - 1e-9) {
+        const l = p.last;
+        progress.done();
+        err(`epoch ${String(l.epoch).padStart(3)}  train MSE ${l.trainLoss.toFixed(5)}  val MAE ${l.valMae.toFixed(5)}  best epoch ${l.bestEpoch}  lr ${l.lr.toExponential(2)}  ${l.seconds.toFixed(1)} s`);
+        return;
+      }
+      const label =
+        p.phase === 'training' ? `training epoch ${p.epoch}`
+        : p.phase === 'dataset' ? `encoding histories (${p.rows} rows${p.parts ? `, part ${Math.min(p.part ?? 0, p.parts - 1) + 1} of ${p.parts} from the store` : ''})`
+        : p.phase;
+      progress.update(`${label} ${bar(p.fraction)}`);
+    },
+  );
+  // Ctrl-C ends the worker; the command then reports 'cancelled' and its caller removes the spilled parts.
+  const interrupted = (): void => task.cancel();
+  process.once('SIGINT', interrupted);
+  let r: JobResult;
+  try {
+    r = await finish(task.promise);
+  } finally {
+    process.off('SIGINT', interrupted);
+  }
+  progress.done();
+  if (r.kind !== 'train') throw new Error('unexpected job result');
+  const { card, cardPath, onnxPath, estimatorId } = r.outcome;
+  if (values.json) return print({ onnx: onnxPath, card: cardPath, estimator_id: estimatorId, ...card });
+  const m = card.metrics;
+  err(`wrote ${onnxPath} and ${cardPath}`);
+  if (estimatorId === null) err(`  trained from ${card.data.database}; not registered (a store keeps no estimators): give the .onnx to score, replay or whatif with --model`);
+  err(`  ${card.profile} inputs, history encoder ${card.encoder.name}`);
+  err(`  ${card.data.train_rows} training / ${card.data.validation_rows} validation turns, ${m.epochs} epochs (best ${m.best_epoch}, ${m.stopped === 'early' ? 'stopped early' : 'max epochs'}), ${m.seconds.toFixed(0)} s`);
+  err(`  validation MAE ${m.val_mae.toFixed(4)} (constant predictor ${m.baseline_mae?.toFixed(4) ?? 'n/a'}), Spearman ρ ${m.val_spearman?.toFixed(3) ?? 'n/a'}`);
+  const q = card.decision_quality;
+  if (q) {
+    err(`  decision quality on ${q.turns} held-out turns (planted P(progress) of the chosen model):`);
+    for (const p of [...q.policies].sort((a, b) => b.value - a.value)) err(`    ${p.policy.padEnd(34)} ${p.value.toFixed(4)}`);
+    err(`  best model per category recovered: ${q.categories_recovered} of ${q.best_model_by_category.length}`);
+  }
+  return 0;
+}
+
 export const estimatorCommands: Record<string, Command> = {
   train: {
     summary: 'train the outcome estimator ŝ(h_t, a) and write model.onnx + model.card.json',
@@ -92,59 +169,21 @@ export const estimatorCommands: Record<string, Command> = {
       if (!isProfileName(profile)) throw new UsageError(`--profile must be one of ${INPUT_PROFILES.join(', ')} (got "${profile}")`);
       const split = values.split as string | undefined;
       if (split !== undefined) withRuns(() => splitValues(split));
-      const progress = new Progress(process.stderr, values.json === true && !process.stderr.isTTY);
-      const task = runEstimatorTask(
-        {
-          kind: 'train',
-          request: {
-            ...(store
-              ? { store, partTurns: intFlag(values, 'part-turns', 20_000, 100, 10_000_000), spillDir }
-              : { dbPath: dbPath as string }),
-            out: outPath,
-            encoder: values.encoder as string | undefined,
-            profile,
-            runs: values.run as string[] | undefined,
-            split,
-            seed: intFlag(values, 'seed', TRAIN_DEFAULTS.seed),
-            maxEpochs: intFlag(values, 'epochs', TRAIN_DEFAULTS.maxEpochs, 1, 10_000),
-            patience: intFlag(values, 'patience', TRAIN_DEFAULTS.patience, 1, 1000),
-            truthPath: truth,
-            name: values.name as string | undefined,
-          },
-        },
-        (p) => {
-          if (p.kind !== 'train') return;
-          if (p.phase === 'training' && p.last && p.last.epoch === p.epoch && p.fraction * p.maxEpochs >= p.epoch - 1e-9) {
-            const l = p.last;
-            progress.done();
-            err(`epoch ${String(l.epoch).padStart(3)}  train MSE ${l.trainLoss.toFixed(5)}  val MAE ${l.valMae.toFixed(5)}  best epoch ${l.bestEpoch}  lr ${l.lr.toExponential(2)}  ${l.seconds.toFixed(1)} s`);
-            return;
-          }
-          const label =
-            p.phase === 'training' ? `training epoch ${p.epoch}`
-            : p.phase === 'dataset' ? `encoding histories (${p.rows} rows${p.parts ? `, part ${Math.min(p.part ?? 0, p.parts - 1) + 1} of ${p.parts} from the store` : ''})`
-            : p.phase;
-          progress.update(`${label} ${bar(p.fraction)}`);
-        },
-      );
-      const r = await finish(task.promise);
-      progress.done();
-      if (r.kind !== 'train') throw new Error('unexpected job result');
-      const { card, cardPath, onnxPath, estimatorId } = r.outcome;
-      if (values.json) return print({ onnx: onnxPath, card: cardPath, estimator_id: estimatorId, ...card });
-      const m = card.metrics;
-      err(`wrote ${onnxPath} and ${cardPath}`);
-      if (estimatorId === null) err(`  trained from ${card.data.database}; not registered (a store keeps no estimators): give the .onnx to score, replay or whatif with --model`);
-      err(`  ${card.profile} inputs, history encoder ${card.encoder.name}`);
-      err(`  ${card.data.train_rows} training / ${card.data.validation_rows} validation turns, ${m.epochs} epochs (best ${m.best_epoch}, ${m.stopped === 'early' ? 'stopped early' : 'max epochs'}), ${m.seconds.toFixed(0)} s`);
-      err(`  validation MAE ${m.val_mae.toFixed(4)} (constant predictor ${m.baseline_mae?.toFixed(4) ?? 'n/a'}), Spearman ρ ${m.val_spearman?.toFixed(3) ?? 'n/a'}`);
-      const q = card.decision_quality;
-      if (q) {
-        err(`  decision quality on ${q.turns} held-out turns (planted P(progress) of the chosen model):`);
-        for (const p of [...q.policies].sort((a, b) => b.value - a.value)) err(`    ${p.policy.padEnd(34)} ${p.value.toFixed(4)}`);
-        err(`  best model per category recovered: ${q.categories_recovered} of ${q.best_model_by_category.length}`);
+      // The parts spilled by a store's training live in a folder this process owns: removed when training ends, fails
+      // or is stopped with Ctrl-C (the worker is ended first), never left behind at gigabytes.
+      let spillRoot: string | undefined;
+      if (store) {
+        try {
+          spillRoot = mkdtempSync(join(spillDir ?? tmpdir(), 'routelens-train-'));
+        } catch (e) {
+          throw new UsageError(`${spillDir ?? tmpdir()}: cannot hold the training parts (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+        }
       }
-      return 0;
+      try {
+        return await trainCommand(values, { store, dbPath, spillRoot, outPath, truth, profile, split });
+      } finally {
+        if (spillRoot) rmSync(spillRoot, { recursive: true, force: true });
+      }
     },
   },
 

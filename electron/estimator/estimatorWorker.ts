@@ -10,6 +10,7 @@ import { ProfileError } from './inputProfile.ts';
 import { ScorerError } from './ortScoring.ts';
 import { scoreDatabase } from './scoreDatabase.ts';
 import { trainToFile } from './trainPipeline.ts';
+import { StoreError } from '../store/storeUrl.ts';
 import type { EstimatorTask, WorkerMessage } from './estimatorJobs.ts';
 
 const port = parentPort;
@@ -37,9 +38,17 @@ async function run(): Promise<void> {
       send({ type: 'done', result: { kind: 'score', result } });
     }
   } catch (e) {
-    const user = e instanceof RangeError || e instanceof ScorerError || e instanceof EncoderError || e instanceof TrainingDataError || e instanceof ProfileError;
+    // A store that does not answer or is not a RouteLens store, and a spill folder that cannot be written (full
+    // disk, no permission), are the user's to fix: one line, exit 1.
+    const user = e instanceof RangeError || e instanceof ScorerError || e instanceof EncoderError || e instanceof TrainingDataError || e instanceof ProfileError
+      || e instanceof StoreError || isFileSystemError(e);
     send({ type: 'error', message: e instanceof Error ? e.message : String(e), user, stack: e instanceof Error ? e.stack : undefined });
   }
+}
+
+/** A failed file-system call (Node's errors carry `code` and `syscall`): its message names the path. */
+function isFileSystemError(e: unknown): boolean {
+  return e instanceof Error && typeof (e as NodeJS.ErrnoException).code === 'string' && typeof (e as NodeJS.ErrnoException).syscall === 'string';
 }
 
 void run();
