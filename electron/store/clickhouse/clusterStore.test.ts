@@ -153,6 +153,18 @@ describe.skipIf(skip !== null)('ClickHouse store on a 2-shard cluster', () => {
     await expect(targetsOnStore(store, 'no-such-episode')).rejects.toThrow('no episode "no-such-episode"');
   });
 
+  it('a query past the server\'s 256 KiB limit (every import of a store of many files, as a list) still runs', async () => {
+    const ids = (await store.query<{ import_id: string }>(visibleImports(store))).map((r) => Number(r.import_id));
+    // 20,000 made-up import ids (16 digits, as real ones) besides the real ones: about 360 KB of SQL.
+    const many = [...ids, ...Array.from({ length: 20_000 }, (_v, i) => 9_000_000_000_000_000 + i)];
+    const sql = (table: string) => `SELECT count() AS n FROM ${table} WHERE import_id IN (${many.join(', ')})`;
+    expect(Buffer.byteLength(sql(store.table('turns')))).toBeGreaterThan(256 * 1024);
+    const turns = db.prepare('SELECT COUNT(*) FROM turns').pluck().get() as number;
+    expect(Number((await store.query<{ n: string }>(sql(store.table('turns'))))[0]?.n)).toBe(turns);
+    const perShard = await store.queryEachShard<{ n: string }>((local) => sql(local('turns')));
+    expect(perShard.reduce((a, r) => a + Number(r[0]?.n), 0)).toBe(turns);
+  });
+
   it('importing the same files again changes nothing: every file is skipped as already imported', async () => {
     const before = await store.query<{ n: string }>('SELECT count() AS n FROM routelens.turns');
     const report = await importToStore(store, files);

@@ -72,7 +72,7 @@ export class ClickHouseStore {
       this.wrap(async () => {
         for (let attempt = 1; ; attempt++) {
           try {
-            const rs = await node.query({ query: bound, format: 'JSONEachRow' });
+            const rs = await node.query({ query: bound, format: 'JSONEachRow', clickhouse_settings: sizeSettings(bound) });
             return (await rs.json()) as T[];
           } catch (e) {
             if (attempt >= READ_ATTEMPTS || !LOST_GLOBAL_TABLE.test(e instanceof Error ? e.message : String(e))) throw e;
@@ -92,7 +92,7 @@ export class ClickHouseStore {
   async queryEachShard<T extends Row>(sql: (local: (name: string) => string) => string, params: Record<string, unknown> = {}): Promise<T[][]> {
     const bound = bindParams(sql((name) => `${this.database}.${name}_local`), params);
     const run = this.queue.then(() =>
-      this.wrap(() => Promise.all(this.nodes.map(async (node) => (await (await node.query({ query: bound, format: 'JSONEachRow' })).json()) as T[]))),
+      this.wrap(() => Promise.all(this.nodes.map(async (node) => (await (await node.query({ query: bound, format: 'JSONEachRow', clickhouse_settings: sizeSettings(bound) })).json()) as T[]))),
     );
     this.queue = run.catch(() => undefined);
     return run;
@@ -131,6 +131,18 @@ export class ClickHouseStore {
       throw new StoreError(`${this.shown}: ${what ? `${what}: ` : ''}${storeMessage(e)}`);
     }
   }
+}
+
+/** ClickHouse's default max_query_size (256 KiB), less room for the client's own additions. */
+const DEFAULT_QUERY_BYTES = 240 * 1024;
+
+/**
+ * A query longer than the server's default limit (a literal list of every visible import, on a store of tens of
+ * thousands of files) raises the limit for itself alone; every other query runs with the server's settings.
+ */
+export function sizeSettings(sql: string): { max_query_size?: string } {
+  const bytes = Buffer.byteLength(sql);
+  return bytes <= DEFAULT_QUERY_BYTES ? {} : { max_query_size: String(bytes + 64 * 1024) };
 }
 
 const SEND_CHUNK = 64 * 1024;

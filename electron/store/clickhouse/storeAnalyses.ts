@@ -317,8 +317,13 @@ export async function liftOnStore(store: ClickHouseStore, options: Selection & {
   const B = options.bootstrap ?? 200;
   const seed = Math.trunc(options.seed ?? 1);
   if (!Number.isSafeInteger(B) || B < 1 || B > 10_000) throw new RangeError('bootstrap replicates must be a whole number from 1 to 10000');
+  // The imports read once, for the point lifts and the bootstrap alike: an import completing between the two
+  // queries would otherwise give the intervals other data than the points. The shards' own tables (no Distributed
+  // table, no GLOBAL IN) take the list as a literal.
+  const imports = (await store.query<{ import_id: string }>(visibleImports(store))).map((r) => Number(r.import_id));
+  const inImports = imports.length ? `import_id IN (${imports.join(', ')})` : '0';
   const counts = await store.query<{ model: string; category: string; n: string }>(
-    `SELECT model, category, count() AS n FROM ${store.table('turns')} WHERE ${visible(store)} AND ${f.sql} GROUP BY model, category ORDER BY model, category`,
+    `SELECT model, category, count() AS n FROM ${store.table('turns')} WHERE ${inImports} AND ${f.sql} GROUP BY model, category ORDER BY model, category`,
     f.params,
   );
   const models = [...new Set(counts.map((c) => c.model))];
@@ -333,7 +338,6 @@ export async function liftOnStore(store: ClickHouseStore, options: Selection & {
   // copied B times. (Grouping the cells by episode to draw its weights once held every episode's B weights at
   // once: 4.6 GB on a shard of 2.5M turns.) Lambdas take episode_key and n as arrays, never as captured columns:
   // 18.16 drops columns only a lambda captures.
-  const imports = (await store.query<{ import_id: string }>(visibleImports(store))).map((r) => Number(r.import_id));
   if (imports.length === 0) return { cells: liftCells(models, categories, mc, point, Array.from({ length: mc.length }, () => []), options.minCount ?? 30) };
   const perShard = await store.queryEachShard<{ model: string; category: string; w: (string | number)[] }>(
     (local) => `SELECT model, category, sumForEach(weights) AS w FROM (
@@ -341,7 +345,7 @@ export async function liftOnStore(store: ClickHouseStore, options: Selection & {
            arrayMap((b, k) -> cityHash64(k, b, ${seed}) / 18446744073709551616, range(${B}), arrayResize([episode_key], ${B}, episode_key))),
          arrayResize([n], ${B}, n)) AS weights
        FROM (SELECT episode_key, model, category, count() AS n FROM ${local('turns')}
-             WHERE import_id IN (${imports.join(', ')}) AND ${f.sql} GROUP BY episode_key, model, category))
+             WHERE ${inImports} AND ${f.sql} GROUP BY episode_key, model, category))
      GROUP BY model, category`,
     f.params,
   );
