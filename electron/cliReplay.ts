@@ -3,7 +3,7 @@
  * the API's ReplayResult (shared/apiReplay.ts); without it, a table. `--model FILE.onnx` scores the selected
  * runs with that estimator first (the lead's scoreDatabase), then replays with its estimates.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { parsePolicySpec, PolicySpecError, POLICY_KINDS } from '../shared/policySpec.ts';
 import type { ReplayResult } from '../shared/apiReplay.ts';
 import { splitValues } from '../shared/splits.ts';
@@ -13,12 +13,13 @@ import { Progress } from './cliProgress.ts';
 import { openDatabase, type Db } from './db/database.ts';
 import { ScorerError } from './estimator/ortScoring.ts';
 import { scoreDatabase } from './estimator/scoreDatabase.ts';
-import { ReplayError } from './replay/replayData.ts';
+import { NotScoredError, ReplayError } from './replay/replayData.ts';
 import { replayPolicies } from './replay/replayRun.ts';
 import { openCheckedStore, STORE_OPTION } from './cliStore.ts';
 import { storeUrlOf, type ClickHouseStoreUrl } from './store/storeUrl.ts';
 import type { StoreReplayRequest } from './store/clickhouse/storeReplay.ts';
 import { scoreOnStore } from './cliEstimator.ts';
+import { sha256 } from './estimator/onnxExport.ts';
 
 function runIdsOf(db: Db, names: readonly string[]): number[] {
   const byName = new Map((db.prepare('SELECT id, name FROM runs').all() as { id: number; name: string }[]).map((r) => [r.name, r.id]));
@@ -62,13 +63,24 @@ function printTable(r: ReplayResult): void {
   }
 }
 
-/** The replay streamed from a ClickHouse store (electron/store/clickhouse/storeReplay.ts), with progress. */
-async function replayStore(url: ClickHouseStoreUrl, request: Omit<StoreReplayRequest, 'onProgress'>): Promise<ReplayResult> {
+/**
+ * The replay streamed from a ClickHouse store (electron/store/clickhouse/storeReplay.ts), with progress. With
+ * `scoreFirst`, an estimator that has not scored every selected turn scores them and the replay runs again.
+ */
+async function replayStore(url: ClickHouseStoreUrl, request: Omit<StoreReplayRequest, 'onProgress'>, scoreFirst?: () => Promise<void>): Promise<ReplayResult> {
   const { replayOnStore } = await import('./store/clickhouse/storeReplay.ts');
   const store = await openCheckedStore(url);
   const progress = new Progress();
+  const replay = () => replayOnStore(store, { ...request, onProgress: (m) => progress.update(m) });
   try {
-    return await replayOnStore(store, { ...request, onProgress: (m) => progress.update(m) });
+    try {
+      return await replay();
+    } catch (e) {
+      if (!(e instanceof NotScoredError) || !scoreFirst) throw e;
+      progress.done();
+      await scoreFirst();
+      return await replay();
+    }
   } catch (e) {
     if (e instanceof ReplayError) throw new UsageError(e.message);
     throw e;
@@ -126,15 +138,21 @@ export const replayCommands: Record<string, Command> = {
       if (store) {
         if (estimator !== undefined) throw new UsageError('a ClickHouse store knows an estimator by its file: give --model FILE.onnx');
         const runs = (values.run as string[] | undefined) ?? [];
-        let withEstimator: StoreReplayRequest['estimator'];
+        const request: StoreReplayRequest = { runs, split, policies: specs, bootstrap, seed };
+        let result: ReplayResult;
         if (typeof values.model === 'string') {
-          if (!existsSync(values.model)) throw new UsageError(`${values.model}: no such file`);
-          // As with --db: the selected runs are scored with it first (a scoring of the store, kept for later replays).
-          const scored = await scoreOnStore(store, values.model, { runs }, values.json === true);
-          if (scored.cancelled) throw new UsageError('scoring cancelled: nothing replayed');
-          withEstimator = { sha256: scored.sha256, path: values.model };
+          const model = values.model;
+          if (!existsSync(model)) throw new UsageError(`${model}: no such file`);
+          // A scoring of the store by this file that covers every selected turn is read as it is (scoring 5M turns
+          // again takes minutes and adds a copy of every estimate); otherwise, as with --db, the selected runs are
+          // scored with it first (a scoring of the store, kept for later replays).
+          result = await replayStore(store, { ...request, estimator: { sha256: sha256(readFileSync(model)), path: model } }, async () => {
+            const scored = await scoreOnStore(store, model, { runs }, values.json === true);
+            if (scored.cancelled) throw new UsageError('scoring cancelled: nothing replayed');
+          });
+        } else {
+          result = await replayStore(store, request);
         }
-        const result = await replayStore(store, { runs, split, policies: specs, bootstrap, seed, estimator: withEstimator });
         if (values.json) return print(result);
         printTable(result);
         return 0;

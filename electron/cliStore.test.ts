@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clickhouseSkipReason, startTestCluster, type TestCluster } from '../test/clickhouseCluster.ts';
 import { expectClose } from '../test/expectClose.ts';
 import { useSuiteTempDir } from './testing/tmp.ts';
+import { ClickHouseStore } from './store/clickhouse/connection.ts';
+import { parseStoreUrl } from './store/storeUrl.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(root, 'bin', 'routelens.mjs');
@@ -68,7 +70,7 @@ describe.skipIf(skip !== null)('routelens with --store on a 2-shard cluster', ()
   }, 120_000);
   afterAll(async () => cluster?.stop());
 
-  it('init, import, info and analyze answer as --db does', () => {
+  it('init, import, info and analyze answer as --db does', async () => {
     const notYet = routelens(['info', '--store', url]);
     expect(notYet.code).toBe(1);
     expect(notYet.stderr).toContain('not a RouteLens store yet (run `routelens store init --store URL`)');
@@ -145,13 +147,27 @@ describe.skipIf(skip !== null)('routelens with --store on a 2-shard cluster', ()
     expect(trained.code, trained.stderr).toBe(0);
     expect(trained.stderr).toContain('not registered (a store keeps no estimators)');
     expect(readdirSync(dir).filter((f) => f.startsWith('routelens-train-'))).toEqual([]);
-    // Scored on the store with it, a replay reads its ŝ and answers as the database scored with it does.
+    const modelArgs = ['replay', '--policy', 'argmax', '--policy', 'cost-aware:5', '--model', onnx, '--bootstrap', '200', '--json'];
+    const completedScorings = async () => {
+      const store = new ClickHouseStore(parseStoreUrl(url));
+      try {
+        return Number((await store.query<{ n: string }>(`SELECT count() AS n FROM ${store.database}.scorings WHERE event = 'completed'`))[0]?.n);
+      } finally {
+        await store.close();
+      }
+    };
+    // A replay with an estimator that has not scored the store scores the selected runs first.
+    const first = routelens([...modelArgs, '--store', url]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(await completedScorings()).toBe(1);
+    // Scored on the store with it, a replay reads its ŝ (scoring nothing again) and answers as the database scored
+    // with it does.
     const scored = routelens(['score', '--store', url, '--model', onnx, '--ep', 'cpu']);
     expect(scored.code, scored.stderr).toBe(0);
     expect(scored.stderr).toMatch(/scored \d+ turns × \d+ models with from-store .* into the store/);
-    const modelArgs = ['replay', '--policy', 'argmax', '--policy', 'cost-aware:5', '--model', onnx, '--bootstrap', '200', '--json'];
     const withModel = routelens([...modelArgs, '--store', url]);
     expect(withModel.code, withModel.stderr).toBe(0);
+    expect(await completedScorings()).toBe(2);
     expect(JSON.parse(withModel.stdout).s_hat_source).toBe('estimator');
     const noEstimatorIds = (text: string) => ({ ...withoutIds(text), estimator: (JSON.parse(text) as { estimator: { name: string } }).estimator.name });
     // ŝ agree to float32 (storeScoring.test.ts); importance weights amplify that in the doubly robust intervals.

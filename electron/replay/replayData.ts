@@ -18,6 +18,9 @@ import { learnOutputRatios } from './outputLength.ts';
 /** The request names something that does not exist or cannot be replayed; the message says what to do. */
 export class ReplayError extends Error {}
 
+/** The estimator has no ŝ for some selected turn: scoring them (again) would let the replay run. */
+export class NotScoredError extends ReplayError {}
+
 export interface ReplayData {
   runs: { id: number; name: string }[];
   /** Column k of the matrices: model name and models.id. */

@@ -17,7 +17,7 @@ import { storedExpectedSteps } from '../../analysis/expectedSteps.ts';
 import { shippedPriceOf } from '../../db/models.ts';
 import { compilePolicy, modelsNamed } from '../../replay/policies.ts';
 import {
-  candidateLists, noOutputNote, priceTurns, pricingNotes, ReplayError, type ReplayData,
+  candidateLists, noOutputNote, NotScoredError, priceTurns, pricingNotes, ReplayError, type ReplayData,
 } from '../../replay/replayData.ts';
 import {
   loggedEpisodeCosts, replayResultOf, runPolicy, summarisePolicy, type EpisodeLevelData, type PolicyPass,
@@ -313,7 +313,7 @@ async function scoringFor(
     { sha: estimator.sha256 },
   );
   const score = `routelens score --store URL --model ${estimator.path}`;
-  if (done.length === 0) throw new ReplayError(`${estimator.path} has not scored this store: ${score} first`);
+  if (done.length === 0) throw new NotScoredError(`${estimator.path} has not scored this store: ${score} first`);
   const ids = done.map((d) => num(d.id));
   const selectedTurns = `episode_key ${store.globalIn} (SELECT episode_key FROM ${store.table('episodes')} WHERE ${episodeWhere.join(' AND ')})`;
   const [cover] = await store.query<{ turns: string }>(
@@ -322,7 +322,7 @@ async function scoringFor(
     { ...params, scorings: ids },
   );
   const covered = num(cover?.turns ?? 0);
-  if (covered < turns) throw new ReplayError(`${estimator.path} has ŝ for ${covered} of the ${turns} selected turns on this store: ${score} (with these runs) first`);
+  if (covered < turns) throw new NotScoredError(`${estimator.path} has ŝ for ${covered} of the ${turns} selected turns on this store: ${score} (with these runs) first`);
   const models = (await store.query<{ model: string }>(
     `SELECT DISTINCT model FROM ${store.table('estimates')} WHERE has({scorings:Array(UInt64)}, scoring_id)`, { scorings: ids },
   )).map((r) => r.model);
