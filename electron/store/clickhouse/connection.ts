@@ -72,8 +72,7 @@ export class ClickHouseStore {
       this.wrap(async () => {
         for (let attempt = 1; ; attempt++) {
           try {
-            const rs = await node.query({ query: bound, format: 'JSONEachRow', clickhouse_settings: sizeSettings(bound) });
-            return (await rs.json()) as T[];
+            return await rowsOf<T>(node, bound);
           } catch (e) {
             if (attempt >= READ_ATTEMPTS || !LOST_GLOBAL_TABLE.test(e instanceof Error ? e.message : String(e))) throw e;
           }
@@ -92,14 +91,14 @@ export class ClickHouseStore {
   async queryEachShard<T extends Row>(sql: (local: (name: string) => string) => string, params: Record<string, unknown> = {}): Promise<T[][]> {
     const bound = bindParams(sql((name) => `${this.database}.${name}_local`), params);
     const run = this.queue.then(() =>
-      this.wrap(() => Promise.all(this.nodes.map(async (node) => (await (await node.query({ query: bound, format: 'JSONEachRow', clickhouse_settings: sizeSettings(bound) })).json()) as T[]))),
+      this.wrap(() => Promise.all(this.nodes.map((node) => rowsOf<T>(node, bound)))),
     );
     this.queue = run.catch(() => undefined);
     return run;
   }
 
   async command(sql: string, node: ClickHouseClient = this.coordinator): Promise<void> {
-    await this.wrap(() => node.command({ query: sql }));
+    await this.wrap(() => node.command({ query: sql, clickhouse_settings: sizeSettings(sql) }));
   }
 
   async insert(node: ClickHouseClient, table: string, rows: Row[]): Promise<void> {
@@ -143,6 +142,11 @@ const DEFAULT_QUERY_BYTES = 240 * 1024;
 export function sizeSettings(sql: string): { max_query_size?: string } {
   const bytes = Buffer.byteLength(sql);
   return bytes <= DEFAULT_QUERY_BYTES ? {} : { max_query_size: String(bytes + 64 * 1024) };
+}
+
+/** One read on one host, its rows as objects. */
+async function rowsOf<T extends Row>(node: ClickHouseClient, sql: string): Promise<T[]> {
+  return (await (await node.query({ query: sql, format: 'JSONEachRow', clickhouse_settings: sizeSettings(sql) })).json()) as T[];
 }
 
 const SEND_CHUNK = 64 * 1024;
