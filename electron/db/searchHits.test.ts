@@ -6,7 +6,7 @@ import { useTempDir } from '../testing/tmp.ts';
 import { openDatabase, type Db } from './database.ts';
 import { queryEpisodes } from './episodeQueries.ts';
 import { EpisodeWriter } from './episodeWriter.ts';
-import { ftsQuery, searchHits, SNIPPET_PIECE_CHARS, snippetPieces } from './searchHits.ts';
+import { ftsQuery, searchHits, SNIPPET_LEAD_CHARS, SNIPPET_PIECE_CHARS, snippetPieces } from './searchHits.ts';
 
 const tempDir = useTempDir();
 
@@ -95,12 +95,12 @@ describe('snippet pieces', () => {
     expect(snippetPieces('')).toEqual([]);
   });
 
-  it('cuts a long piece to SNIPPET_PIECE_CHARS, keeping the end nearest a hit', () => {
+  it('cuts a long piece to SNIPPET_PIECE_CHARS (before the first hit to SNIPPET_LEAD_CHARS), keeping the end nearest a hit', () => {
     // One "token" of 10 MB before the hit (FTS5 counts it as one word of context), a long one after.
     const before = `${'A'.repeat(10 * 2 ** 20)}B`;
     const pieces = snippetPieces(`${before}\uE000pwned\uE001 ${'z'.repeat(1000)}`);
     expect(pieces.map((p) => p.hit)).toEqual([false, true, false]);
-    expect(pieces[0]?.text).toBe(`…${before.slice(-SNIPPET_PIECE_CHARS)}`);
+    expect(pieces[0]?.text).toBe(`…${before.slice(-SNIPPET_LEAD_CHARS)}`);
     expect(pieces[2]?.text).toBe(` ${'z'.repeat(SNIPPET_PIECE_CHARS - 1)}…`);
     // Between two hits both ends stay; white space is folded before the cut.
     const middle = snippetPieces(`\uE000a\uE001${'x'.repeat(500)}\n\n   ${'y'.repeat(500)}\uE000b\uE001`)[1]?.text;

@@ -31,6 +31,8 @@ export type SnippetPiece = SearchHit['snippet'][number];
  * megabytes long (a base64 blob, a line of 10 MB), and the snippet around a hit would then carry all of it.
  */
 export const SNIPPET_PIECE_CHARS = 160;
+/** Characters kept before the first hit: fewer, so the hit itself is in view in the results table's row. */
+export const SNIPPET_LEAD_CHARS = 60;
 
 /** `text` cut to `n` characters and `…` where it was cut, keeping its start, its end or both. */
 function capped(text: string, keep: 'head' | 'tail' | 'both', n: number): string {
@@ -42,7 +44,8 @@ function capped(text: string, keep: 'head' | 'tail' | 'both', n: number): string
 
 /**
  * Splits a marked snippet into pieces, white space (line breaks, indentation) folded to single spaces and
- * each piece capped in length (the text before the first hit keeps its end, after the last its start).
+ * each piece capped in length (the text before the first hit keeps its last SNIPPET_LEAD_CHARS, after the last
+ * hit its start).
  */
 export function snippetPieces(marked: string): SnippetPiece[] {
   const raw: SnippetPiece[] = [];
@@ -63,7 +66,8 @@ export function snippetPieces(marked: string): SnippetPiece[] {
   raw.forEach((p, i) => {
     const keep = p.hit ? 'head' : i === 0 ? 'tail' : i === raw.length - 1 ? 'head' : 'both';
     // Cut roughly before folding white space (a huge piece is never scanned whole), exactly after.
-    const text = capped(capped(p.text, keep, 4 * SNIPPET_PIECE_CHARS).replace(/\s+/g, ' '), keep, SNIPPET_PIECE_CHARS);
+    const n = keep === 'tail' ? SNIPPET_LEAD_CHARS : SNIPPET_PIECE_CHARS;
+    const text = capped(capped(p.text, keep, 4 * n).replace(/\s+/g, ' '), keep, n);
     if (text === '') return;
     const last = out[out.length - 1];
     if (last && last.hit === p.hit) last.text += text;
