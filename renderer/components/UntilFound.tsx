@@ -3,7 +3,7 @@
  * (Ctrl+F) sees it: Chromium reveals the element on a match and fires `beforematch`, where the owner flips to
  * expanded. React 19 writes `hidden` as a boolean, so the attribute is set here by hand.
  */
-import { useCallback, useLayoutEffect, useRef, type ReactNode } from 'react';
+import { useCallback, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 
 export function UntilFound({
   open,
@@ -21,6 +21,9 @@ export function UntilFound({
   children: ReactNode;
 }) {
   const ref = useRef<HTMLElement>(null);
+  // The children wait for the attribute: in the first commit they would be laid out in full by any layout read
+  // before this effect runs (a sibling measuring itself), which for a 10 MB line took seconds.
+  const [armed, setArmed] = useState(open);
   const found = useRef(onFound);
   useLayoutEffect(() => {
     found.current = onFound;
@@ -33,6 +36,7 @@ export function UntilFound({
     if (!el) return;
     if (open) el.removeAttribute('hidden');
     else el.setAttribute('hidden', 'until-found');
+    setArmed(true);
   }, [open]);
   useLayoutEffect(() => {
     const el = ref.current;
@@ -43,7 +47,7 @@ export function UntilFound({
   }, []);
   return (
     <Tag ref={attach} className={className} data-testid={testId}>
-      {children}
+      {armed ? children : null}
     </Tag>
   );
 }
