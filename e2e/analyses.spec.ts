@@ -17,8 +17,8 @@ test('the index has a card per analysis that opens its page', async ({ app, anal
   await expect(analyses.view).toHaveAttribute('data-analysis', 'lift');
 });
 
-/** Read an estimator's scores: a ClickHouse store holds none yet, and its page says so. */
-const NEEDS_SCORES = new Set(['calibration', 'embeddings']);
+/** Maps history sketches: a ClickHouse store holds none yet, and its page says so. */
+const NEEDS_SCORES = new Set(['embeddings']);
 
 for (const id of ANALYSIS_IDS) {
   test.describe(id, () => {

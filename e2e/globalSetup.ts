@@ -61,21 +61,22 @@ function ensureRendererBuilt(): void {
  * a tiny estimator trained here. The runs the policy lab tests as unscored (sw-router-demo, mini-swe-agent)
  * stay unscored.
  */
-function scoreOneRun(dir: string, dbPath: string): void {
+function scoreOneRun(dir: string, dbPath: string): string {
   let model = join(root, 'models', 'default-estimator.onnx');
   if (!existsSync(model)) {
     model = join(dir, 'e2e-estimator.onnx');
     cli(['train', '--db', dbPath, '--out', model, '--epochs', '2', '--seed', '1', '--run', 'sw-mtrouter']);
   }
   cli(['score', '--db', dbPath, '--model', model, '--run', SCORED_RUN, '--ep', 'cpu']);
+  return model;
 }
 
 /**
  * The `store` project's server: the same inputs imported into a 2-shard ClickHouse cluster on loopback through the
- * CLI (`store init`, `import --store`), served by `serve --store`. Without clickhouse-server the project's tests skip
+ * CLI (`store init`, `import --store`, `score --store` of the same run with the same model), served by `serve --store`. Without clickhouse-server the project's tests skip
  * with the reason (CI sets ROUTELENS_REQUIRE_CLICKHOUSE=1, which makes a missing server an error instead).
  */
-async function serveFromStore(inputs: string[]): Promise<{ state: E2eState['store']; stop(): Promise<void> }> {
+async function serveFromStore(inputs: string[], model: string): Promise<{ state: E2eState['store']; stop(): Promise<void> }> {
   const skip = clickhouseSkipReason();
   if (skip) return { state: { skip }, stop: async () => {} };
   const cluster = await startTestCluster(2);
@@ -83,6 +84,7 @@ async function serveFromStore(inputs: string[]): Promise<{ state: E2eState['stor
     const url = cluster.url('routelens_e2e');
     cli(['store', 'init', '--store', url]);
     cli(['import', ...inputs, '--store', url], 300_000);
+    cli(['score', '--store', url, '--model', model, '--run', SCORED_RUN, '--ep', 'cpu']);
     const server = await startServe(url, await freePort());
     return {
       state: { url: server.url },
@@ -108,10 +110,10 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   });
   const inputs = [...INPUTS.filter((p) => existsSync(join(root, p))), ...simulated];
   cli(['import', ...inputs, '--db', dbPath]);
-  scoreOneRun(dir, dbPath);
+  const model = scoreOneRun(dir, dbPath);
   const info = JSON.parse(cli(['info', '--db', dbPath, '--json'])) as E2eState['info'];
   const server = await startServe(dbPath, await freePort());
-  const onStore = await serveFromStore(inputs);
+  const onStore = await serveFromStore(inputs, model);
   const state: E2eState = { url: server.url, dbPath, inputs, info, store: onStore.state };
   const statePath = join(dir, 'state.json');
   writeFileSync(statePath, JSON.stringify(state, null, 2));

@@ -8,6 +8,7 @@ import { intFlag, out, print, UsageError } from './cliCommon.ts';
 import { visibleText as v } from '../shared/displayText.ts';
 import type { Db } from './db/database.ts';
 import { ScorerError } from './estimator/ortScoring.ts';
+import type { CalibrationResult } from '../shared/analysisResults.ts';
 
 export const ESTIMATOR_ANALYSES = ['calibration', 'embeddings'] as const;
 
@@ -29,30 +30,34 @@ async function userErrors<T>(f: () => T | Promise<T>): Promise<T> {
   }
 }
 
+/** Prints a calibration (the table, or its JSON); the exit code. */
+export function showCalibration(r: CalibrationResult, json: boolean): number {
+  if (json) return print(r);
+  if (!r.estimator || r.note) {
+    out(r.note ?? 'nothing to calibrate');
+    return 0;
+  }
+  out(`estimator ${v(r.estimator.name)} (id ${r.estimator.id}): ŝ of the logged model against realised S̃`);
+  out('run                              turns      MAE   Spearman ρ');
+  out(`${'(all selected)'.padEnd(32)} ${String(r.overall.n).padStart(6)}  ${fixed(r.overall.mae).padStart(7)}  ${fixed(r.overall.spearman, 3).padStart(10)}`);
+  for (const g of r.runs) {
+    out(`${(v(g.run) + (g.in_training ? ' (trained on)' : '')).padEnd(32)} ${String(g.n).padStart(6)}  ${fixed(g.mae).padStart(7)}  ${fixed(g.spearman, 3).padStart(10)}`);
+  }
+  out('\nŝ bin          turns   mean ŝ   mean S̃   95% CI');
+  for (const b of r.overall.bins) {
+    const ci = b.ci ? `[${b.ci[0].toFixed(3)}, ${b.ci[1].toFixed(3)}]` : '';
+    out(`[${b.lo.toFixed(2)}, ${b.hi.toFixed(2)})  ${String(b.n).padStart(6)}   ${fixed(b.mean_s_hat, 3).padStart(6)}   ${fixed(b.mean_s_tilde, 3).padStart(6)}   ${ci}`);
+  }
+  return 0;
+}
+
 /** Runs one of ESTIMATOR_ANALYSES and prints it; the exit code. */
 export async function analyzeEstimator(db: Db, analysis: (typeof ESTIMATOR_ANALYSES)[number], values: Record<string, unknown>, runs: string[]): Promise<number> {
   const estimator = values.estimator === undefined ? undefined : intFlag(values, 'estimator', 0, 1);
   if (analysis === 'calibration') {
     const bins = intFlag(values, 'bins', 10, 2, 50);
     const split = values.split as string | undefined;
-    const r = await userErrors(() => calibrationAnalysis(db, { runs, split, estimator, bins }));
-    if (values.json) return print(r);
-    if (!r.estimator || r.note) {
-      out(r.note ?? 'nothing to calibrate');
-      return 0;
-    }
-    out(`estimator ${v(r.estimator.name)} (id ${r.estimator.id}): ŝ of the logged model against realised S̃`);
-    out('run                              turns      MAE   Spearman ρ');
-    out(`${'(all selected)'.padEnd(32)} ${String(r.overall.n).padStart(6)}  ${fixed(r.overall.mae).padStart(7)}  ${fixed(r.overall.spearman, 3).padStart(10)}`);
-    for (const g of r.runs) {
-      out(`${(v(g.run) + (g.in_training ? ' (trained on)' : '')).padEnd(32)} ${String(g.n).padStart(6)}  ${fixed(g.mae).padStart(7)}  ${fixed(g.spearman, 3).padStart(10)}`);
-    }
-    out('\nŝ bin          turns   mean ŝ   mean S̃   95% CI');
-    for (const b of r.overall.bins) {
-      const ci = b.ci ? `[${b.ci[0].toFixed(3)}, ${b.ci[1].toFixed(3)}]` : '';
-      out(`[${b.lo.toFixed(2)}, ${b.hi.toFixed(2)})  ${String(b.n).padStart(6)}   ${fixed(b.mean_s_hat, 3).padStart(6)}   ${fixed(b.mean_s_tilde, 3).padStart(6)}   ${ci}`);
-    }
-    return 0;
+    return showCalibration(await userErrors(() => calibrationAnalysis(db, { runs, split, estimator, bins })), values.json === true);
   }
   if (values.split !== undefined) throw new UsageError('embeddings does not take --split: it maps the models and a sample of all selected runs');
   const color = values.color ?? 'model';

@@ -31,7 +31,7 @@ describe('store URLs that are wrong', () => {
       [['info', '--store', 'clickhouse://h:1/db', '--db', 'x.db'], 'give --db FILE or --store URL, not both'],
       [['info', '--store', 'clickhouse://a:1,b:2/db'], 'several hosts need ?cluster=NAME'],
       [['store', 'init'], '--store URL is required'],
-      [['analyze', 'calibration', '--store', 'clickhouse://127.0.0.1:1/db'], 'calibration is not pushed down to a ClickHouse store yet'],
+      [['analyze', 'embeddings', '--store', 'clickhouse://127.0.0.1:1/db'], 'embeddings is not pushed down to a ClickHouse store yet'],
       [['whatif', '--store', 'clickhouse://127.0.0.1:1/db', '--episode', 'x', '--turn', '0'], 'routelens whatif: does not read a ClickHouse store yet'],
     ] as const) {
       const r = routelens([...args]);
@@ -184,9 +184,17 @@ describe.skipIf(skip !== null)('routelens with --store on a 2-shard cluster', ()
     const byId = routelens(['replay', '--policy', 'argmax', '--store', url, '--estimator', '1']);
     expect(byId.code).toBe(1);
     expect(byId.stderr).toMatch(/^routelens replay: a ClickHouse store knows an estimator by its file: give --model FILE.onnx/);
-    const calibration = routelens(['export', 'calibration', '--store', url, '--out', join(dir, 'c.svg')]);
-    expect(calibration.code).toBe(1);
-    expect(calibration.stderr).toMatch(/^routelens export: calibration reads an estimator's scores.*--db/);
+    // Calibration reads the newest scoring's ŝ (storeScoring.test.ts holds it equal to SQLite's); its figure exports.
+    const calibration = routelens(['analyze', 'calibration', '--store', url, '--json']);
+    expect(calibration.code, calibration.stderr).toBe(0);
+    expect(JSON.parse(calibration.stdout)).toMatchObject({ estimator: { name: 'from-store' }, note: null, overall: { n: expect.any(Number) } });
+    expect(JSON.parse(calibration.stdout).overall.n).toBeGreaterThan(0);
+    const figure = routelens(['export', 'calibration', '--store', url, '--out', join(dir, 'c.svg')]);
+    expect(figure.code, figure.stderr).toBe(0);
+    expect(readFileSync(join(dir, 'c.svg'), 'utf8')).toMatch(/<title>Estimator calibration[^]*Calibration of estimator from-store[^]*MAE [\d.]+, ρ [-\d.]+, n = /);
+    const embeddings = routelens(['export', 'embeddings', '--store', url, '--out', join(dir, 'e.svg')]);
+    expect(embeddings.code).toBe(1);
+    expect(embeddings.stderr).toMatch(/^routelens export: embeddings maps history sketches.*--db/);
     const again = routelens(['import', ...files, '--store', url]);
     expect(again.stderr).toMatch(/0 imported, \d+ skipped, 0 rejected/);
     const clean = routelens(['store', 'clean', '--store', url, '--json']);

@@ -8,6 +8,7 @@ import { bar, Progress } from './cliProgress.ts';
 import type { ImportReport } from './importers/pipeline.ts';
 import type { ExpectedStepsTable } from './analysis/expectedSteps.ts';
 import { storeUrlOf, type ClickHouseStoreUrl } from './store/storeUrl.ts';
+import { showCalibration } from './cliAnalyzeEstimator.ts';
 import type { ClickHouseStore } from './store/clickhouse/connection.ts';
 import type { StoreRunInfo } from './store/clickhouse/storeInfo.ts';
 
@@ -20,10 +21,11 @@ const storeModules = async () => ({
   ...(await import('./store/clickhouse/importToStore.ts')),
   ...(await import('./store/clickhouse/storeInfo.ts')),
   ...(await import('./store/clickhouse/storeAnalyses.ts')),
+  ...(await import('./store/clickhouse/storeCalibration.ts')),
 });
 
 /** Analyses answered by SQL on the store; the others still need a SQLite database. */
-export const PUSHED_DOWN = ['pareto', 'switch-cost', 'error-recovery', 'usage-by-turn', 'budget-modes', 'usage-ratio', 'confusion', 'targets', 'lift', 'plan-dag'] as const;
+export const PUSHED_DOWN = ['pareto', 'switch-cost', 'error-recovery', 'usage-by-turn', 'budget-modes', 'usage-ratio', 'confusion', 'targets', 'lift', 'plan-dag', 'calibration'] as const;
 
 export const STORE_OPTION = { store: { type: 'string' } } as const;
 
@@ -84,7 +86,11 @@ export async function infoOfStore(url: ClickHouseStoreUrl): Promise<StoreRunInfo
 export async function analyzeOnStore(
   url: ClickHouseStoreUrl,
   analysis: string | undefined,
-  sel: { runs: string[]; split?: string; reference?: string; rho?: Record<string, number>; episode?: string; minCount?: number },
+  sel: {
+    runs: string[]; split?: string; reference?: string; rho?: Record<string, number>; episode?: string; minCount?: number;
+    /** calibration: a scoring id (the store numbers an estimator by its scorings), and the ŝ bins. */
+    estimator?: number; bins?: number;
+  },
   json: boolean,
 ): Promise<number> {
   if (!(PUSHED_DOWN as readonly string[]).includes(analysis ?? '')) {
@@ -108,6 +114,8 @@ export async function analyzeOnStore(
           return showTables(await m.confusionOnStore(store, sel), json);
         case 'lift':
           return showAnalysis('lift', await m.liftOnStore(store, sel), json);
+        case 'calibration':
+          return showCalibration(await m.calibrationOnStore(store, sel), json);
         case 'plan-dag': {
           if (sel.episode === undefined) return showTables(await m.planDagSummaryOnStore(store, sel), json);
           if (sel.runs.length > 1) throw new UsageError('plan-dag --episode takes at most one --run');

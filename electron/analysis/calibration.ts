@@ -26,7 +26,40 @@ export interface CalibrationOptions {
   bins?: number;
 }
 
-type Fit = CalibrationResult['overall'];
+export type Fit = CalibrationResult['overall'];
+
+/** The bin of ŝ among `bins` equal-width bins over [0, 1]; ŝ outside falls in the end bins. */
+export function calibrationBin(sHat: number, bins: number): number {
+  return Math.min(bins - 1, Math.max(0, Math.floor(sHat * bins)));
+}
+
+/** Sums over paired ŝ and S̃ that a fit is made of, per bin (index = calibrationBin), as either store adds them up. */
+export interface CalibrationSums {
+  n: number;
+  absError: number;
+  count: ArrayLike<number>;
+  sumHat: ArrayLike<number>;
+  sumTilde: ArrayLike<number>;
+  sumTilde2: ArrayLike<number>;
+}
+
+/** The reliability bins and MAE of the sums, with Spearman's ρ computed where the pairs are (NaN: none). */
+export function fitOfSums(sums: CalibrationSums, bins: number, rho: number): Fit {
+  const out: CalibrationBin[] = [];
+  for (let b = 0; b < bins; b++) {
+    const k = (sums.count[b] ?? 0) as number;
+    const mean = k > 0 ? (sums.sumTilde[b] as number) / k : null;
+    let ci: [number, number] | null = null;
+    if (k >= 2 && mean !== null) {
+      const variance = Math.max(0, ((sums.sumTilde2[b] as number) - k * mean * mean) / (k - 1));
+      const half = 1.96 * Math.sqrt(variance / k);
+      ci = [mean - half, mean + half];
+    }
+    out.push({ lo: b / bins, hi: (b + 1) / bins, n: k, mean_s_hat: k > 0 ? (sums.sumHat[b] as number) / k : null, mean_s_tilde: mean, ci });
+  }
+  const n = sums.n;
+  return { n, mae: n > 0 ? sums.absError / n : null, spearman: Number.isFinite(rho) ? rho : null, bins: out };
+}
 
 /** The reliability bins, MAE and ρ of paired ŝ and S̃ (same length). */
 export function calibrationFit(sHat: ArrayLike<number>, sTilde: ArrayLike<number>, bins = DEFAULT_CALIBRATION_BINS): Fit {
@@ -36,31 +69,25 @@ export function calibrationFit(sHat: ArrayLike<number>, sTilde: ArrayLike<number
   const sumHat = new Float64Array(bins);
   const sumTilde = new Float64Array(bins);
   const sumTilde2 = new Float64Array(bins);
-  let abs = 0;
+  let absError = 0;
   for (let i = 0; i < n; i++) {
     const h = sHat[i] as number;
     const s = sTilde[i] as number;
-    abs += Math.abs(h - s);
-    const b = Math.min(bins - 1, Math.max(0, Math.floor(h * bins)));
+    absError += Math.abs(h - s);
+    const b = calibrationBin(h, bins);
     count[b] = (count[b] as number) + 1;
     sumHat[b] = (sumHat[b] as number) + h;
     sumTilde[b] = (sumTilde[b] as number) + s;
     sumTilde2[b] = (sumTilde2[b] as number) + s * s;
   }
-  const out: CalibrationBin[] = [];
-  for (let b = 0; b < bins; b++) {
-    const k = count[b] as number;
-    const mean = k > 0 ? (sumTilde[b] as number) / k : null;
-    let ci: [number, number] | null = null;
-    if (k >= 2 && mean !== null) {
-      const variance = Math.max(0, ((sumTilde2[b] as number) - k * mean * mean) / (k - 1));
-      const half = 1.96 * Math.sqrt(variance / k);
-      ci = [mean - half, mean + half];
-    }
-    out.push({ lo: b / bins, hi: (b + 1) / bins, n: k, mean_s_hat: k > 0 ? (sumHat[b] as number) / k : null, mean_s_tilde: mean, ci });
-  }
-  const rho = n >= 2 ? spearman(sHat, sTilde) : NaN;
-  return { n, mae: n > 0 ? abs / n : null, spearman: Number.isFinite(rho) ? rho : null, bins: out };
+  return fitOfSums({ n, absError, count, sumHat, sumTilde, sumTilde2 }, bins, n >= 2 ? spearman(sHat, sTilde) : NaN);
+}
+
+/** The number of bins asked for, checked. */
+export function calibrationBins(bins: number | undefined): number {
+  const b = bins ?? DEFAULT_CALIBRATION_BINS;
+  if (!Number.isInteger(b) || b < MIN_CALIBRATION_BINS || b > MAX_CALIBRATION_BINS) throw new RangeError(`bins must be a whole number from ${MIN_CALIBRATION_BINS} to ${MAX_CALIBRATION_BINS}, got ${b}`);
+  return b;
 }
 
 function runIdsOf(db: Db, names: readonly string[]): Map<number, string> {
@@ -93,11 +120,18 @@ function trainingRuns(onnxPath: string | null, dbPath: string): Set<string> | nu
   }
 }
 
-const EMPTY: Fit = { n: 0, mae: null, spearman: null, bins: [] };
+export const NO_OUTCOME_NOTE =
+  'No outcome: the scored turns belong to episodes with no known outcome, so there is no realised target (final score less later error penalties) to check ŝ against.';
+
+/** What a calibration says when the logged models are none of the estimator's candidates. */
+export function notCandidateNote(logged: readonly string[], estimator: string, candidates: readonly string[] | null): string {
+  return `Model not a candidate: the selected runs' logged models (${logged.join(', ')}) are none of estimator ${estimator}'s candidates${candidates ? ` (${candidates.join(', ')})` : ''}, so there is no ŝ of the logged choice to check against what happened.`;
+}
+
+export const EMPTY_FIT: Fit = { n: 0, mae: null, spearman: null, bins: [] };
 
 export function calibrationAnalysis(db: Db, options: CalibrationOptions = {}): CalibrationResult {
-  const bins = options.bins ?? DEFAULT_CALIBRATION_BINS;
-  if (!Number.isInteger(bins) || bins < MIN_CALIBRATION_BINS || bins > MAX_CALIBRATION_BINS) throw new RangeError(`bins must be a whole number from ${MIN_CALIBRATION_BINS} to ${MAX_CALIBRATION_BINS}, got ${bins}`);
+  const bins = calibrationBins(options.bins);
   const runs = runIdsOf(db, options.runs ?? []);
   const selected = options.runs?.length ? [...runs.keys()] : [];
   const dbArg = db.name && db.name !== ':memory:' ? db.name : 'FILE';
@@ -114,7 +148,7 @@ export function calibrationAnalysis(db: Db, options: CalibrationOptions = {}): C
   }
   if (!est) {
     const note = `No estimator: this database has none yet. Score it with the default model (routelens score --db ${dbArg}) or train one (routelens train --db ${dbArg} --out model.onnx).`;
-    return { estimator: null, note, reason: 'no_estimator', overall: EMPTY, runs: [] };
+    return { estimator: null, note, reason: 'no_estimator', overall: EMPTY_FIT, runs: [] };
   }
   const domain = domainOf(db, cardBeside(est.onnx_path));
   const runTypes = db
@@ -156,7 +190,7 @@ export function calibrationAnalysis(db: Db, options: CalibrationOptions = {}): C
       .get(est.id, ...selected) as number;
     if (!scored) {
       const note = `Not scored: estimator ${est.name} has not scored the selected runs. Score them: routelens score --db ${dbArg}${runArgs}`;
-      return { estimator, note, reason: 'not_scored', overall: EMPTY, runs: [], coverage, outside_training: outside };
+      return { estimator, note, reason: 'not_scored', overall: EMPTY_FIT, runs: [], coverage, outside_training: outside };
     }
     // Calibration compares ŝ of the logged model with what happened: no ŝ for the logged model, nothing to compare.
     const loggedScored = db
@@ -169,11 +203,10 @@ export function calibrationAnalysis(db: Db, options: CalibrationOptions = {}): C
         .prepare(`SELECT DISTINCT m.name FROM turns t JOIN models m ON m.id = t.model_id JOIN episodes ep ON ep.id = t.episode_id WHERE 1${inRuns(selected)} ORDER BY m.name LIMIT 6`)
         .pluck()
         .all(...selected) as string[];
-      const note = `Model not a candidate: the selected runs' logged models (${logged.join(', ')}) are none of estimator ${est.name}'s candidates${domain ? ` (${domain.models.join(', ')})` : ''}, so there is no ŝ of the logged choice to check against what happened.`;
-      return { estimator, note, reason: 'model_not_candidate', overall: EMPTY, runs: [], coverage, outside_training: outside };
+      const note = notCandidateNote(logged, est.name, domain ? domain.models : null);
+      return { estimator, note, reason: 'model_not_candidate', overall: EMPTY_FIT, runs: [], coverage, outside_training: outside };
     }
-    const note = 'No outcome: the scored turns belong to episodes with no known outcome, so there is no realised target (final score less later error penalties) to check ŝ against.';
-    return { estimator, note, reason: 'no_outcome', overall: EMPTY, runs: [], coverage, outside_training: outside };
+    return { estimator, note: NO_OUTCOME_NOTE, reason: 'no_outcome', overall: EMPTY_FIT, runs: [], coverage, outside_training: outside };
   }
   const trained = trainingRuns(est.onnx_path, db.name);
   const perRun: CalibrationRun[] = [...byRun.entries()]

@@ -795,7 +795,26 @@ export function spearman(a: ArrayLike<number>, b: ArrayLike<number>): number {
     saa += x * x;
     sbb += y * y;
   }
+  return rankCorrelation(sab, saa, sbb);
+}
+
+/** ρ from the centred sums of the ranks' cross-products and squares; NaN when either side is constant. */
+function rankCorrelation(sab: number, saa: number, sbb: number): number {
   return saa > 0 && sbb > 0 ? sab / Math.sqrt(saa * sbb) : NaN;
+}
+
+/**
+ * Spearman's ρ from sums over n pairs of 0-based average ranks (Σab, Σa², Σb²), for ranks summed where the pairs
+ * live (a ClickHouse store): the ranks' mean is (n − 1) / 2 whatever the ties, so the centred sums follow.
+ */
+export function spearmanOfRankSums(n: number, sums: { ab: number; aa: number; bb: number }): number {
+  if (n < 2) return NaN;
+  const mean = (n - 1) / 2;
+  const shift = n * mean * mean;
+  // A side of equal values has every rank at the mean: its sum differs from the shift by rounding alone, which
+  // must not read as variance (the least real one, a single value apart, is about shift / n).
+  const centred = (x: number): number => (Math.abs(x - shift) <= shift * 1e-9 ? 0 : x - shift);
+  return rankCorrelation(sums.ab - shift, centred(sums.aa), centred(sums.bb));
 }
 
 export interface TrainResult {

@@ -18,6 +18,7 @@ import { figureFile } from '../export/figureFile.ts';
 import type { ClickHouseStore } from '../store/clickhouse/connection.ts';
 import { requireSchema, schemaVersion, visibleRows } from '../store/clickhouse/schema.ts';
 import { runAnalysisOnStore } from '../store/clickhouse/storeAnalysisRequest.ts';
+import { listEstimatorsOnStore } from '../store/clickhouse/storeEstimators.ts';
 import {
   episodeDetailOnStore, findEpisodesOnStore, listModelsOnStore, listRunsOnStore, queryEpisodesOnStore,
 } from '../store/clickhouse/storeEpisodes.ts';
@@ -68,11 +69,8 @@ export async function createStoreApi(store: ClickHouseStore): Promise<RouteLensA
       if ('id' in input) return episodeDetailOnStore(store, input.id);
       return episodeDetailOnStore(store, onlyEpisode(await findEpisodesOnStore(store, input.ext_id, input.run), input));
     },
-    // The store holds no estimators: an honest empty list, so the views say there is none rather than failing.
-    listEstimators: async () => ({
-      estimators: [], default_model: null, in_use: null,
-      turns: await count(`SELECT count() AS n FROM ${store.table('turns')} WHERE ${visibleRows(store)}`),
-    }),
+    // The estimators that scored the store, the newest in use: calibration names the one it reads.
+    listEstimators: async () => listEstimatorsOnStore(store),
     compare: async (input) => compareOnStore(store, input).catch(asInput),
     exportCompareFigure: async (input) => {
       const req = ExportCompareFigureRequest.parse(input);

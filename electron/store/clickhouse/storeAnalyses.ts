@@ -33,7 +33,7 @@ const num = (x: unknown): number => Number(x);
  * The filter on `run` and `split` columns for a selection, with its parameters; unknown runs and splits are
  * errors, as in the typed-array path (RangeError → the caller's mistake).
  */
-async function selectionFilter(store: ClickHouseStore, sel: Selection): Promise<{ sql: string; params: Record<string, unknown> }> {
+export async function selectionFilter(store: ClickHouseStore, sel: Selection): Promise<{ sql: string; params: Record<string, unknown> }> {
   const parts: string[] = [];
   const params: Record<string, unknown> = {};
   const runs = sel.runs?.length ? sel.runs : undefined;

@@ -1,8 +1,8 @@
 /**
  * `runAnalysis` on the ClickHouse store: the same request and response as electron/analysis/runAnalysis.ts, with
  * the figure-only fields (runs side by side, the turn each plan round opens), so the Analyses pages and figure
- * export draw from the store exactly as from a SQLite database. Calibration and embeddings read estimator scores,
- * which the store does not hold: they are refused with that reason.
+ * export draw from the store exactly as from a SQLite database. Calibration reads the ŝ of `score --store`; the
+ * embedding map is refused with its reason (the store keeps no history sketches).
  */
 import type { AnalysisRequest, AnalysisResponse, PlanDagEpisodeResult } from '../../../shared/analysisResults.ts';
 import { splitValues } from '../../../shared/splits.ts';
@@ -10,6 +10,7 @@ import { AnalysisInputError, AnalysisNotFoundError, sideBySide } from '../../ana
 import type { ClickHouseStore } from './connection.ts';
 import { visibleRows } from './schema.ts';
 import { episodeKey } from './stagedRows.ts';
+import { calibrationOnStore } from './storeCalibration.ts';
 import {
   budgetModesOnStore, confusionOnStore, errorRecoveryOnStore, liftOnStore, paretoOnStore, planDagEpisodeOnStore, planDagSummaryOnStore,
   switchCostOnStore, targetsOnStore, usageByTurnOnStore, usageRatioOnStore,
@@ -115,8 +116,9 @@ async function compute(store: ClickHouseStore, request: AnalysisRequest): Promis
       return { request: { ...request, id: 'confusion' }, result: { ...result, ...each } };
     }
     case 'calibration':
+      return { request: { ...request, id: 'calibration' }, result: await calibrationOnStore(store, { ...sel, estimator: request.estimator, bins: request.bins }) };
     case 'embeddings':
-      throw new AnalysisInputError(`${request.id} reads an estimator's scores, which a ClickHouse store does not hold yet: open a SQLite database (--db) for it`);
+      throw new AnalysisInputError('embeddings maps history sketches, which a ClickHouse store does not hold yet: open a SQLite database (--db) for it');
   }
 }
 

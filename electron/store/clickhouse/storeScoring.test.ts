@@ -16,6 +16,9 @@ import { ReplayError } from '../../replay/replayData.ts';
 import { replayOnStore } from './storeReplay.ts';
 import { scoreStore } from './storeScoring.ts';
 import { cleanStore } from './cleanStore.ts';
+import { calibrationAnalysis, calibrationFit } from '../../analysis/calibration.ts';
+import { calibrationOnStore } from './storeCalibration.ts';
+import { listEstimatorsOnStore } from './storeEstimators.ts';
 import { episodeKey } from './stagedRows.ts';
 
 const skip = clickhouseSkipReason();
@@ -49,6 +52,7 @@ describe.skipIf(skip !== null)('scoring a ClickHouse store', () => {
     abort.abort();
     const abandoned = await scoreStore(both.store, model, { signal: abort.signal, partTurns: 500 });
     expect(abandoned.cancelled).toBe(true);
+    expect(await calibrationOnStore(both.store)).toMatchObject({ estimator: null, reason: 'no_estimator' });
     const estimator = { sha256: abandoned.sha256, path: model };
     await expect(replayOnStore(both.store, { policies: ['argmax'], estimator })).rejects.toThrow(ReplayError);
     await expect(replayOnStore(both.store, { policies: ['argmax'], estimator })).rejects.toThrow(/has not scored this store/);
@@ -63,6 +67,11 @@ describe.skipIf(skip !== null)('scoring a ClickHouse store', () => {
     await expect(replayOnStore(both.store, { policies: ['argmax'], estimator })).rejects.toThrow(/has ŝ for \d+ of the \d+ selected turns/);
     const onThatRun = await replayOnStore(both.store, { runs: one, policies: ['argmax'], estimator });
     expect(onThatRun.s_hat_source).toBe('estimator');
+    // Calibration reads that scoring for its run and says another run is not scored (an unknown id is refused).
+    const other = (both.db.prepare("SELECT name FROM runs WHERE name LIKE 'sw-%' ORDER BY id").pluck().all() as string[])[1] as string;
+    expect(await calibrationOnStore(both.store, { runs: [other] })).toMatchObject({ estimator: { id: some.scoringId }, reason: 'not_scored' });
+    expect((await calibrationOnStore(both.store, { runs: one })).overall.n).toBeGreaterThan(0);
+    await expect(calibrationOnStore(both.store, { estimator: 7 })).rejects.toThrow(/no estimator with id 7/);
   });
 
   it('gives every turn × model the ŝ SQLite gives it, in many parts: a replay with the estimator answers alike', async () => {
@@ -90,6 +99,28 @@ describe.skipIf(skip !== null)('scoring a ClickHouse store', () => {
       worst = Math.max(worst, Math.abs((s as number) - r.s_hat));
     }
     expect(worst).toBeLessThan(1e-6);
+
+    // Calibration: the cluster's sums and ranks give what calibrationFit gives on the store's own pairs (1e-9), and
+    // what SQLite gives on its ŝ (float32 apart), for all runs, each run, one run and a split.
+    const pairs = await both.store.query<{ run: string; h: number; s: number }>(
+      `SELECT t.run AS run, e.h AS h, t.s AS s FROM (SELECT episode_key, pos, model, toFloat64(argMax(s_hat, scoring_id)) AS h FROM ${both.store.table('estimates')} GROUP BY episode_key, pos, model)
+       AS e ALL INNER JOIN (SELECT episode_key, pos, model, run, assumeNotNull(s_tilde) AS s FROM ${both.store.table('turns')} WHERE s_tilde IS NOT NULL) AS t USING (episode_key, pos, model)`,
+    );
+    const fitOf = (rows: typeof pairs) => calibrationFit(rows.map((r) => r.h), rows.map((r) => r.s));
+    const calibrated = await calibrationOnStore(both.store);
+    expect(calibrated.estimator).toEqual({ id: onStore.scoringId, name: 'default-estimator' });
+    // The window's estimator list names the same one, in use, known as the shipped default by its hash.
+    const listed = await listEstimatorsOnStore(both.store);
+    expect(listed.in_use).toEqual({ id: onStore.scoringId, chosen: false });
+    expect(listed.estimators).toMatchObject([{ id: onStore.scoringId, name: 'default-estimator', is_default: true, scored_turns: onStore.rows, onnx_path: null }]);
+    expectClose(calibrated.overall, fitOf(pairs), '$.overall', 1e-9);
+    for (const r of calibrated.runs) expectClose(r, { run: r.run, ...fitOf(pairs.filter((p) => p.run === r.run)), in_training: null }, `$.${r.run}`, 1e-9);
+    const comparableFit = (c: { estimator: unknown; outside_training?: unknown; runs: { in_training: unknown }[] }) =>
+      ({ ...c, estimator: null, outside_training: undefined, runs: c.runs.map((r) => ({ ...r, in_training: null })) });
+    const aRun = calibrated.runs[0]?.run as string;
+    for (const sel of [{}, { runs: [aRun] }, { split: 'train' }, { runs: [aRun], split: 'test', bins: 7 }]) {
+      expectClose(comparableFit(await calibrationOnStore(both.store, sel)), comparableFit(calibrationAnalysis(both.db, { ...sel, estimator: lite.estimatorId })), JSON.stringify(sel), FLOAT32);
+    }
 
     const fromLite = replayPolicies(both.db, { policies: POLICIES, estimator: lite.estimatorId, bootstrap: 200, seed: 3 });
     const fromStore = await replayOnStore(both.store, { policies: POLICIES, bootstrap: 200, seed: 3, partTurns: 900, estimator: { sha256: onStore.sha256, path: model } });

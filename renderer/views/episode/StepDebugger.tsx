@@ -56,7 +56,7 @@ const NEXT_BP = 'M3 5v14l7.5-7zM11 5v14l7.5-7zM19 5h2v14h-2z';
 const PREV_BP = 'M21 5v14l-7.5-7zM13 5v14l-7.5-7zM3 5h2v14H3z';
 
 /** `open` is the inspector's (its layout remembers it across reloads); hiding pauses a playing debugger. */
-const STORE_NOTE = 'ŝ, regret and what a policy would choose need an estimator\'s scores, which a ClickHouse store does not hold yet: open a SQLite database (routelens serve --db FILE) for them.';
+const STORE_NOTE = 'ŝ, regret and what a policy would choose are not read from a ClickHouse store in the window yet (routelens replay --store reads its scorings): open a SQLite database (routelens serve --db FILE) for them.';
 
 export function StepDebugger({
   detail,

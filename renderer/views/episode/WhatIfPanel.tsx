@@ -127,8 +127,8 @@ export function WhatIfPanel({ episodeId, turn }: { episodeId: number; turn: numb
       {open && onStore && (
         <div className="whatif-body">
           <p className="faint" data-testid="whatif-store-note">
-            What-if reads an estimator&apos;s scores, which a ClickHouse store does not hold yet: open a SQLite database
-            (routelens serve --db FILE) for it.
+            What-if (ŝ of every candidate at this turn, and the nearest logged evidence) is not read from a ClickHouse store
+            yet: open a SQLite database (routelens serve --db FILE) for it.
           </p>
         </div>
       )}
