@@ -17,21 +17,10 @@ test('the index has a card per analysis that opens its page', async ({ app, anal
   await expect(analyses.view).toHaveAttribute('data-analysis', 'lift');
 });
 
-/** Maps history sketches: a ClickHouse store holds none yet, and its page says so. */
-const NEEDS_SCORES = new Set(['embeddings']);
-
 for (const id of ANALYSIS_IDS) {
   test.describe(id, () => {
-    // On the store the refusal is an HTTP 400, which Chromium logs.
-    test.use({ allowedConsoleErrors: NEEDS_SCORES.has(id) ? [/status of 400 .*\/api\/runAnalysis\)/] : [] });
-
-    test(`${id}: draws a figure whose marks tell their values and n on hover`, async ({ app, analyses }, testInfo) => {
+    test(`${id}: draws a figure whose marks tell their values and n on hover`, async ({ app, analyses }) => {
       await app.open(`#/analyses/${id}`);
-      if (testInfo.project.name === 'store' && NEEDS_SCORES.has(id)) {
-        await expect(analyses.panel()).toHaveAttribute('data-state', 'error');
-        await expect(analyses.panel()).toContainText(/ClickHouse store does not hold yet: open a SQLite database/);
-        return;
-      }
       await app.selectRuns(RUNS_FOR[id] ?? []);
       await analyses.waitFigure();
       expect(await analyses.marks().count()).toBeGreaterThan(0);

@@ -241,6 +241,7 @@ const baseCommands: Record<string, Command> = {
         const sel = {
           runs, split, reference: values.reference as string | undefined, rho: parseRho(values.rho as string | undefined), episode: values.episode as string | undefined,
           minCount: minNOf(values), estimator: values.estimator === undefined ? undefined : intFlag(values, 'estimator', 0, 1), bins: intFlag(values, 'bins', 10, 2, 50),
+          flags: values,
         };
         return analyzeOnStore(store, analysis, sel, values.json === true);
       }

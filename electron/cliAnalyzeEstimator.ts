@@ -8,7 +8,7 @@ import { intFlag, out, print, UsageError } from './cliCommon.ts';
 import { visibleText as v } from '../shared/displayText.ts';
 import type { Db } from './db/database.ts';
 import { ScorerError } from './estimator/ortScoring.ts';
-import type { CalibrationResult } from '../shared/analysisResults.ts';
+import type { CalibrationResult, EmbeddingsResult } from '../shared/analysisResults.ts';
 
 export const ESTIMATOR_ANALYSES = ['calibration', 'embeddings'] as const;
 
@@ -59,13 +59,21 @@ export async function analyzeEstimator(db: Db, analysis: (typeof ESTIMATOR_ANALY
     const split = values.split as string | undefined;
     return showCalibration(await userErrors(() => calibrationAnalysis(db, { runs, split, estimator, bins })), values.json === true);
   }
+  const { color, sample, seed } = embeddingsFlags(values);
+  return showEmbeddings(await userErrors(() => embeddingsAnalysis(db, { runs, estimator, color, sample, seed })), values.json === true);
+}
+
+/** The embedding map's options, checked: `--split` does not apply. */
+export function embeddingsFlags(values: Record<string, unknown>): { color: 'model' | 'outcome'; sample: number; seed: number } {
   if (values.split !== undefined) throw new UsageError('embeddings does not take --split: it maps the models and a sample of all selected runs');
   const color = values.color ?? 'model';
   if (color !== 'model' && color !== 'outcome') throw new UsageError('--color is model or outcome');
-  const sample = intFlag(values, 'sample', 1000, 0, 2000);
-  const seed = intFlag(values, 'seed', 0, 0, 2 ** 31 - 1);
-  const r = await userErrors(() => embeddingsAnalysis(db, { runs, estimator, color, sample, seed }));
-  if (values.json) return print(r);
+  return { color, sample: intFlag(values, 'sample', 1000, 0, 2000), seed: intFlag(values, 'seed', 0, 0, 2 ** 31 - 1) };
+}
+
+/** Prints an embedding map (the points, or its JSON); the exit code. */
+export function showEmbeddings(r: EmbeddingsResult, json: boolean): number {
+  if (json) return print(r);
   if (r.note) out(r.note);
   if (r.estimator) out(`model embeddings z_a of ${v(r.estimator.name)} (t-SNE, perplexity ${fixed(r.models.perplexity, 2)}, seed ${r.seed}):`);
   for (const p of r.models.points) out(`  ${v(p.model).padEnd(28)} ${v(p.tier ?? 'unknown tier').padEnd(14)} (${p.x.toFixed(3)}, ${p.y.toFixed(3)})`);

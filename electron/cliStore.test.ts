@@ -31,7 +31,7 @@ describe('store URLs that are wrong', () => {
       [['info', '--store', 'clickhouse://h:1/db', '--db', 'x.db'], 'give --db FILE or --store URL, not both'],
       [['info', '--store', 'clickhouse://a:1,b:2/db'], 'several hosts need ?cluster=NAME'],
       [['store', 'init'], '--store URL is required'],
-      [['analyze', 'embeddings', '--store', 'clickhouse://127.0.0.1:1/db'], 'embeddings is not pushed down to a ClickHouse store yet'],
+      [['analyze', 'nope', '--store', 'clickhouse://127.0.0.1:1/db'], 'unknown analysis "nope" (available: pareto,'],
       [['whatif', '--store', 'clickhouse://127.0.0.1:1/db', '--episode', 'x', '--turn', '0'], 'routelens whatif: does not read a ClickHouse store yet'],
     ] as const) {
       const r = routelens([...args]);
@@ -192,9 +192,10 @@ describe.skipIf(skip !== null)('routelens with --store on a 2-shard cluster', ()
     const figure = routelens(['export', 'calibration', '--store', url, '--out', join(dir, 'c.svg')]);
     expect(figure.code, figure.stderr).toBe(0);
     expect(readFileSync(join(dir, 'c.svg'), 'utf8')).toMatch(/<title>Estimator calibration[^]*Calibration of estimator from-store[^]*MAE [\d.]+, ρ [-\d.]+, n = /);
-    const embeddings = routelens(['export', 'embeddings', '--store', url, '--out', join(dir, 'e.svg')]);
-    expect(embeddings.code).toBe(1);
-    expect(embeddings.stderr).toMatch(/^routelens export: embeddings maps history sketches.*--db/);
+    const embeddings = routelens(['analyze', 'embeddings', '--store', url, '--sample', '40', '--json']);
+    expect(embeddings.code, embeddings.stderr).toBe(0);
+    expect(JSON.parse(embeddings.stdout).histories.points).toHaveLength(40);
+    expect(routelens(['analyze', 'embeddings', '--store', url, '--split', 'train']).stderr).toMatch(/^routelens analyze: embeddings does not take --split/);
     const again = routelens(['import', ...files, '--store', url]);
     expect(again.stderr).toMatch(/0 imported, \d+ skipped, 0 rejected/);
     const clean = routelens(['store', 'clean', '--store', url, '--json']);

@@ -8,7 +8,7 @@ import { bar, Progress } from './cliProgress.ts';
 import type { ImportReport } from './importers/pipeline.ts';
 import type { ExpectedStepsTable } from './analysis/expectedSteps.ts';
 import { storeUrlOf, type ClickHouseStoreUrl } from './store/storeUrl.ts';
-import { showCalibration } from './cliAnalyzeEstimator.ts';
+import { embeddingsFlags, showCalibration, showEmbeddings } from './cliAnalyzeEstimator.ts';
 import type { ClickHouseStore } from './store/clickhouse/connection.ts';
 import type { StoreRunInfo } from './store/clickhouse/storeInfo.ts';
 
@@ -22,10 +22,11 @@ const storeModules = async () => ({
   ...(await import('./store/clickhouse/storeInfo.ts')),
   ...(await import('./store/clickhouse/storeAnalyses.ts')),
   ...(await import('./store/clickhouse/storeCalibration.ts')),
+  ...(await import('./store/clickhouse/storeEmbeddings.ts')),
 });
 
-/** Analyses answered by SQL on the store; the others still need a SQLite database. */
-export const PUSHED_DOWN = ['pareto', 'switch-cost', 'error-recovery', 'usage-by-turn', 'budget-modes', 'usage-ratio', 'confusion', 'targets', 'lift', 'plan-dag', 'calibration'] as const;
+/** Analyses answered by SQL on the store: every one of DESIGN §8. */
+export const PUSHED_DOWN = ['pareto', 'switch-cost', 'error-recovery', 'usage-by-turn', 'budget-modes', 'usage-ratio', 'confusion', 'targets', 'lift', 'plan-dag', 'calibration', 'embeddings'] as const;
 
 export const STORE_OPTION = { store: { type: 'string' } } as const;
 
@@ -88,13 +89,15 @@ export async function analyzeOnStore(
   analysis: string | undefined,
   sel: {
     runs: string[]; split?: string; reference?: string; rho?: Record<string, number>; episode?: string; minCount?: number;
-    /** calibration: a scoring id (the store numbers an estimator by its scorings), and the ŝ bins. */
+    /** calibration, embeddings: a scoring id (the store numbers an estimator by its scorings); calibration's ŝ bins. */
     estimator?: number; bins?: number;
+    /** embeddings: the flags as given (embeddingsFlags checks them). */
+    flags?: Record<string, unknown>;
   },
   json: boolean,
 ): Promise<number> {
   if (!(PUSHED_DOWN as readonly string[]).includes(analysis ?? '')) {
-    throw new UsageError(`${analysis ?? '(none)'} is not pushed down to a ClickHouse store yet (on a store: ${PUSHED_DOWN.join(', ')}); use --db FILE`);
+    throw new UsageError(`unknown analysis "${analysis ?? ''}" (available: ${PUSHED_DOWN.join(', ')})`);
   }
   return withStore(url, async (store, m) => {
     await m.requireSchema(store);
@@ -116,6 +119,8 @@ export async function analyzeOnStore(
           return showAnalysis('lift', await m.liftOnStore(store, sel), json);
         case 'calibration':
           return showCalibration(await m.calibrationOnStore(store, sel), json);
+        case 'embeddings':
+          return showEmbeddings(await m.embeddingsOnStore(store, { runs: sel.runs, estimator: sel.estimator, ...embeddingsFlags(sel.flags ?? {}) }), json);
         case 'plan-dag': {
           if (sel.episode === undefined) return showTables(await m.planDagSummaryOnStore(store, sel), json);
           if (sel.runs.length > 1) throw new UsageError('plan-dag --episode takes at most one --run');

@@ -81,7 +81,21 @@ function runIdsOf(db: Db, names: readonly string[]): Map<number, string> {
   return out;
 }
 
-interface HistoryMap {
+/** The history map of sketches `x` (a row per point of `meta`), of `sketched` sketched turns in all. */
+export async function projectHistories(
+  x: Float32Array, meta: Omit<EmbeddingHistoryPoint, 'x' | 'y'>[], sketched: number, seed: number, project: NonNullable<EmbeddingsOptions['project']>,
+): Promise<HistoryMap> {
+  const take = meta.length;
+  const map = take > 0 ? await project(x, take, SKETCH_DIM, seed) : null;
+  return {
+    sketched,
+    perplexity: map && take > 2 ? map.perplexity : null,
+    kl: map && take > 2 ? map.kl : null,
+    points: meta.map((m, i) => ({ ...m, x: map ? (map.y[2 * i] as number) : 0, y: map ? (map.y[2 * i + 1] as number) : 0 })),
+  };
+}
+
+export interface HistoryMap {
   sketched: number;
   perplexity: number | null;
   kl: number | null;
@@ -92,7 +106,7 @@ interface HistoryMap {
 const historyCache = new WeakMap<Db, Map<string, HistoryMap>>();
 const CACHE_ENTRIES = 8;
 
-const defaultProject = (x: Float32Array, n: number, d: number, seed: number): TsneResult => tsne(x, n, d, { seed });
+export const defaultProject = (x: Float32Array, n: number, d: number, seed: number): TsneResult => tsne(x, n, d, { seed });
 
 async function historyMap(db: Db, runIds: number[], runNames: Map<number, string>, sample: number, seed: number, project: NonNullable<EmbeddingsOptions['project']>): Promise<HistoryMap> {
   const filter = runIds.length ? ` WHERE e.run_id IN (${runIds.map(() => '?').join(', ')})` : '';
@@ -134,25 +148,49 @@ async function historyMap(db: Db, runIds: number[], runNames: Map<number, string
       success: r.success === null ? null : r.success === 1,
     });
   });
-  const map = take > 0 ? await project(x, take, SKETCH_DIM, seed) : null;
-  const result: HistoryMap = {
-    sketched: ids.length,
-    perplexity: map && take > 2 ? map.perplexity : null,
-    kl: map && take > 2 ? map.kl : null,
-    points: meta.map((m, i) => ({ ...m, x: map ? (map.y[2 * i] as number) : 0, y: map ? (map.y[2 * i + 1] as number) : 0 })),
-  };
+  const result = await projectHistories(x, meta, ids.length, seed, project);
   if (!cache) historyCache.set(db, (cache = new Map()));
   cache.set(key, result);
   while (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
   return result;
 }
 
-export async function embeddingsAnalysis(db: Db, options: EmbeddingsOptions = {}): Promise<EmbeddingsResult> {
-  const seed = options.seed ?? 0;
-  const color = options.color ?? 'model';
+/** What a model map says of each model besides its place: its tier and prices, and its turns in the selection. */
+export type ModelFacts = Omit<EmbeddingModelPoint, 'model' | 'x' | 'y'>;
+
+/** t-SNE of an estimator file's model embeddings z_a, one point per candidate model with the facts `factsOf` gives. */
+export async function modelMap(
+  path: string, seed: number, project: NonNullable<EmbeddingsOptions['project']>, factsOf: (model: string) => ModelFacts,
+): Promise<EmbeddingsResult['models']> {
+  const scorer = await openScorer(path, { ep: 'cpu', threads: 1 });
+  let z: Float32Array;
+  let names: readonly string[];
+  try {
+    z = scorer.modelEmbeddings.slice();
+    names = scorer.models;
+  } finally {
+    await scorer.close();
+  }
+  const K = names.length;
+  const map = await project(z, K, MODEL_EMBED_DIM, seed);
+  const points: EmbeddingModelPoint[] = names.map((model, a) => {
+    const f = factsOf(model);
+    return { model, tier: f.tier, x: map.y[2 * a] as number, y: map.y[2 * a + 1] as number, turns: f.turns, price_in_per_m: f.price_in_per_m, price_out_per_m: f.price_out_per_m };
+  });
+  return { perplexity: K > 2 ? map.perplexity : null, kl: K > 2 ? map.kl : null, points };
+}
+
+/** The options every embedding map reads, defaulted and checked. */
+export function embeddingsSettings(options: Pick<EmbeddingsOptions, 'seed' | 'color' | 'sample' | 'project'>): {
+  seed: number; color: 'model' | 'outcome'; sample: number; project: NonNullable<EmbeddingsOptions['project']>;
+} {
   const sample = options.sample ?? DEFAULT_EMBEDDING_SAMPLE;
   if (!Number.isInteger(sample) || sample < 0 || sample > MAX_EMBEDDING_SAMPLE) throw new RangeError(`sample must be a whole number from 0 to ${MAX_EMBEDDING_SAMPLE}, got ${sample}`);
-  const project = options.project ?? defaultProject;
+  return { seed: options.seed ?? 0, color: options.color ?? 'model', sample, project: options.project ?? defaultProject };
+}
+
+export async function embeddingsAnalysis(db: Db, options: EmbeddingsOptions = {}): Promise<EmbeddingsResult> {
+  const { seed, color, sample, project } = embeddingsSettings(options);
   const runNames = runIdsOf(db, options.runs ?? []);
   const runIds = options.runs?.length ? [...runNames.keys()] : [];
   const dbArg = db.name && db.name !== ':memory:' ? db.name : 'FILE';
@@ -164,36 +202,16 @@ export async function embeddingsAnalysis(db: Db, options: EmbeddingsOptions = {}
   if (!est) {
     notes.push(`No estimator to take model embeddings from: train one (routelens train --db ${dbArg} --out model.onnx) or restore models/default-estimator.onnx.`);
   } else {
-    const scorer = await openScorer(est.path, { ep: 'cpu', threads: 1 });
-    let z: Float32Array;
-    let names: readonly string[];
-    try {
-      z = scorer.modelEmbeddings.slice();
-      names = scorer.models;
-    } finally {
-      await scorer.close();
-    }
-    const K = names.length;
-    const map = await project(z, K, MODEL_EMBED_DIM, seed);
     const info = db.prepare('SELECT id, tier, price_in_per_m, price_out_per_m FROM models WHERE name = ?');
     // One pass over the turns for every model's count (a COUNT per model would scan K times).
     const filter = runIds.length ? ` WHERE e.run_id IN (${runIds.map(() => '?').join(', ')})` : '';
     const counts = new Map(
       (db.prepare(`SELECT t.model_id, COUNT(*) FROM turns t JOIN episodes e ON e.id = t.episode_id${filter} GROUP BY t.model_id`).raw().all(...runIds) as [number, number][]),
     );
-    const points: EmbeddingModelPoint[] = names.map((model, a) => {
+    models = await modelMap(est.path, seed, project, (model) => {
       const m = info.get(model) as { id: number; tier: string | null; price_in_per_m: number | null; price_out_per_m: number | null } | undefined;
-      return {
-        model,
-        tier: m?.tier ?? null,
-        x: map.y[2 * a] as number,
-        y: map.y[2 * a + 1] as number,
-        turns: m ? (counts.get(m.id) ?? 0) : 0,
-        price_in_per_m: m?.price_in_per_m ?? null,
-        price_out_per_m: m?.price_out_per_m ?? null,
-      };
+      return { tier: m?.tier ?? null, turns: m ? (counts.get(m.id) ?? 0) : 0, price_in_per_m: m?.price_in_per_m ?? null, price_out_per_m: m?.price_out_per_m ?? null };
     });
-    models = { perplexity: K > 2 ? map.perplexity : null, kl: K > 2 ? map.kl : null, points };
   }
 
   const histories = await historyMap(db, runIds, runNames, sample, seed, project);
@@ -201,6 +219,14 @@ export async function embeddingsAnalysis(db: Db, options: EmbeddingsOptions = {}
     const runArgs = (options.runs ?? []).map((r) => ` --run ${/^[\w.-]+$/.test(r) ? r : JSON.stringify(r)}`).join('');
     notes.push(`No turn history of the selected runs is sketched yet; scoring writes the sketches: routelens score --db ${dbArg}${runArgs}`);
   }
+  return embeddingsResult(est, notes, seed, color, models, histories);
+}
+
+/** The answer of either store from its parts. */
+export function embeddingsResult(
+  est: { id: number | null; name: string; source: 'database' | 'default' } | null, notes: string[], seed: number, color: 'model' | 'outcome',
+  models: EmbeddingsResult['models'], histories: HistoryMap,
+): EmbeddingsResult {
   return {
     estimator: est ? { id: est.id, name: est.name, source: est.source } : null,
     note: notes.length ? notes.join(' ') : null,

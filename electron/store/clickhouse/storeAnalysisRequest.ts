@@ -2,7 +2,7 @@
  * `runAnalysis` on the ClickHouse store: the same request and response as electron/analysis/runAnalysis.ts, with
  * the figure-only fields (runs side by side, the turn each plan round opens), so the Analyses pages and figure
  * export draw from the store exactly as from a SQLite database. Calibration reads the ŝ of `score --store`; the
- * embedding map is refused with its reason (the store keeps no history sketches).
+ * embedding map sketches its sample of turns as it draws it (storeEmbeddings.ts).
  */
 import type { AnalysisRequest, AnalysisResponse, PlanDagEpisodeResult } from '../../../shared/analysisResults.ts';
 import { splitValues } from '../../../shared/splits.ts';
@@ -11,6 +11,7 @@ import type { ClickHouseStore } from './connection.ts';
 import { visibleRows } from './schema.ts';
 import { episodeKey } from './stagedRows.ts';
 import { calibrationOnStore } from './storeCalibration.ts';
+import { embeddingsOnStore } from './storeEmbeddings.ts';
 import {
   budgetModesOnStore, confusionOnStore, errorRecoveryOnStore, liftOnStore, paretoOnStore, planDagEpisodeOnStore, planDagSummaryOnStore,
   switchCostOnStore, targetsOnStore, usageByTurnOnStore, usageRatioOnStore,
@@ -117,8 +118,11 @@ async function compute(store: ClickHouseStore, request: AnalysisRequest): Promis
     }
     case 'calibration':
       return { request: { ...request, id: 'calibration' }, result: await calibrationOnStore(store, { ...sel, estimator: request.estimator, bins: request.bins }) };
-    case 'embeddings':
-      throw new AnalysisInputError('embeddings maps history sketches, which a ClickHouse store does not hold yet: open a SQLite database (--db) for it');
+    case 'embeddings': {
+      if (split !== undefined) throw new AnalysisInputError('embeddings maps the models and a sample of all selected runs: a split does not apply');
+      const options = { runs, estimator: request.estimator, color: request.color, sample: request.sample, seed: request.seed };
+      return { request: { ...request, id: 'embeddings' }, result: await embeddingsOnStore(store, options) };
+    }
   }
 }
 

@@ -17,6 +17,8 @@ import { replayOnStore } from './storeReplay.ts';
 import { scoreStore } from './storeScoring.ts';
 import { cleanStore } from './cleanStore.ts';
 import { calibrationAnalysis, calibrationFit } from '../../analysis/calibration.ts';
+import { embeddingsAnalysis } from '../../analysis/embeddings.ts';
+import { embeddingsOnStore } from './storeEmbeddings.ts';
 import { calibrationOnStore } from './storeCalibration.ts';
 import { listEstimatorsOnStore } from './storeEstimators.ts';
 import { episodeKey } from './stagedRows.ts';
@@ -121,6 +123,31 @@ describe.skipIf(skip !== null)('scoring a ClickHouse store', () => {
     for (const sel of [{}, { runs: [aRun] }, { split: 'train' }, { runs: [aRun], split: 'test', bins: 7 }]) {
       expectClose(comparableFit(await calibrationOnStore(both.store, sel)), comparableFit(calibrationAnalysis(both.db, { ...sel, estimator: lite.estimatorId })), JSON.stringify(sel), FLOAT32);
     }
+
+    // Embeddings: the model map is SQLite's (the same file's z_a, the same seed); the store draws its own sample of
+    // turns and sketches each as SQLite's scoring did (equal vectors, linked to the turn they sketch).
+    const seen: Float32Array[] = [];
+    const keep = async (x: Float32Array, n: number, d: number, seed: number) => {
+      seen.push(x.slice());
+      return (await import('../../analysis/tsne.ts')).tsne(x, n, d, { seed });
+    };
+    const mapped = await embeddingsOnStore(both.store, { sample: 150, seed: 5, project: keep });
+    const liteMap = await embeddingsAnalysis(both.db, { sample: 150, seed: 5, estimator: lite.estimatorId });
+    expect(mapped.estimator).toEqual({ id: onStore.scoringId, name: 'default-estimator', source: 'database' });
+    expectClose(mapped.models, liteMap.models, '$.models', 1e-9);
+    expect(mapped.histories.sketched).toBe(liteMap.histories.sketched);
+    expect(mapped.histories.points).toHaveLength(150);
+    const sketches = seen[1] as Float32Array;
+    const sketchOf = both.db.prepare(`SELECT s.vec FROM history_sketches s JOIN turns t ON t.id = s.turn_id JOIN episodes e ON e.id = t.episode_id
+      JOIN runs r ON r.id = e.run_id JOIN models m ON m.id = t.model_id WHERE r.name = ? AND e.ext_id = ? AND t.t = ? AND m.name = ?`);
+    mapped.histories.points.forEach((p, i) => {
+      const row = sketchOf.get(p.run, p.episode, p.turn, p.model) as { vec: Buffer } | undefined;
+      expect(row, `${p.run} ${p.episode} ${p.turn}`).toBeDefined();
+      expect(p.episode_id).toBe(episodeKey(p.run, p.episode));
+      expect(Array.from(sketches.subarray(i * 64, (i + 1) * 64))).toEqual(Array.from(new Float32Array(new Uint8Array(row!.vec).buffer)));
+    });
+    const again = await embeddingsOnStore(both.store, { sample: 150, seed: 6 });
+    expect(again.histories.points.map((p) => `${p.episode_id}:${p.turn}`)).not.toEqual(mapped.histories.points.map((p) => `${p.episode_id}:${p.turn}`));
 
     const fromLite = replayPolicies(both.db, { policies: POLICIES, estimator: lite.estimatorId, bootstrap: 200, seed: 3 });
     const fromStore = await replayOnStore(both.store, { policies: POLICIES, bootstrap: 200, seed: 3, partTurns: 900, estimator: { sha256: onStore.sha256, path: model } });
