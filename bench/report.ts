@@ -383,6 +383,19 @@ export function renderMarkdown(r: Results): string {
         `| ${t.datasetSeconds.toFixed(0)} s | ${t.trainSeconds.toFixed(0)} s | ${int(t.rowsPerSec)} | ${mib(t.peakRss)} (${mb(t.peakRss)}) | ${t.valMae.toFixed(4)} (${t.baselineMae === null ? 'n/a' : t.baselineMae.toFixed(4)}) |`,
       );
     }
+    if (x.estimator) {
+      const e = x.estimator;
+      lines.push(
+        '',
+        `**The estimator's analyses on the store**: \`score --store\` with the shipped default wrote ŝ for ${int(e.rows)} turns in ${e.seconds.toFixed(0)} s`,
+        `(${e.provider}); calibration then pairs ŝ with S̃ and ranks both on the cluster, and the embedding map draws 1,000 turns there and`,
+        'sketches them here (t-SNE included, a new seed each time so no cached map is timed). Median of the repeats after a warm-up.',
+        '',
+        '| analysis | ms |',
+        '|---|---|',
+        ...e.analyses.map((a) => `| ${a.id} | ${ms(a.ms)} |`),
+      );
+    }
     if (x.scale) {
       lines.push(
         '',
