@@ -14,7 +14,7 @@ import { usageByTurnAnalysis } from './analysis/usageByTurn.ts';
 import { episodeTargets } from './analysis/targets.ts';
 import { expectedStepsTableNames, loadExpectedSteps, type ExpectedStepsTable } from './analysis/expectedSteps.ts';
 import { bar, Progress } from './cliProgress.ts';
-import { err, intFlag, out, requireDb, UsageError, withRuns, type Command } from './cliCommon.ts';
+import { err, out, requireDb, UsageError, withRuns, type Command } from './cliCommon.ts';
 import { visibleText as v } from '../shared/displayText.ts';
 import { estimatorCommands } from './cliEstimator.ts';
 import { databaseErrorOf, describeWait, openDatabase, SchemaError } from './db/database.ts';
@@ -240,8 +240,7 @@ const baseCommands: Record<string, Command> = {
       if (store) {
         const sel = {
           runs, split, reference: values.reference as string | undefined, rho: parseRho(values.rho as string | undefined), episode: values.episode as string | undefined,
-          minCount: minNOf(values), estimator: values.estimator === undefined ? undefined : intFlag(values, 'estimator', 0, 1), bins: intFlag(values, 'bins', 10, 2, 50),
-          flags: values,
+          minCount: minNOf(values), flags: values,
         };
         return analyzeOnStore(store, analysis, sel, values.json === true);
       }

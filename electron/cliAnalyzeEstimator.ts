@@ -51,11 +51,21 @@ export function showCalibration(r: CalibrationResult, json: boolean): number {
   return 0;
 }
 
+/** `--estimator ID`, checked (absent: the one in use). */
+export function estimatorFlag(values: Record<string, unknown>): number | undefined {
+  return values.estimator === undefined ? undefined : intFlag(values, 'estimator', 0, 1);
+}
+
+/** Calibration's `--estimator ID` and `--bins N`, checked. */
+export function calibrationFlags(values: Record<string, unknown>): { estimator: number | undefined; bins: number } {
+  return { estimator: estimatorFlag(values), bins: intFlag(values, 'bins', 10, 2, 50) };
+}
+
 /** Runs one of ESTIMATOR_ANALYSES and prints it; the exit code. */
 export async function analyzeEstimator(db: Db, analysis: (typeof ESTIMATOR_ANALYSES)[number], values: Record<string, unknown>, runs: string[]): Promise<number> {
-  const estimator = values.estimator === undefined ? undefined : intFlag(values, 'estimator', 0, 1);
+  const estimator = estimatorFlag(values);
   if (analysis === 'calibration') {
-    const bins = intFlag(values, 'bins', 10, 2, 50);
+    const { bins } = calibrationFlags(values);
     const split = values.split as string | undefined;
     return showCalibration(await userErrors(() => calibrationAnalysis(db, { runs, split, estimator, bins })), values.json === true);
   }

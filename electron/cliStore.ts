@@ -8,7 +8,7 @@ import { bar, Progress } from './cliProgress.ts';
 import type { ImportReport } from './importers/pipeline.ts';
 import type { ExpectedStepsTable } from './analysis/expectedSteps.ts';
 import { storeUrlOf, type ClickHouseStoreUrl } from './store/storeUrl.ts';
-import { embeddingsFlags, showCalibration, showEmbeddings } from './cliAnalyzeEstimator.ts';
+import { calibrationFlags, embeddingsFlags, estimatorFlag, showCalibration, showEmbeddings } from './cliAnalyzeEstimator.ts';
 import type { ClickHouseStore } from './store/clickhouse/connection.ts';
 import type { StoreRunInfo } from './store/clickhouse/storeInfo.ts';
 
@@ -89,9 +89,7 @@ export async function analyzeOnStore(
   analysis: string | undefined,
   sel: {
     runs: string[]; split?: string; reference?: string; rho?: Record<string, number>; episode?: string; minCount?: number;
-    /** calibration, embeddings: a scoring id (the store numbers an estimator by its scorings); calibration's ŝ bins. */
-    estimator?: number; bins?: number;
-    /** embeddings: the flags as given (embeddingsFlags checks them). */
+    /** calibration, embeddings: their flags as given (checked as with --db; the store numbers an estimator by its scorings). */
     flags?: Record<string, unknown>;
   },
   json: boolean,
@@ -99,6 +97,10 @@ export async function analyzeOnStore(
   if (!(PUSHED_DOWN as readonly string[]).includes(analysis ?? '')) {
     throw new UsageError(`unknown analysis "${analysis ?? ''}" (available: ${PUSHED_DOWN.join(', ')})`);
   }
+  // Flags are checked before connecting, as every other mistake in the command line is.
+  const flags = sel.flags ?? {};
+  const calibration = analysis === 'calibration' ? calibrationFlags(flags) : undefined;
+  const embeddings = analysis === 'embeddings' ? { runs: sel.runs, estimator: estimatorFlag(flags), ...embeddingsFlags(flags) } : undefined;
   return withStore(url, async (store, m) => {
     await m.requireSchema(store);
     try {
@@ -118,9 +120,9 @@ export async function analyzeOnStore(
         case 'lift':
           return showAnalysis('lift', await m.liftOnStore(store, sel), json);
         case 'calibration':
-          return showCalibration(await m.calibrationOnStore(store, sel), json);
+          return showCalibration(await m.calibrationOnStore(store, { ...sel, ...calibration }), json);
         case 'embeddings':
-          return showEmbeddings(await m.embeddingsOnStore(store, { runs: sel.runs, estimator: sel.estimator, ...embeddingsFlags(sel.flags ?? {}) }), json);
+          return showEmbeddings(await m.embeddingsOnStore(store, embeddings), json);
         case 'plan-dag': {
           if (sel.episode === undefined) return showTables(await m.planDagSummaryOnStore(store, sel), json);
           if (sel.runs.length > 1) throw new UsageError('plan-dag --episode takes at most one --run');

@@ -26,10 +26,9 @@ export function trainingTaskTypes(db: Db, runs: readonly string[], split?: strin
 export function domainOf(db: Db, card: ModelCard | null): EstimatorDomain | null {
   const own = domainOfCard(card);
   if (!card || !own || own.task_types_from === 'card') return own;
-  const base = { runs: card.data.runs, models: card.models };
   const present = card.data.runs.filter((name) => db.prepare('SELECT 1 FROM runs WHERE name = ?').get(name) !== undefined);
-  if (present.length === 0) return { ...base, task_types: null, task_types_from: 'unknown' };
-  return { ...base, task_types: trainingTaskTypes(db, present, card.data.split), task_types_from: 'runs_here' };
+  if (present.length === 0) return own;
+  return { ...own, task_types: trainingTaskTypes(db, present, card.data.split), task_types_from: 'runs_here' };
 }
 
 /** The domain a card tells by itself (its task types unknown when it predates recording them): for a store, whose runs are not looked up. */

@@ -16,7 +16,7 @@ import { spearmanOfRankSums } from '../../estimator/train.ts';
 import type { ClickHouseStore } from './connection.ts';
 import { visibleRows } from './schema.ts';
 import { selectionFilter, type Selection } from './storeAnalyses.ts';
-import { completedScorings } from './storeEstimators.ts';
+import { completedScorings, scoringOf } from './storeEstimators.ts';
 
 export interface StoreCalibrationOptions extends Selection {
   /** A scoring id: the estimator that scoring used (default: the estimator of the newest completed scoring). */
@@ -29,12 +29,8 @@ const num = (x: unknown): number => Number(x);
 /** The estimator asked for (by any of its scorings' ids) or the newest one's: its completed scorings, newest first. */
 async function chooseEstimator(store: ClickHouseStore, wanted: number | undefined): Promise<{ ids: number[]; name: string } | null> {
   const done = await completedScorings(store);
-  if (done.length === 0) {
-    if (wanted !== undefined) throw new RangeError(`no estimator with id ${wanted}: this store has no completed scoring`);
-    return null;
-  }
-  const pick = wanted === undefined ? done[0] : done.find((d) => d.id === wanted);
-  if (!pick) throw new RangeError(`no estimator with id ${wanted} (on a store an estimator is numbered by a completed scoring of it: ${done.map((d) => d.id).join(', ')})`);
+  const pick = scoringOf(done, wanted);
+  if (!pick) return null;
   const mine = done.filter((d) => d.sha === pick.sha);
   return { ids: mine.map((d) => d.id), name: mine[0]?.name ?? pick.name };
 }

@@ -11,7 +11,6 @@
  *   scored or not. The sample is not SQLite's (its draw is over row ids), so the two history maps differ in
  *   which turns they show, not in how a turn is placed from its sketch.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import type { EmbeddingHistoryPoint, EmbeddingsResult } from '../../../shared/analysisResults.ts';
 import { embeddingsResult, embeddingsSettings, modelMap, projectHistories, type EmbeddingsOptions, type HistoryMap } from '../../analysis/embeddings.ts';
 import { storedExpectedSteps } from '../../analysis/expectedSteps.ts';
@@ -19,13 +18,12 @@ import { DEFAULT_HISTORY_TOKENS } from '../../estimator/historyText.ts';
 import { HASH_HISTORY_DIM } from '../../estimator/hashEncoder.ts';
 import { hashedHistoryRows, SKETCH_DIM, sketchOf } from '../../estimator/historyRows.ts';
 import { cardBeside } from '../../estimator/modelCard.ts';
-import { sha256 } from '../../estimator/onnxExport.ts';
 import { DEFAULT_ESTIMATOR_PATH } from '../../estimator/whatIf.ts';
 import type { ClickHouseStore } from './connection.ts';
 import { visibleRows } from './schema.ts';
 import { selectionFilter } from './storeAnalyses.ts';
 import { listModelsOnStore } from './storeEpisodes.ts';
-import { completedScorings } from './storeEstimators.ts';
+import { completedScorings, fileSha, scoringOf } from './storeEstimators.ts';
 import { readSessionsPart } from './storeSessionsPart.ts';
 
 export type StoreEmbeddingsOptions = Omit<EmbeddingsOptions, 'runs'> & { runs?: string[] };
@@ -34,11 +32,9 @@ const num = (x: unknown): number => Number(x);
 
 /** The file whose z_a is mapped, and how the result names it; a note when it is not the estimator in use. */
 async function chooseFile(store: ClickHouseStore, wanted: number | undefined, defaultPath: string): Promise<{ file: { id: number | null; name: string; path: string; source: 'database' | 'default' } | null; note: string | null }> {
-  const scorings = await completedScorings(store);
-  const defaultSha = existsSync(defaultPath) ? sha256(readFileSync(defaultPath)) : null;
+  const defaultSha = fileSha(defaultPath);
   const fallback = defaultSha ? { id: null, name: 'default estimator (models/)', path: defaultPath, source: 'default' as const } : null;
-  const pick = wanted === undefined ? scorings[0] : scorings.find((s) => s.id === wanted);
-  if (wanted !== undefined && !pick) throw new RangeError(`no estimator with id ${wanted} (on a store an estimator is numbered by a completed scoring of it: ${scorings.map((s) => s.id).join(', ') || 'none'})`);
+  const pick = scoringOf(await completedScorings(store), wanted);
   if (!pick) return { file: fallback, note: null };
   if (pick.sha === defaultSha) return { file: { id: pick.id, name: pick.name, path: defaultPath, source: 'database' }, note: null };
   if (wanted !== undefined) throw new RangeError(`estimator ${wanted} (${pick.name}) has no ONNX file here: a store knows it by its hash, and only the shipped default is found by it`);

@@ -35,10 +35,23 @@ export async function completedScorings(store: ClickHouseStore): Promise<Complet
   return rows.map((r) => ({ id: Number(r.id), sha: r.sha, name: r.name, provider: r.provider, at: r.at, rows: Number(r.rows) }));
 }
 
-let defaultSha: string | null | undefined;
-function defaultModelSha(): string | null {
-  if (defaultSha === undefined) defaultSha = existsSync(DEFAULT_ESTIMATOR_PATH) ? sha256(readFileSync(DEFAULT_ESTIMATOR_PATH)) : null;
-  return defaultSha;
+/**
+ * The scoring an estimator id names (on a store, any completed scoring of it), or the newest when none is asked
+ * for; undefined when the store has none. An id that is no completed scoring is the caller's mistake.
+ */
+export function scoringOf(scorings: readonly CompletedScoring[], wanted: number | undefined): CompletedScoring | undefined {
+  if (wanted === undefined) return scorings[0];
+  const pick = scorings.find((s) => s.id === wanted);
+  if (!pick) throw new RangeError(`no estimator with id ${wanted} (on a store an estimator is numbered by a completed scoring of it: ${scorings.map((s) => s.id).join(', ') || 'none'})`);
+  return pick;
+}
+
+/** A shipped file's sha256 (how a store knows an estimator), read once per path; null when the file is not there. */
+const shas = new Map<string, string | null>();
+export function fileSha(path: string): string | null {
+  let sha = shas.get(path);
+  if (sha === undefined) shas.set(path, (sha = existsSync(path) ? sha256(readFileSync(path)) : null));
+  return sha;
 }
 
 export async function listEstimatorsOnStore(store: ClickHouseStore): Promise<EstimatorList> {
@@ -48,7 +61,7 @@ export async function listEstimatorsOnStore(store: ClickHouseStore): Promise<Est
   for (const sha of [...new Set(scorings.map((s) => s.sha))]) {
     const mine = scorings.filter((s) => s.sha === sha);
     const newest = mine[0] as CompletedScoring;
-    const isDefault = sha === defaultModelSha();
+    const isDefault = sha === fileSha(DEFAULT_ESTIMATOR_PATH);
     const card = isDefault ? cardBeside(resolve(DEFAULT_ESTIMATOR_PATH)) : null;
     estimators.push({
       id: newest.id, name: newest.name, created_at: (mine[mine.length - 1] as CompletedScoring).at, encoder: HASH_ENCODER, provider: newest.provider || null,

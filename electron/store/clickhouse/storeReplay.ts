@@ -25,6 +25,7 @@ import {
 import type { ClickHouseStore } from './connection.ts';
 import { visibleRows } from './schema.ts';
 import { runIdOf, storeModelOrder } from './storeEpisodes.ts';
+import { completedScorings } from './storeEstimators.ts';
 import { storeOutputRatios } from './storeOutputRatios.ts';
 
 export interface StoreReplayRequest {
@@ -307,14 +308,10 @@ async function readPart(store: ClickHouseStore, q: PartQuery): Promise<{
 async function scoringFor(
   store: ClickHouseStore, estimator: { sha256: string; path: string }, episodeWhere: string[], params: Record<string, unknown>, turns: number,
 ): Promise<{ ids: number[]; models: string[]; ref: { id: number; name: string; created_at: string } }> {
-  const done = await store.query<{ id: string; name: string; at: string }>(
-    `SELECT scoring_id AS id, any(name) AS name, toString(max(at)) AS at FROM ${store.database}.scorings WHERE estimator = {sha:String}
-     GROUP BY scoring_id HAVING countIf(event = 'completed') > 0 AND countIf(event = 'abandoned') = 0 ORDER BY id DESC`,
-    { sha: estimator.sha256 },
-  );
+  const done = (await completedScorings(store)).filter((s) => s.sha === estimator.sha256);
   const score = `routelens score --store URL --model ${estimator.path}`;
   if (done.length === 0) throw new NotScoredError(`${estimator.path} has not scored this store: ${score} first`);
-  const ids = done.map((d) => num(d.id));
+  const ids = done.map((d) => d.id);
   const selectedTurns = `episode_key ${store.globalIn} (SELECT episode_key FROM ${store.table('episodes')} WHERE ${episodeWhere.join(' AND ')})`;
   const [cover] = await store.query<{ turns: string }>(
     `SELECT count() AS turns FROM (SELECT DISTINCT episode_key, pos FROM ${store.table('estimates')}
