@@ -22,7 +22,9 @@ import { usageByTurnAnalysis } from '../electron/analysis/usageByTurn.ts';
 import { columnar } from '../electron/analysis/columnar.ts';
 import { ClickHouseStore } from '../electron/store/clickhouse/connection.ts';
 import { initStore, SHARDED_TABLES } from '../electron/store/clickhouse/schema.ts';
-import { importToStore } from '../electron/store/clickhouse/importToStore.ts';
+import { DEFAULT_BATCH_ROWS, importToStore } from '../electron/store/clickhouse/importToStore.ts';
+import { DirectFile } from '../electron/store/clickhouse/directRows.ts';
+import type { RowSink, SessionIndex } from '../electron/store/clickhouse/episodeRows.ts';
 import { detectImporter, importPaths, readHead } from '../electron/importers/pipeline.ts';
 import {
   budgetModesOnStore, confusionOnStore, errorRecoveryOnStore, liftOnStore, paretoOnStore, switchCostOnStore, usageByTurnOnStore, usageRatioOnStore,
@@ -48,12 +50,13 @@ export interface StoreImportRun {
 
 /**
  * Where the import's time goes, on the same files in child processes of their own: the importer alone (read,
- * JSON.parse, schema checks), then the importer with the SQLite writer into a staging database whose transaction
- * is rolled back per file (pricing, error rules, targets; nothing read back, nothing sent), as `importToStore` stages.
+ * JSON.parse, schema checks), then the importer with the writer's resolution (pricing, error rules, targets) and
+ * every table's lines built, as `importToStore` builds them, but nothing sent: what is left of the import's time is
+ * sending and waiting for ClickHouse, which shares the 2 cores.
  */
 export interface StoreImportStages {
   parse: { seconds: number; cpuSeconds: number; turns: number };
-  stage: { seconds: number; cpuSeconds: number; turns: number };
+  rows: { seconds: number; cpuSeconds: number; turns: number };
 }
 
 export interface StoreTrainRun {
@@ -233,15 +236,15 @@ export async function benchStore(dataset: Dataset, cache: string, repeat: number
     if (r.status !== 0) throw new Error(`bench/storeBench.ts --child failed (${r.status})`);
     const ours = JSON.parse(r.stdout.trim().split('\n').pop() as string) as StoreImportRun;
     log(`  ours: ${ours.turns.toLocaleString('en-US')} turns in ${ours.seconds.toFixed(1)} s (CPU ${ours.cpuSeconds.toFixed(1)} s), peak RSS ${(ours.peakRss / 2 ** 20).toFixed(0)} MiB`);
-    const stage = (mode: '--parse-child' | '--stage-child'): StoreImportStages['parse'] => {
+    const stage = (mode: '--parse-child' | '--rows-child'): StoreImportStages['parse'] => {
       const c = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'bench', 'storeBench.ts'), mode, ...dataset.jsonl], {
         cwd: root, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'],
       });
       if (c.status !== 0) throw new Error(`bench/storeBench.ts ${mode} failed (${c.status})`);
       return JSON.parse(c.stdout.trim().split('\n').pop() as string) as StoreImportStages['parse'];
     };
-    const stages: StoreImportStages = { parse: stage('--parse-child'), stage: stage('--stage-child') };
-    log(`  of which the importer alone: ${stages.parse.seconds.toFixed(1)} s; with the staging writer: ${stages.stage.seconds.toFixed(1)} s`);
+    const stages: StoreImportStages = { parse: stage('--parse-child'), rows: stage('--rows-child') };
+    log(`  of which the importer alone: ${stages.parse.seconds.toFixed(1)} s; with the writer's resolution and every line built: ${stages.rows.seconds.toFixed(1)} s`);
 
     // The baseline: the same rows, dumped per shard as JSONEachRow, inserted by ClickHouse into a fresh database.
     const dumpDir = join(cache, 'store-baseline');
@@ -351,18 +354,29 @@ const BENCH_PART_TURNS = 20_000;
 /** The history window of the trainer's bench and the shipped estimator (bench/trainBench.ts). */
 const BENCH_HISTORY_TOKENS = 512;
 
-/** The importer alone over `files` (`stage` false), or with the staging writer rolled back per file (`stage` true). */
-async function stagesChild(files: string[], stage: boolean): Promise<StoreImportStages['parse']> {
+/** The importer alone over `files` (`rows` false), or with the lines `importToStore` sends built and dropped (`rows` true). */
+async function stagesChild(files: string[], rows: boolean): Promise<StoreImportStages['parse']> {
   const cpu = process.cpuUsage();
   const t = performance.now();
   let turns = 0;
-  if (stage) {
+  if (rows) {
     const dir = mkdtempSync(join(tmpdir(), 'routelens-bench-staging-'));
     const staging = openDatabase(join(dir, 'staging.db'));
-    staging.pragma('synchronous = OFF');
-    staging.pragma('cache_size = -32768');
+    const dropped: RowSink = { add: () => undefined, full: () => false, flush: async () => undefined };
+    const index: SessionIndex = { known: new Map(), lookup: async () => new Map() };
+    let file: DirectFile | null = null;
     try {
-      const report = await importPaths(staging, files, { fullText: false, beforeCommit: async () => 'discard' });
+      const report = await importPaths(staging, files, {
+        fullText: false,
+        async emit(episode, f) {
+          if (file?.file !== f) file = new DirectFile(0, f, index, dropped, DEFAULT_BATCH_ROWS);
+          await file.add(episode);
+        },
+        async beforeCommit() {
+          await file?.finish();
+          return 'discard';
+        },
+      });
       turns = report.files.reduce((a, f) => a + f.turns, 0);
     } finally {
       staging.close();
@@ -414,10 +428,10 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   process.stdout.write(`${JSON.stringify(await trainChild(url, out))}\n`);
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href && (process.argv[2] === '--parse-child' || process.argv[2] === '--stage-child')) {
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href && (process.argv[2] === '--parse-child' || process.argv[2] === '--rows-child')) {
   const files = process.argv.slice(3);
-  if (files.length === 0) throw new Error('usage: node --import tsx bench/storeBench.ts --parse-child|--stage-child FILE...');
-  process.stdout.write(`${JSON.stringify(await stagesChild(files, process.argv[2] === '--stage-child'))}\n`);
+  if (files.length === 0) throw new Error('usage: node --import tsx bench/storeBench.ts --parse-child|--rows-child FILE...');
+  process.stdout.write(`${JSON.stringify(await stagesChild(files, process.argv[2] === '--rows-child'))}\n`);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href && process.argv[2] === '--child') {

@@ -5,7 +5,7 @@
  * flushText() before committing it (the full-text index is filled in one statement per transaction).
  */
 import type { CanonicalEpisode, CanonicalTurn, TurnError } from '../../shared/canonical.ts';
-import { SEVERITY_LEVEL, aecTargets, maxSeverity, normaliseScore } from '../../shared/formulas.ts';
+import { SEVERITY_LEVEL, aecTargets, maxSeverity, normaliseScore, type AecTarget } from '../../shared/formulas.ts';
 import type { ErrorRules } from '../analysis/errorRules.ts';
 import { defaultExpectedSteps, expectedSteps, type ExpectedStepsTable } from '../analysis/expectedSteps.ts';
 import type { Db } from './database.ts';
@@ -28,7 +28,7 @@ function costOf(
 }
 
 /** What the turn row has no column for but the inspector shows: reasoning, the model's text, tool calls, inferences, time. */
-function turnDetail(turn: CanonicalTurn): string | null {
+export function turnDetail(turn: CanonicalTurn): string | null {
   const detail: Record<string, unknown> = {};
   if (turn.reasoning) detail.reasoning = turn.reasoning;
   if (turn.message) detail.message = turn.message;
@@ -53,38 +53,81 @@ export interface WriteResult {
  */
 
 export function wellFormed<T>(value: T): { value: T; repaired: number } {
-  let repaired = 0;
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') {
-      if (v.isWellFormed()) return v;
-      repaired++;
-      return v.toWellFormed();
+  const count = { repaired: 0 };
+  return { value: repairStrings(value, count) as T, repaired: count.repaired };
+}
+
+/**
+ * `v` with its lone surrogates replaced, copying only the arrays and objects on the way to a repaired string.
+ * Plain loops: every string of every episode passes here, and the closures and Object.entries arrays of the
+ * first version were a tenth of a ClickHouse import's time.
+ */
+function repairStrings(v: unknown, count: { repaired: number }): unknown {
+  if (typeof v === 'string') {
+    if (v.isWellFormed()) return v;
+    count.repaired++;
+    return v.toWellFormed();
+  }
+  if (typeof v !== 'object' || v === null) return v;
+  if (Array.isArray(v)) {
+    let out: unknown[] | null = null;
+    for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i];
+      const y = repairStrings(x, count);
+      if (y !== x) (out ??= v.slice())[i] = y;
     }
-    if (Array.isArray(v)) {
-      let out: unknown[] | null = null;
-      v.forEach((x, i) => {
-        const y = walk(x);
-        if (y !== x) (out ??= v.slice())[i] = y;
-      });
-      return out ?? v;
+    return out ?? v;
+  }
+  let out: Record<string, unknown> | null = null;
+  const record = v as Record<string, unknown>;
+  for (const k in record) {
+    if (!Object.hasOwn(record, k)) continue;
+    const x = record[k];
+    const key = k.isWellFormed() ? k : (count.repaired++, k.toWellFormed());
+    const y = repairStrings(x, count);
+    if (y !== x || key !== k) {
+      out ??= { ...record };
+      if (key !== k) delete out[k];
+      out[key] = y;
     }
-    if (typeof v === 'object' && v !== null) {
-      let out: Record<string, unknown> | null = null;
-      for (const [k, x] of Object.entries(v)) {
-        const key = walk(k) as string;
-        const y = walk(x);
-        if (y !== x || key !== k) {
-          out ??= { ...(v as Record<string, unknown>) };
-          if (key !== k) delete out[k];
-          out[key] = y;
-        }
-      }
-      return out ?? v;
-    }
-    return v;
-  };
-  const out = walk(value) as T;
-  return { value: out, repaired };
+  }
+  return out ?? v;
+}
+
+/** One turn with what the writer fills in: its model row, cost, switch, errors, candidates and plan resolved. */
+export interface ResolvedTurn {
+  turn: CanonicalTurn;
+  model: ModelPrice;
+  prev: number | null;
+  switched: boolean;
+  cost: number;
+  costSource: 'logged' | 'priced' | 'none';
+  /** SEVERITY_LEVEL of the worst error, 0 for none. */
+  level: number;
+  mask: number;
+  errors: { typeId: number; type: string; level: number; source: 'log' | 'rule' }[];
+  greedy: ModelPrice | null;
+  candidates: { model: ModelPrice; score: number }[];
+  plan: { sub: NonNullable<CanonicalTurn['plan']>['subtasks'][number]; model: ModelPrice | null }[];
+  target: AecTarget | null;
+  detail: string | null;
+}
+
+/** An episode as the writer stores it (EpisodeWriter.resolve), whether into this database or shipped elsewhere. */
+export interface ResolvedEpisode {
+  ep: CanonicalEpisode;
+  repairedStrings: number;
+  scoreNorm: number | null;
+  expectedSteps: number;
+  totalCost: number;
+  unpricedTurns: number;
+  nErrors: number;
+  nSwitches: number;
+  turns: ResolvedTurn[];
+  graders: { g: NonNullable<CanonicalEpisode['grader_calls']>[number]; model: ModelPrice; cost: number; costSource: string }[];
+  totals: { model: ModelPrice; cost: number | null }[];
+  difficulty: string | null;
+  agent: string | null;
 }
 
 export class EpisodeWriter {
@@ -200,17 +243,12 @@ export class EpisodeWriter {
     });
   }
 
-  /** Inserts one episode; an episode with the same run and id is replaced (re-import of a changed file). */
-  write(logged: CanonicalEpisode, format: string, sourcePath: string, sourceId: number | null): WriteResult {
+  /**
+   * Everything the log leaves out, filled in the order a write asks for it (model rows and error types are
+   * created in that order, so their ids are the same whether the episode is then written here or shipped).
+   */
+  resolve(logged: CanonicalEpisode): ResolvedEpisode {
     const { value: ep, repaired: repairedStrings } = wellFormed(logged);
-    const runId = this.runId(ep, format, sourcePath);
-    const existing = this.s.findEpisode.get(runId, ep.episode_id) as number | undefined;
-    if (existing !== undefined) {
-      // Deleting turn_text un-indexes it (trigger turn_text_ad): its rows must be in the index by then.
-      this.flushText();
-      this.s.deleteEpisode.run(existing);
-    }
-
     const ruleSet = this.rules.forTaskType(ep.task.type);
     const n = expectedSteps(ep.task, this.steps);
     const scoreNorm = normaliseScore(ep.outcome.score, ep.outcome.score_range, ep.outcome.success);
@@ -220,7 +258,7 @@ export class EpisodeWriter {
     let totalCost = 0;
     let nErrors = 0;
     let nSwitches = 0;
-    const turns = ep.turns.map((turn) => {
+    const first = ep.turns.map((turn) => {
       const model = this.models.resolve(turn.model);
       const errors: { e: TurnError; source: 'log' | 'rule' }[] =
         turn.errors != null
@@ -236,9 +274,9 @@ export class EpisodeWriter {
       if (switched) nSwitches++;
       return row;
     });
-    const targets = aecTargets(scoreNorm, turns.map((r) => r.severity), n);
-    let unpricedTurns = turns.filter((r) => r.costSource === 'none').length;
-    const noTurnCost = unpricedTurns === turns.length;
+    const targets = aecTargets(scoreNorm, first.map((r) => r.severity), n);
+    let unpricedTurns = first.filter((r) => r.costSource === 'none').length;
+    const noTurnCost = unpricedTurns === first.length;
     // Per-model session totals (Copilot CLI) are priced as totals, never split across turns.
     const totals = noTurnCost ? this.priceUsageTotals(ep) : [];
     if (totals.length > 0 && totals.every((x) => x.cost !== null)) {
@@ -254,8 +292,50 @@ export class EpisodeWriter {
       const model = this.models.resolve(g.model);
       return { g, model, ...costOf(model, g.cost_usd, g.tokens) };
     });
+    const turns = first.map((r, i): ResolvedTurn => {
+      const { turn } = r;
+      // Two types of one name once per turn (the first's severity and source), as turn_errors' key keeps them.
+      const errors: ResolvedTurn['errors'] = [];
+      let mask = 0;
+      for (const x of r.errors) {
+        const typeId = this.errorTypeId(x.e.type);
+        if (typeId < 31) mask |= 1 << typeId;
+        if (!errors.some((y) => y.typeId === typeId)) errors.push({ typeId, type: x.e.type, level: SEVERITY_LEVEL[x.e.severity], source: x.source });
+      }
+      const greedy = turn.router?.greedy_model ? this.models.resolve(turn.router.greedy_model) : null;
+      // Two names of one model (aliases) keep the last score.
+      const candidates = new Map<number, { model: ModelPrice; score: number }>();
+      for (const [name, score] of Object.entries(turn.candidates ?? {})) {
+        const model = this.models.resolve(name);
+        candidates.set(model.id, { model, score });
+      }
+      const plan = turn.plan
+        ? turn.plan.subtasks.map((sub) => ({ sub, model: sub.model ? this.models.resolve(sub.model) : null }))
+        : [];
+      return {
+        turn: r.turn, model: r.model, prev: r.prev, switched: r.switched, cost: r.cost, costSource: r.costSource,
+        level: r.severity ? SEVERITY_LEVEL[r.severity] : 0, mask, errors, greedy, candidates: [...candidates.values()], plan,
+        target: targets[i] ?? null, detail: turnDetail(turn),
+      };
+    });
+    return {
+      ep, repairedStrings, scoreNorm, expectedSteps: n, totalCost, unpricedTurns, nErrors, nSwitches, turns, graders, totals,
+      difficulty: ep.task.difficulty == null ? null : String(ep.task.difficulty),
+      agent: ep.agent?.name ? [ep.agent.name, ep.agent.version].filter(Boolean).join(' ') : null,
+    };
+  }
 
-    const difficulty = ep.task.difficulty == null ? null : String(ep.task.difficulty);
+  /** Inserts one episode; an episode with the same run and id is replaced (re-import of a changed file). */
+  write(logged: CanonicalEpisode, format: string, sourcePath: string, sourceId: number | null): WriteResult {
+    const r = this.resolve(logged);
+    const { ep } = r;
+    const runId = this.runId(ep, format, sourcePath);
+    const existing = this.s.findEpisode.get(runId, ep.episode_id) as number | undefined;
+    if (existing !== undefined) {
+      // Deleting turn_text un-indexes it (trigger turn_text_ad): its rows must be in the index by then.
+      this.flushText();
+      this.s.deleteEpisode.run(existing);
+    }
     const info = this.s.insertEpisode.run({
       run_id: runId,
       ext_id: ep.episode_id,
@@ -263,30 +343,30 @@ export class EpisodeWriter {
       task_type: ep.task.type ?? null,
       task_category: ep.task.category ?? null,
       split: ep.task.split ?? null,
-      difficulty,
+      difficulty: r.difficulty,
       final_score: ep.outcome.score ?? null,
       score_lo: ep.outcome.score_range?.[0] ?? null,
       score_hi: ep.outcome.score_range?.[1] ?? null,
-      score_norm: scoreNorm,
+      score_norm: r.scoreNorm,
       success: ep.outcome.success == null ? null : ep.outcome.success ? 1 : 0,
-      total_cost: totalCost,
+      total_cost: r.totalCost,
       logged_cost: ep.cost_usd ?? null,
-      grader_cost: graders.reduce((a, x) => a + x.cost, 0),
+      grader_cost: r.graders.reduce((a, x) => a + x.cost, 0),
       n_turns: ep.turns.length,
-      n_errors: nErrors,
-      n_switches: nSwitches,
-      expected_steps: n,
+      n_errors: r.nErrors,
+      n_switches: r.nSwitches,
+      expected_steps: r.expectedSteps,
       exit_reason: ep.outcome.exit ?? null,
       budget_usd: ep.budget?.usd ?? null,
       budget_mode: ep.budget?.mode ?? null,
       max_turns: ep.budget?.max_turns ?? null,
       train_step: ep.policy?.train_step ?? null,
       source_id: sourceId,
-      unpriced_turns: unpricedTurns,
+      unpriced_turns: r.unpricedTurns,
       parent_ext_id: ep.parent?.episode_id ?? null,
       parent_t: ep.parent?.t ?? null,
       kind: ep.kind ?? null,
-      agent: ep.agent?.name ? [ep.agent.name, ep.agent.version].filter(Boolean).join(' ') : null,
+      agent: r.agent,
       started_at: ep.started_at ?? null,
     });
     const episodeId = Number(info.lastInsertRowid);
@@ -301,51 +381,48 @@ export class EpisodeWriter {
       if (!m) perModel.set(id, (m = { n: 0, priced: 0, unknown: 0, cost: 0, first: null, tok: [null, null, null, null] }));
       return m;
     };
-    for (const r of turns) {
-      const m = entry(r.model.id);
+    for (const t of r.turns) {
+      const m = entry(t.model.id);
       m.n++;
-      if (r.costSource === 'priced') m.priced++;
-      if (r.costSource === 'none') m.unknown++;
-      m.cost += r.cost;
-      m.first ??= r.turn.t;
-      const k = r.turn.tokens;
+      if (t.costSource === 'priced') m.priced++;
+      if (t.costSource === 'none') m.unknown++;
+      m.cost += t.cost;
+      m.first ??= t.turn.t;
+      const k = t.turn.tokens;
       m.tok = [add(m.tok[0] ?? null, k?.in), add(m.tok[1] ?? null, k?.out), add(m.tok[2] ?? null, k?.cached), add(m.tok[3] ?? null, k?.cache_write)];
     }
-    for (const x of totals) entry(x.model.id).cost += x.cost ?? 0;
+    for (const x of r.totals) entry(x.model.id).cost += x.cost ?? 0;
     for (const [modelId, m] of perModel) {
       this.s.insertEpisodeModel.run(episodeId, modelId, m.n, m.priced, m.cost, ...m.tok, m.unknown, m.first);
     }
-    for (const x of graders) {
+    for (const x of r.graders) {
       this.s.insertGraderCall.run(
         episodeId, x.model.id, x.g.tokens?.in ?? null, x.g.tokens?.out ?? null, x.cost, x.costSource, x.g.text ?? null,
       );
     }
 
-    turns.forEach((r, i) => {
-      const { turn } = r;
-      let mask = 0;
-      const typeIds = r.errors.map((x) => this.errorTypeId(x.e.type));
-      for (const id of typeIds) if (id < 31) mask |= 1 << id;
+    for (const t of r.turns) {
+      const { turn } = t;
       const turnInfo = this.s.insertTurn.run({
         episode_id: episodeId,
         t: turn.t,
-        model_id: r.model.id,
-        prev_model_id: r.prev,
-        switched: r.switched ? 1 : 0,
+        model_id: t.model.id,
+        prev_model_id: t.prev,
+        switched: t.switched ? 1 : 0,
         action_type: turn.action.type,
         tool: turn.action.tool ?? null,
         tokens_in: turn.tokens?.in ?? null,
         tokens_out: turn.tokens?.out ?? null,
         tokens_cached: turn.tokens?.cached ?? null,
-        cost: r.cost,
-        cost_source: r.costSource,
+        cost: t.cost,
+        cost_source: t.costSource,
         latency_ms: turn.latency_ms ?? null,
         propensity: turn.propensity ?? null,
-        error_mask: mask,
-        max_severity: r.severity ? SEVERITY_LEVEL[r.severity] : 0,
+        error_mask: t.mask,
+        max_severity: t.level,
         verdict: turn.verify?.verdict ?? null,
         verify_correct: turn.verify?.correct == null ? null : turn.verify.correct ? 1 : 0,
-        greedy_model_id: turn.router?.greedy_model ? this.models.resolve(turn.router.greedy_model).id : null,
+        greedy_model_id: t.greedy?.id ?? null,
         was_greedy: turn.router?.was_greedy == null ? null : turn.router.was_greedy ? 1 : 0,
         beta: turn.router?.beta ?? null,
         tokens_cache_write: turn.tokens?.cache_write ?? null,
@@ -353,26 +430,16 @@ export class EpisodeWriter {
         role: turn.role ?? null,
       });
       const turnId = Number(turnInfo.lastInsertRowid);
-      const action = turn.action.text ?? null;
-      const observation = turn.observation ?? null;
-      this.s.insertTurnText.run(turnId, action, observation, turnDetail(turn));
+      this.s.insertTurnText.run(turnId, turn.action.text ?? null, turn.observation ?? null, t.detail);
       this.unindexedFrom ??= turnId;
-      r.errors.forEach((x, k) => this.s.insertTurnError.run(turnId, typeIds[k], SEVERITY_LEVEL[x.e.severity], x.source));
-      // Two names of one model (aliases) keep the last score, as a replace would, without REPLACE's cost
-      // (INSERT OR REPLACE took 5.4 s instead of 0.9 s for 136k candidate rows, bench/).
-      const candidates = new Map<number, number>();
-      for (const [name, score] of Object.entries(turn.candidates ?? {})) candidates.set(this.models.resolve(name).id, score);
-      for (const [modelId, score] of candidates) this.s.insertCandidate.run(turnId, modelId, score);
-      const target = targets[i];
-      if (target) this.s.insertTarget.run(turnId, target.s_tilde, target.penalty);
-      if (turn.plan) {
-        for (const sub of turn.plan.subtasks) {
-          const modelId = sub.model ? this.models.resolve(sub.model).id : null;
-          this.s.insertPlanNode.run(episodeId, turnId, turn.plan.round, sub.id, modelId, sub.primitive ?? null, sub.status ?? null);
-          for (const dep of sub.depends_on) this.s.insertPlanEdge.run(episodeId, turn.plan.round, dep, sub.id);
-        }
+      for (const x of t.errors) this.s.insertTurnError.run(turnId, x.typeId, x.level, x.source);
+      for (const c of t.candidates) this.s.insertCandidate.run(turnId, c.model.id, c.score);
+      if (t.target) this.s.insertTarget.run(turnId, t.target.s_tilde, t.target.penalty);
+      for (const { sub, model } of t.plan) {
+        this.s.insertPlanNode.run(episodeId, turnId, turn.plan?.round, sub.id, model?.id ?? null, sub.primitive ?? null, sub.status ?? null);
+        for (const dep of sub.depends_on) this.s.insertPlanEdge.run(episodeId, turn.plan?.round, dep, sub.id);
       }
-    });
-    return { episodeId, replaced: existing !== undefined, repairedStrings };
+    }
+    return { episodeId, replaced: existing !== undefined, repairedStrings: r.repairedStrings };
   }
 }

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, openSync, readSync, closeSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { beginWrite, commitWrite, rollbackWrite, type Db, type WriteWait } from '../db/database.ts';
-import { EpisodeWriter, wellFormed } from '../db/episodeWriter.ts';
+import { EpisodeWriter, wellFormed, type ResolvedEpisode } from '../db/episodeWriter.ts';
 import { defaultErrorRules, type ErrorRules } from '../analysis/errorRules.ts';
 import type { ExpectedStepsTable } from '../analysis/expectedSteps.ts';
 import { whyIgnored, type IgnoredFile } from './ignoredFiles.ts';
@@ -65,8 +65,24 @@ export interface ImportOptions {
    * here); an ImportError rejects the file, any other error stops the import, and either leaves nothing behind.
    * 'discard': the rows now live elsewhere, so the transaction is rolled back and the file still counts as imported.
    */
-  beforeCommit?: (file: { sourceId: number; hash: string; shown: string; format: string }) => Promise<void | 'discard'>;
+  beforeCommit?: (file: ImportedFile & { sourceId: number; direct: boolean }) => Promise<void | 'discard'>;
+  /**
+   * Each episode resolved as the writer would store it, handed over instead of written (the ClickHouse store ships
+   * it from here; models and error types are still created in the file's transaction). Throwing StageInstead
+   * reads the file again from its start, written into the database (`direct` false in beforeCommit).
+   */
+  emit?: (episode: ResolvedEpisode, file: ImportedFile) => Promise<void>;
 }
+
+/** A file being imported, as a ledger elsewhere names it. */
+export interface ImportedFile {
+  hash: string;
+  shown: string;
+  format: string;
+}
+
+/** Thrown by `emit` when a file needs the whole-file view of a database (the episodes shipped so far are dropped). */
+export class StageInstead extends Error {}
 
 const HEAD_BYTES = 64 * 1024;
 /** Folders never searched: version control and package stores hold no logs, only a great many files. */
@@ -267,8 +283,9 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
       });
       continue;
     }
+    const file: ImportedFile = { hash, shown, format: importer.format };
     try {
-      const sourceId = Number(insertSource.run(hash, shown, importer.format, new Date().toISOString()).lastInsertRowid);
+      let sourceId = Number(insertSource.run(hash, shown, importer.format, new Date().toISOString()).lastInsertRowid);
       const ctx = {
         root: c.root,
         runName: options.runName,
@@ -276,10 +293,33 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
         onBytes: progress,
       };
       let repairedStrings = 0;
-      for await (const ep of importer.read(c.path, ctx)) {
-        repairedStrings += writer.write(ep, importer.format, shown, sourceId).repairedStrings;
-        episodes++;
-        turns += ep.turns.length;
+      const read = async (emit: ImportOptions['emit']): Promise<void> => {
+        for await (const ep of importer.read(c.path, ctx)) {
+          if (emit) {
+            const resolved = writer.resolve(ep);
+            repairedStrings += resolved.repairedStrings;
+            await emit(resolved, file);
+          } else repairedStrings += writer.write(ep, importer.format, shown, sourceId).repairedStrings;
+          episodes++;
+          turns += ep.turns.length;
+        }
+      };
+      let direct = options.emit !== undefined;
+      try {
+        await read(options.emit);
+      } catch (err) {
+        if (!(err instanceof StageInstead)) throw err;
+        // From the start again, into the database: the file's transaction begins anew, as if first read so.
+        rollbackWrite(db);
+        writer.rollback();
+        await beginWrite(db, { what: 'import', onWait: options.onWait });
+        sourceId = Number(insertSource.run(hash, shown, importer.format, new Date().toISOString()).lastInsertRowid);
+        fileWarnings.length = 0;
+        repairedStrings = 0;
+        episodes = 0;
+        turns = 0;
+        direct = false;
+        await read(undefined);
       }
       if (episodes === 0) throw new ImportError(c.path, 1, 'no episodes in this file');
       if (repairedStrings > 0) {
@@ -287,7 +327,7 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
       }
       setSourceCount.run(episodes, sourceId);
       writer.flushText();
-      if ((await options.beforeCommit?.({ sourceId, hash, shown, format: importer.format })) === 'discard') {
+      if ((await options.beforeCommit?.({ ...file, sourceId, direct })) === 'discard') {
         rollbackWrite(db);
         writer.models.commit(); // the models it named are still reported as added
         writer.rollback();

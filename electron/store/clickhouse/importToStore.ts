@@ -1,11 +1,12 @@
 /**
  * `routelens import PATH… --store URL`: the same importers and writer as a SQLite import, streamed into the
- * ClickHouse store. Each file is written to a private staging SQLite database inside a transaction, read back
- * as TabSeparated rows (stagedRows.ts), and the transaction is rolled back: staging never holds more than the
- * file being read. Rows are buffered per table and shard and sent as inserts of `batchRows` rows (a table whose
- * lines reach `batchBytes` characters first, the text, goes out sooner). A file's rows count only once its
- * 'completed' event is in the import ledger, written after all its rows are in: a file that fails midway, or an
- * import killed before its ledger entry, is never seen by any query (`routelens store clean` removes such rows).
+ * ClickHouse store. Each episode the writer resolves (models, prices, error rules, switches, AEC targets: one place
+ * for each fact) becomes its rows at once (directRows.ts); a file that needs a whole-file view (an episode twice, a
+ * parent after its child) is written to a private staging SQLite database instead and read back (stagedRows.ts).
+ * Rows are buffered per table and shard and sent as inserts of `batchRows` rows (a table whose lines reach
+ * `batchBytes` characters first, the text, goes out sooner). A file's rows count only once its 'completed' event
+ * is in the import ledger, written after all its rows are in: a file that fails midway, or an import killed before
+ * its ledger entry, is never seen by any query (`routelens store clean` removes such rows).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,11 +14,13 @@ import { join } from 'node:path';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { openDatabase } from '../../db/database.ts';
-import { importPaths, type ImportOptions, type ImportReport } from '../../importers/pipeline.ts';
+import { importPaths, StageInstead, type ImportedFile, type ImportOptions, type ImportReport } from '../../importers/pipeline.ts';
 import { ImportError } from '../../importers/types.ts';
 import type { ClickHouseStore } from './connection.ts';
 import { checkShards, clickhouseDateTime, ledgerRow, requireSchema, shardOf, visibleImports, visibleRows } from './schema.ts';
-import { COLUMNS, stagedRows, type FileSummary, type RowSink, type SessionIndex, type ShardedTable } from './stagedRows.ts';
+import { DirectFile } from './directRows.ts';
+import { COLUMNS, type FileSummary, type RowSink, type SessionIndex, type ShardedTable } from './episodeRows.ts';
+import { stagedRows } from './stagedRows.ts';
 
 export const DEFAULT_BATCH_ROWS = 100_000;
 /** Characters of buffered lines (two batches may be in memory: one being sent, one being read). */
@@ -66,6 +69,8 @@ interface PendingFile {
 export interface StoreImportOptions extends ImportOptions {
   batchRows?: number;
   batchBytes?: number;
+  /** False: every file through the staging database (the path a file takes when the direct one cannot finish it). */
+  direct?: boolean;
 }
 
 /**
@@ -196,8 +201,18 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
     },
   };
 
-  const ledger = async (importId: number, event: 'started' | 'abandoned', file: { hash: string; shown: string; format: string }): Promise<void> =>
+  const ledger = async (importId: number, event: 'started' | 'abandoned', file: ImportedFile): Promise<void> =>
     store.insert(store.coordinator, 'imports', [ledgerRow(importId, event, { hash: file.hash, path: file.shown, format: file.format })]);
+
+  /** The file whose episodes are being sent; one left here when another begins was rejected midway. */
+  let direct: DirectFile | null = null;
+  const abandonDirect = async (): Promise<void> => {
+    if (!direct) return;
+    const { importId, file } = direct;
+    direct.forget();
+    direct = null;
+    await ledger(importId, 'abandoned', file);
+  };
 
   /** The earlier imports this file's episodes replace (whole files only), or a refusal. */
   const replaced = async (keys: number[], shown: string): Promise<number[]> => {
@@ -240,13 +255,29 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
         );
         return rows[0]?.path;
       },
+      emit: options.direct === false ? undefined : async (episode, file) => {
+        if (direct?.file !== file) {
+          await abandonDirect();
+          const importId = newImportId();
+          await ledger(importId, 'started', file);
+          direct = new DirectFile(importId, file, index, buffers, options.batchRows ?? DEFAULT_BATCH_ROWS);
+        }
+        try {
+          await direct.add(episode);
+        } catch (e) {
+          if (e instanceof StageInstead) await abandonDirect();
+          throw e;
+        }
+      },
       async beforeCommit(file) {
-        const importId = newImportId();
-        await ledger(importId, 'started', file);
+        const sent = file.direct && direct?.file.hash === file.hash && direct.file.shown === file.shown ? direct : null;
+        direct = null;
+        const importId = sent?.importId ?? newImportId();
+        if (!sent) await ledger(importId, 'started', file);
         let summary: FileSummary;
         let supersedes: number[];
         try {
-          summary = await stagedRows(staging, file.sourceId, importId, index, buffers);
+          summary = sent ? await sent.finish() : await stagedRows(staging, file.sourceId, importId, index, buffers);
           supersedes = await replaced(summary.episodeKeys, file.shown);
         } catch (e) {
           // Rows of it may be on the shards already: never counted, and `store clean` may delete them at once.
@@ -258,8 +289,13 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
         return 'discard';
       },
     });
+    await abandonDirect();
     await buffers.drain();
     return report;
+  } catch (e) {
+    // A bug or a lost connection stops the import: the file being sent is abandoned when the store still answers.
+    await abandonDirect().catch(() => undefined);
+    throw e;
   } finally {
     staging.close();
     rmSync(dir, { recursive: true, force: true });

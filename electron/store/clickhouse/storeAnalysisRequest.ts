@@ -9,7 +9,7 @@ import { splitValues } from '../../../shared/splits.ts';
 import { AnalysisInputError, AnalysisNotFoundError, sideBySide } from '../../analysis/runAnalysis.ts';
 import type { ClickHouseStore } from './connection.ts';
 import { visibleRows } from './schema.ts';
-import { episodeKey } from './stagedRows.ts';
+import { episodeKey } from './episodeRows.ts';
 import { calibrationOnStore } from './storeCalibration.ts';
 import { embeddingsOnStore } from './storeEmbeddings.ts';
 import {

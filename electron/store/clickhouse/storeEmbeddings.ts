@@ -65,7 +65,7 @@ async function historyMapOnStore(
     { ...f.params, seed, sample },
   );
   chosen.sort((a, b) => (a.k === b.k ? num(a.pos) - num(b.pos) : BigInt(a.k) < BigInt(b.k) ? -1 : 1));
-  // Keys are 52-bit (stagedRows.ts), whole numbers a query parameter takes.
+  // Keys are 52-bit (episodeRows.ts), whole numbers a query parameter takes.
   const keys = [...new Set(chosen.map((c) => num(c.k)))];
   const x = new Float32Array(chosen.length * SKETCH_DIM);
   const meta: Omit<EmbeddingHistoryPoint, 'x' | 'y'>[] = [];

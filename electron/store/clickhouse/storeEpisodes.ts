@@ -10,7 +10,7 @@ import { loadPool, shippedPriceOf } from '../../db/models.ts';
 import type { EpisodeMetaRaw, TurnErrorRaw, TurnRowRaw } from '../../db/turnQueries.ts';
 import { NotFoundError } from '../../services/dispatch.ts';
 import { turnDetails } from '../../services/turnDetails.ts';
-import { episodeKey } from './stagedRows.ts';
+import { episodeKey } from './episodeRows.ts';
 import type { ClickHouseStore } from './connection.ts';
 import { visibleImports, visibleRows } from './schema.ts';
 import { matchingEpisodes, searchHitsOnStore, textCondition } from './storeSearch.ts';

@@ -21,7 +21,7 @@ import { embeddingsAnalysis } from '../../analysis/embeddings.ts';
 import { embeddingsOnStore } from './storeEmbeddings.ts';
 import { calibrationOnStore } from './storeCalibration.ts';
 import { listEstimatorsOnStore } from './storeEstimators.ts';
-import { episodeKey } from './stagedRows.ts';
+import { episodeKey } from './episodeRows.ts';
 
 const skip = clickhouseSkipReason();
 if (skip) console.log(skip);

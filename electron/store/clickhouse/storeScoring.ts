@@ -21,7 +21,7 @@ import { storedExpectedSteps } from '../../analysis/expectedSteps.ts';
 import type { ClickHouseStore } from './connection.ts';
 import { newImportId } from './importToStore.ts';
 import { scoringLedgerRow, shardOf, visibleRows } from './schema.ts';
-import { tsvLine } from './stagedRows.ts';
+import { tsvLine } from './episodeRows.ts';
 import { readSessionsPart } from './storeSessionsPart.ts';
 
 export interface StoreScoreOptions {
