@@ -119,6 +119,15 @@ export class ClickHouseStore {
     }, what);
   }
 
+  /** The bytes of a TsvBatch (TabSeparated lines, already escaped) into `table` on one host. */
+  async insertBytes(node: ClickHouseClient, table: string, columns: readonly string[], chunks: Buffer[], what: string): Promise<void> {
+    if (chunks.length === 0) return;
+    await this.wrap(async () => {
+      const r = await node.exec({ query: `INSERT INTO ${this.database}.${table} (${columns.join(', ')}) FORMAT TabSeparated`, values: Readable.from(chunks) });
+      r.stream.resume();
+    }, what);
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.nodes.map((n) => n.close()));
   }

@@ -63,12 +63,8 @@ function field(v: unknown): string {
   return String(v);
 }
 
-/** A line of values (a loop, not map and join: a line per turn, so its arrays were a tenth of an import's garbage). */
-export function tsvLine(values: readonly unknown[]): string {
-  let line = field(values[0]);
-  for (let i = 1; i < values.length; i++) line += `\t${field(values[i])}`;
-  return `${line}\n`;
-}
+/** A line of values, flat (a line built by += is a chain of pieces: a batch of them held several times the memory). */
+export const tsvLine = (values: readonly unknown[]): string => `${values.map(field).join('\t')}\n`;
 
 /**
  * Where a file's rows go: one line at a time, with its table and shard key (the session's root). When `full()`,

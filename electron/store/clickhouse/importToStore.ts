@@ -4,7 +4,7 @@
  * for each fact) becomes its rows at once (directRows.ts); a file that needs a whole-file view (an episode twice, a
  * parent after its child) is written to a private staging SQLite database instead and read back (stagedRows.ts).
  * Rows are buffered per table and shard and sent as inserts of `batchRows` rows (a table whose lines reach
- * `batchBytes` characters first, the text, goes out sooner). A file's rows count only once its 'completed' event
+ * `batchBytes` bytes first, the text, goes out sooner). A file's rows count only once its 'completed' event
  * is in the import ledger, written after all its rows are in: a file that fails midway, or an import killed before
  * its ledger entry, is never seen by any query (`routelens store clean` removes such rows).
  */
@@ -21,9 +21,10 @@ import { checkShards, clickhouseDateTime, ledgerRow, requireSchema, shardOf, vis
 import { DirectFile } from './directRows.ts';
 import { COLUMNS, type FileSummary, type RowSink, type SessionIndex, type ShardedTable } from './episodeRows.ts';
 import { stagedRows } from './stagedRows.ts';
+import { TsvBatch } from './tsvBatch.ts';
 
 export const DEFAULT_BATCH_ROWS = 100_000;
-/** Characters of buffered lines (two batches may be in memory: one being sent, one being read). */
+/** Bytes of buffered lines (two batches may be in memory: one being sent, one being read). */
 export const DEFAULT_BATCH_BYTES = 8 * 2 ** 20;
 const KEYS_PER_QUERY = 10_000;
 
@@ -75,14 +76,12 @@ export interface StoreImportOptions extends ImportOptions {
 
 /**
  * Lines waiting for the next insert, per sharded table and shard, and the files whose rows are all sent or among
- * them. A table goes out alone when it reaches `batchRows` rows or `batchBytes` characters (the text table fills
+ * them. A table goes out alone when it reaches `batchRows` rows or `batchBytes` bytes (the text table fills
  * by size long before the numeric tables by rows); everything, with the ledger entries of the complete files, when
  * those files hold `batchRows` turns, and at the end.
  */
 class ShardBuffers implements RowSink {
-  private readonly lines = new Map<ShardedTable, string[][]>();
-  private readonly rows = new Map<ShardedTable, number>();
-  private readonly chars = new Map<ShardedTable, number>();
+  private readonly batches = new Map<ShardedTable, TsvBatch[]>();
   /** Files whose every row has been added: their ledger entries are written by the next full flush. */
   pending: PendingFile[] = [];
   readonly pendingKeys = new Set<number>();
@@ -94,25 +93,20 @@ class ShardBuffers implements RowSink {
     private readonly batchRows: number,
     private readonly batchBytes: number,
   ) {
-    for (const t of Object.keys(COLUMNS) as ShardedTable[]) {
-      this.lines.set(t, store.nodes.map(() => []));
-      this.rows.set(t, 0);
-      this.chars.set(t, 0);
-    }
+    for (const t of Object.keys(COLUMNS) as ShardedTable[]) this.batches.set(t, store.nodes.map(() => new TsvBatch()));
   }
 
   add(table: ShardedTable, rootKey: number, line: string): void {
-    (this.lines.get(table) as string[][])[shardOf(rootKey, this.store.nodes.length)]?.push(line);
-    this.rows.set(table, (this.rows.get(table) as number) + 1);
-    this.chars.set(table, (this.chars.get(table) as number) + line.length);
+    (this.batches.get(table) as TsvBatch[])[shardOf(rootKey, this.store.nodes.length)]?.add(line);
   }
 
   private isFull(t: ShardedTable): boolean {
-    return (this.rows.get(t) as number) >= this.batchRows || (this.chars.get(t) as number) >= this.batchBytes;
+    const shards = this.batches.get(t) as TsvBatch[];
+    return shards.reduce((a, b) => a + b.rows, 0) >= this.batchRows || shards.reduce((a, b) => a + b.bytes, 0) >= this.batchBytes;
   }
 
   full(): boolean {
-    return [...this.lines.keys()].some((t) => this.isFull(t));
+    return [...this.batches.keys()].some((t) => this.isFull(t));
   }
 
   /** A file's rows are all added; when the complete files hold a batch of turns, everything goes out. */
@@ -129,13 +123,9 @@ class ShardBuffers implements RowSink {
    */
   async flush(all = false): Promise<void> {
     await this.inFlight;
-    const out: (readonly [ShardedTable, string[][]])[] = [];
-    for (const [table, perShard] of this.lines) {
-      if (!all && !this.isFull(table)) continue;
-      out.push([table, perShard.map((l) => l)]);
-      perShard.forEach((_l, i) => (perShard[i] = []));
-      this.rows.set(table, 0);
-      this.chars.set(table, 0);
+    const out: (readonly [ShardedTable, Buffer[][]])[] = [];
+    for (const [table, perShard] of this.batches) {
+      if (all || this.isFull(table)) out.push([table, perShard.map((b) => b.take())]);
     }
     const files = all ? this.pending : [];
     if (all) this.pending = [];
@@ -151,16 +141,16 @@ class ShardBuffers implements RowSink {
     this.pendingKeys.clear();
   }
 
-  private async send(lines: (readonly [ShardedTable, string[][]])[], files: PendingFile[]): Promise<void> {
+  private async send(batches: (readonly [ShardedTable, Buffer[][]])[], files: PendingFile[]): Promise<void> {
     const { store } = this;
-    for (const [table, perShard] of lines) {
-      await Promise.all(perShard.map(async (rows, shard) => {
+    for (const [table, perShard] of batches) {
+      await Promise.all(perShard.map(async (chunks, shard) => {
         const node = store.nodes[shard];
-        if (rows.length === 0 || !node) return;
-        await store.insertLines(node, `${table}_local`, COLUMNS[table], rows, `inserting into ${table} on shard ${shard + 1}`);
+        if (chunks.length === 0 || !node) return;
+        await store.insertBytes(node, `${table}_local`, COLUMNS[table], chunks, `inserting into ${table} on shard ${shard + 1}`);
       }));
     }
-    lines.length = 0;
+    batches.length = 0;
     if (collectGarbage && getHeapStatistics().used_heap_size > GC_ABOVE) collectGarbage();
     if (files.length === 0) return;
     const at = clickhouseDateTime();
