@@ -128,6 +128,22 @@ describe.skipIf(skip !== null)('direct and staged rows on a 2-shard cluster', ()
     expect(await abandoned('staged')).toEqual([]);
   });
 
+  it('two imports of different files at once into one store: each file complete and counted once', async () => {
+    const store = stores.direct;
+    const lines = readFileSync(join(dir, 'critique.jsonl'), 'utf8').split('\n').filter(Boolean);
+    const paths = ['a', 'b'].map((name) => {
+      const path = join(dir, `at-once-${name}.jsonl`);
+      writeFileSync(path, lines.map((l) => JSON.stringify({ ...JSON.parse(l), run: `at-once-${name}` })).join('\n'));
+      return path;
+    });
+    const reports = await Promise.all(paths.map((p) => importToStore(store, [p], { batchRows: 50 })));
+    expect(reports.map((r) => r.files.map((f) => [f.status, f.episodes]))).toEqual([[['imported', lines.length]], [['imported', lines.length]]]);
+    const counted = await store.query<{ run: string; n: string }>(
+      `SELECT run, count() AS n FROM direct.episodes WHERE run LIKE 'at-once-%' AND import_id GLOBAL IN (${visibleImports(store)}) GROUP BY run ORDER BY run`,
+    );
+    expect(counted).toEqual([{ run: 'at-once-a', n: String(lines.length) }, { run: 'at-once-b', n: String(lines.length) }]);
+  });
+
   it('sessions: children join their parent\'s root, imported earlier or in the same file; a cycle and an orphan stand alone', async () => {
     const s = stores.direct;
     const rows = await s.query<{ ext_id: string; episode_key: string; root_key: string }>(
