@@ -33,7 +33,9 @@ export class AppPage {
   }
 
   async waitReady(): Promise<void> {
-    await expect(this.root).toHaveAttribute('data-app-state', 'ready');
+    // Longer than an assertion's wait: on the store project both workers' pages share one server, whose reads to
+    // ClickHouse go one at a time, so a page's first load can queue behind the other worker's lift bootstrap.
+    await expect(this.root).toHaveAttribute('data-app-state', 'ready', { timeout: 20_000 });
   }
 
   rail(view: 'runs' | 'episodes' | 'episode'): Locator {
