@@ -112,18 +112,17 @@ export class ClickHouseStore {
    * at once would hold it twice.
    */
   async insertLines(node: ClickHouseClient, table: string, columns: readonly string[], lines: string[], what: string): Promise<void> {
-    if (lines.length === 0) return;
-    await this.wrap(async () => {
-      const r = await node.exec({ query: `INSERT INTO ${this.database}.${table} (${columns.join(', ')}) FORMAT TabSeparated`, values: Readable.from(chunked(lines)) });
-      r.stream.resume();
-    }, what);
+    if (lines.length > 0) await this.insertTsv(node, table, columns, chunked(lines), what);
   }
 
   /** The bytes of a TsvBatch (TabSeparated lines, already escaped) into `table` on one host. */
   async insertBytes(node: ClickHouseClient, table: string, columns: readonly string[], chunks: Buffer[], what: string): Promise<void> {
-    if (chunks.length === 0) return;
+    if (chunks.length > 0) await this.insertTsv(node, table, columns, chunks, what);
+  }
+
+  private async insertTsv(node: ClickHouseClient, table: string, columns: readonly string[], body: Iterable<string | Buffer>, what: string): Promise<void> {
     await this.wrap(async () => {
-      const r = await node.exec({ query: `INSERT INTO ${this.database}.${table} (${columns.join(', ')}) FORMAT TabSeparated`, values: Readable.from(chunks) });
+      const r = await node.exec({ query: `INSERT INTO ${this.database}.${table} (${columns.join(', ')}) FORMAT TabSeparated`, values: Readable.from(body) });
       r.stream.resume();
     }, what);
   }
