@@ -24,7 +24,7 @@ import { visibleRows } from './schema.ts';
 import { selectionFilter } from './storeAnalyses.ts';
 import { listModelsOnStore } from './storeEpisodes.ts';
 import { completedScorings, fileSha, scoringOf } from './storeEstimators.ts';
-import { readSessionsPart } from './storeSessionsPart.ts';
+import { readSessionsPart, WHOLE_STORE } from './storeSessionsPart.ts';
 
 export type StoreEmbeddingsOptions = Omit<EmbeddingsOptions, 'runs'> & { runs?: string[] };
 
@@ -71,7 +71,7 @@ async function historyMapOnStore(
   const meta: Omit<EmbeddingHistoryPoint, 'x' | 'y'>[] = [];
   if (keys.length) {
     const where = `${visibleRows(store)} AND has({keys:Array(UInt64)}, episode_key)`;
-    const sessions = await readSessionsPart(store, { where, params: { keys }, inPart: '1' });
+    const sessions = await readSessionsPart(store, { where, params: { keys }, part: WHOLE_STORE });
     const facts = new Map((await store.query<{ k: string; ext_id: string; success: number | null }>(
       `SELECT episode_key AS k, ext_id, success FROM ${store.table('episodes')} WHERE ${where}`, { keys },
     )).map((e) => [e.k, e]));

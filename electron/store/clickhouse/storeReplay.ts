@@ -1,6 +1,6 @@
 /**
  * `routelens replay --store URL`: the policy replay of electron/replay on a ClickHouse store, streamed. The
- * sessions are read in parts (all of a session's episodes in one part: parts are `root_key % P`), each part
+ * sessions are read in parts (storeSessionsPart.ts: all of a session's episodes in one part), each part
  * becomes a ReplayData of its own turns with the store-wide columns, prices and output-length ratios, and every
  * policy runs over it by the same code as on SQLite; only per-episode terms are kept, so memory grows with the
  * episodes, never with the turns. The summaries (bootstrap intervals included) then run over the episodes in
@@ -27,6 +27,7 @@ import { visibleRows } from './schema.ts';
 import { runIdOf, storeModelOrder } from './storeEpisodes.ts';
 import { completedScorings } from './storeEstimators.ts';
 import { storeOutputRatios } from './storeOutputRatios.ts';
+import { sessionParts, type SessionPart } from './storeSessionsPart.ts';
 
 export interface StoreReplayRequest {
   runs?: string[];
@@ -104,7 +105,7 @@ export async function replayOnStore(store: ClickHouseStore, request: StoreReplay
   const notes: string[] = models.filter((m) => !ratios.has(m)).map(noOutputNote);
   const prices = models.map(shippedPriceOf);
 
-  const parts = Math.max(1, Math.ceil(num(size?.turns ?? 0) / (request.partTurns ?? 200_000)));
+  const parts = await sessionParts(store, { where: episodeWhere.join(' AND '), params, turns: num(size?.turns ?? 0), turnsPerPart: request.partTurns ?? 200_000 });
   const terms: Terms[] = specs.map(() => Object.fromEntries(TERM_KEYS.map((k) => [k, []])) as unknown as Terms);
   const usageSum = specs.map(() => new Float64Array(K));
   const policyNotes = specs.map(() => new Set<string>());
@@ -115,10 +116,10 @@ export async function replayOnStore(store: ClickHouseStore, request: StoreReplay
   let unpriced = 0;
   let unknownLogged = 0;
 
-  for (let p = 0; p < parts; p++) {
-    request.onProgress?.(`replaying part ${p + 1} of ${parts} (${turns.toLocaleString('en-US')} turns so far)`);
+  for (const [p, inPart] of parts.entries()) {
+    request.onProgress?.(`replaying part ${p + 1} of ${parts.length} (${turns.toLocaleString('en-US')} turns so far)`);
     const part = await readPart(store, {
-      where, episodeWhere, params, part: p, parts, column, K, sHatSource, scoringIds: scoring?.ids ?? [], actionSpace, models, runs, outputRatio, prices,
+      where, episodeWhere, params, part: inPart, column, K, sHatSource, scoringIds: scoring?.ids ?? [], actionSpace, models, runs, outputRatio, prices,
     });
     unpriced += part.unpriced;
     unknownLogged += part.unknownLogged;
@@ -189,8 +190,7 @@ interface PartQuery {
   where: string[];
   episodeWhere: string[];
   params: Record<string, unknown>;
-  part: number;
-  parts: number;
+  part: SessionPart;
   column: Map<string, number>;
   K: number;
   sHatSource: 'estimator' | 'logged_candidates' | 'none';
@@ -207,15 +207,15 @@ interface PartQuery {
 async function readPart(store: ClickHouseStore, q: PartQuery): Promise<{
   data: ReplayData; meta: { order: [number, number]; key: number; root: number }[]; unpriced: number; unknownLogged: number;
 }> {
-  const inPart = `root_key % ${q.parts} = ${q.part}`;
   const eps = await store.query<{
     k: string; root: string; imp: string; ord: number; ext_id: string; task_id: string | null; run: string; score_norm: number | null;
     expected_steps: number | null; task_type: string | null; task_category: string | null;
   }>(
     `SELECT episode_key AS k, root_key AS root, import_id AS imp, file_ord AS ord, ext_id, task_id, run, score_norm, expected_steps, task_type, task_category
-     FROM ${store.table('episodes')} WHERE ${q.episodeWhere.join(' AND ')} AND ${inPart} ORDER BY episode_key`,
+     FROM ${store.table('episodes')} WHERE ${q.episodeWhere.join(' AND ')} AND ${q.part.episodes} ORDER BY episode_key`,
     q.params,
   );
+  const inPart = q.part.rowsOf(eps);
   const index = new Map(eps.map((e, i) => [e.k, i]));
   const nEp = eps.length;
   const rows = await store.query<{ k: string; pos: number; t: number; model: string; propensity: number | null; tin: string | null; tout: string | null; tcached: string | null; cost: number | null }>(

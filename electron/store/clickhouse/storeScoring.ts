@@ -22,7 +22,7 @@ import type { ClickHouseStore } from './connection.ts';
 import { newImportId } from './importToStore.ts';
 import { scoringLedgerRow, shardOf, visibleRows } from './schema.ts';
 import { tsvLine } from './episodeRows.ts';
-import { readSessionsPart } from './storeSessionsPart.ts';
+import { readSessionsPart, sessionParts } from './storeSessionsPart.ts';
 
 export interface StoreScoreOptions {
   ep?: ProviderChoice;
@@ -79,13 +79,14 @@ export async function scoreStore(store: ClickHouseStore, modelPath: string, opti
     const K = scorer.models.length;
     const D = scorer.historyDim;
     const maxTokens = encoder.historyTokens;
-    const parts = Math.max(1, Math.ceil(total / (options.partTurns ?? 50_000)));
+    const parts = await sessionParts(store, { where: where.join(' AND '), params, turns: total, turnsPerPart: options.partTurns ?? 50_000 });
     const started = performance.now();
     let rows = 0;
     let cancelled = false;
     let history = new Float32Array(BATCH * D);
-    for (let p = 0; p < parts && !cancelled; p++) {
-      const sessions = await readSessionsPart(store, { where: where.join(' AND '), params, inPart: `root_key % ${parts} = ${p}` });
+    for (const part of parts) {
+      if (cancelled) break;
+      const sessions = await readSessionsPart(store, { where: where.join(' AND '), params, part });
       const lines: string[][] = store.nodes.map(() => []);
       // Which session and turn each row of the batch is, to address its estimates.
       const rowOf: { s: number; t: number }[] = [];

@@ -1,6 +1,6 @@
 /**
  * The estimator's training rows from a ClickHouse store, in bounded memory (issue 19). The episodes with an
- * outcome are read in parts (a session's episodes in one part: parts are `root_key % P`, about `partTurns` turns
+ * outcome are read in parts (storeSessionsPart.ts: a session's episodes in one part, about `partTurns` turns
  * each); each part's rows are built by the same TrainingRowBuilder as SQLite's (same histories, hashed features,
  * structured features and targets) and spilled to a file, so training holds one part at a time. The held-out
  * episodes are kept in memory, at most `maxValidationTurns` turns of them.
@@ -24,7 +24,7 @@ import type { TrainingTaskType } from '../../../shared/estimatorDomain.ts';
 import type { ClickHouseStore } from './connection.ts';
 import { visibleRows } from './schema.ts';
 import { storeModelOrder } from './storeEpisodes.ts';
-import { readSessionsPart, type PartTurn } from './storeSessionsPart.ts';
+import { readSessionsPart, sessionParts, type PartTurn } from './storeSessionsPart.ts';
 
 export interface StoreTrainingOptions {
   runs?: readonly string[];
@@ -144,12 +144,13 @@ export async function buildStoreTrainingSet(store: ClickHouseStore, options: Sto
   const heldOut: HeldOutTurn[] = [];
   // Only the counts of the parts built: their rows are in the part files.
   const partCounts: RowCounts[] = [];
-  const P = Math.max(1, Math.ceil(turnsWithOutcome / (options.partTurns ?? 20_000)));
+  const sessionsIn = await sessionParts(store, { where: withOutcomeWhere, params, turns: turnsWithOutcome, turnsPerPart: options.partTurns ?? 20_000 });
+  const P = sessionsIn.length;
   let largestPart = 0;
   try {
-    for (let p = 0; p < P; p++) {
+    for (const [p, sessions] of sessionsIn.entries()) {
       options.onProgress?.({ part: p, parts: P, rows: partCounts.reduce((a, b) => a + b.rows, 0) + heldOutBuilder.rows });
-      const part = await readSessionsPart(store, { where: withOutcomeWhere, params, inPart: `root_key % ${P} = ${p}` });
+      const part = await readSessionsPart(store, { where: withOutcomeWhere, params, part: sessions });
       const builder = new TrainingRowBuilder(builderOptions);
       for (const { episode: e, turns, key } of part) {
         // The part was read with score_norm IS NOT NULL.
