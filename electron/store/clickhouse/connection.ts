@@ -13,7 +13,7 @@ export type Row = Record<string, unknown>;
 
 /**
  * ClickHouse 18.16 now and then runs a GLOBAL IN on a shard without the temporary table the coordinator sent with
- * it, even with our reads one at a time (seen once in a CI run, among thousands of such reads). A read changes
+ * it (seen once in a CI run, with reads one at a time, among thousands of such reads). A read changes
  * nothing, so it is sent again; any other error, or this one a third time, is the user's answer.
  */
 const LOST_GLOBAL_TABLE = /Table \S+\._data\d+ doesn't exist/;
@@ -25,7 +25,8 @@ export class ClickHouseStore {
   readonly cluster: string | null;
   readonly shown: string;
 
-  constructor(readonly url: ClickHouseStoreUrl) {
+  constructor(readonly url: ClickHouseStoreUrl, readers = readersFromEnvironment()) {
+    this.readers = readers;
     this.database = url.database;
     this.cluster = url.cluster;
     this.shown = describeStore(url);
@@ -61,26 +62,42 @@ export class ClickHouseStore {
   }
 
   /**
-   * Queries go one at a time: ClickHouse 18.16 mixes up the temporary tables of concurrent GLOBAL IN queries
-   * ("Table default._data1 doesn't exist" from a shard), and every read here filters through one.
+   * At most `readers` reads at once (eight by default; `ROUTELENS_STORE_READERS` sets it, 1 sends them one at a time).
+   * One window's page load asks for several things at once, and a server has several windows: one long read (a
+   * lift bootstrap) must not hold up the rest. ClickHouse 18.16 sometimes loses a GLOBAL IN's temporary table on a
+   * shard ("Table default._data1 doesn't exist"); such a read is sent again.
    */
-  private queue: Promise<unknown> = Promise.resolve();
+  readonly readers: number;
+  private reading = 0;
+  private waiting: (() => void)[] = [];
+  /** Reads sent again after a shard lost their GLOBAL IN table (for tests and diagnostics). */
+  lostAndRetried = 0;
+
+  private async slot<T>(f: () => Promise<T>): Promise<T> {
+    while (this.reading >= this.readers) await new Promise<void>((wake) => this.waiting.push(wake));
+    this.reading++;
+    try {
+      return await f();
+    } finally {
+      this.reading--;
+      this.waiting.shift()?.();
+    }
+  }
 
   async query<T extends Row>(sql: string, params: Record<string, unknown> = {}, node: ClickHouseClient = this.coordinator): Promise<T[]> {
     const bound = bindParams(sql, params);
-    const run = this.queue.then(() =>
+    return this.slot(() =>
       this.wrap(async () => {
         for (let attempt = 1; ; attempt++) {
           try {
             return await rowsOf<T>(node, bound);
           } catch (e) {
             if (attempt >= READ_ATTEMPTS || !LOST_GLOBAL_TABLE.test(e instanceof Error ? e.message : String(e))) throw e;
+            this.lostAndRetried++;
           }
         }
       }),
     );
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 
   /**
@@ -90,11 +107,7 @@ export class ClickHouseStore {
    */
   async queryEachShard<T extends Row>(sql: (local: (name: string) => string) => string, params: Record<string, unknown> = {}): Promise<T[][]> {
     const bound = bindParams(sql((name) => `${this.database}.${name}_local`), params);
-    const run = this.queue.then(() =>
-      this.wrap(() => Promise.all(this.nodes.map((node) => rowsOf<T>(node, bound)))),
-    );
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.slot(() => this.wrap(() => Promise.all(this.nodes.map((node) => rowsOf<T>(node, bound)))));
   }
 
   async command(sql: string, node: ClickHouseClient = this.coordinator): Promise<void> {
@@ -138,6 +151,14 @@ export class ClickHouseStore {
       throw new StoreError(`${this.shown}: ${what ? `${what}: ` : ''}${storeMessage(e)}`);
     }
   }
+}
+
+export function readersFromEnvironment(env: NodeJS.ProcessEnv = process.env): number {
+  const given = env.ROUTELENS_STORE_READERS;
+  if (given === undefined || given === '') return 8;
+  const n = Number(given);
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw new StoreError(`ROUTELENS_STORE_READERS is "${given}": give a whole number of reads at once, 1 to 64`);
+  return n;
 }
 
 /** ClickHouse's default max_query_size (256 KiB), less room for the client's own additions. */
