@@ -394,7 +394,7 @@ export function renderMarkdown(r: Results): string {
         '',
         '| analysis | ms |',
         '|---|---|',
-        ...e.analyses.map((a) => `| ${a.id} | ${ms(a.ms)} |`),
+        ...e.analyses.map((a) => `| ${a.id} | ${a.ms === null ? `failed: ${a.error ?? 'no answer'}` : ms(a.ms)} |`),
       );
     }
     if (x.scale) {
