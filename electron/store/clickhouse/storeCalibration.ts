@@ -122,7 +122,11 @@ export async function calibrationOnStore(store: ClickHouseStore, options: StoreC
     f.params,
   );
   const coverage = { episodes: num(counts?.episodes ?? 0), unknown_outcome: num(counts?.unknown_outcome ?? 0), unknown_cost: 0 };
-  const estimates = `SELECT episode_key, pos, model, argMax(s_hat, scoring_id) AS h FROM ${store.table('estimates')}
+  // One scoring holds a turn × model once: no newest-wins grouping, which held every estimate in memory at once.
+  const estimates = est.ids.length === 1
+    ? `SELECT episode_key, pos, model, s_hat AS h FROM ${store.table('estimates')}
+    WHERE ${visibleRows(store)} AND scoring_id = ${Number(est.ids[0])} AND ${byRun.sql}`
+    : `SELECT episode_key, pos, model, argMax(s_hat, scoring_id) AS h FROM ${store.table('estimates')}
     WHERE ${visibleRows(store)} AND has({scorings:Array(UInt64)}, scoring_id) AND ${byRun.sql} GROUP BY episode_key, pos, model`;
   const loggedTurns = (where: string) => `SELECT episode_key, pos, model, run, s_tilde FROM ${store.table('turns')} WHERE ${visibleRows(store)} AND ${where}`;
   // ŝ is float32 on the store, as ORT gives it; its sums are taken in float64, as SQLite stores it.

@@ -49,6 +49,13 @@ describe.skipIf(skip !== null)('scoring a ClickHouse store', () => {
     await both?.close();
   });
 
+  /** Every scored turn's (run, ŝ of its logged model, newest scoring winning, S̃), read plainly. */
+  const storePairs = () => both.store.query<{ run: string; h: number; s: number }>(
+    `SELECT t.run AS run, e.h AS h, t.s AS s FROM (SELECT episode_key, pos, model, toFloat64(argMax(s_hat, scoring_id)) AS h FROM ${both.store.table('estimates')} GROUP BY episode_key, pos, model)
+     AS e ALL INNER JOIN (SELECT episode_key, pos, model, run, assumeNotNull(s_tilde) AS s FROM ${both.store.table('turns')} WHERE s_tilde IS NOT NULL) AS t USING (episode_key, pos, model)`,
+  );
+  const fitOf = (rows: { h: number; s: number }[]) => calibrationFit(rows.map((r) => r.h), rows.map((r) => r.s));
+
   it('an abandoned scoring is never read; a scoring of some runs is refused for all of them', async () => {
     const abort = new AbortController();
     abort.abort();
@@ -72,7 +79,10 @@ describe.skipIf(skip !== null)('scoring a ClickHouse store', () => {
     // Calibration reads that scoring for its run and says another run is not scored (an unknown id is refused).
     const other = (both.db.prepare("SELECT name FROM runs WHERE name LIKE 'sw-%' ORDER BY id").pluck().all() as string[])[1] as string;
     expect(await calibrationOnStore(both.store, { runs: [other] })).toMatchObject({ estimator: { id: some.scoringId }, reason: 'not_scored' });
-    expect((await calibrationOnStore(both.store, { runs: one })).overall.n).toBeGreaterThan(0);
+    // One scoring of the estimator (read without the newest-wins grouping) gives the fit of its own pairs.
+    const ofOne = await calibrationOnStore(both.store, { runs: one });
+    expect(ofOne.overall.n).toBeGreaterThan(0);
+    expectClose(ofOne.overall, fitOf(await storePairs()), '$.overall of one scoring', 1e-9);
     await expect(calibrationOnStore(both.store, { estimator: 7 })).rejects.toThrow(/no estimator with id 7/);
   });
 
@@ -104,11 +114,7 @@ describe.skipIf(skip !== null)('scoring a ClickHouse store', () => {
 
     // Calibration: the cluster's sums and ranks give what calibrationFit gives on the store's own pairs (1e-9), and
     // what SQLite gives on its ŝ (float32 apart), for all runs, each run, one run and a split.
-    const pairs = await both.store.query<{ run: string; h: number; s: number }>(
-      `SELECT t.run AS run, e.h AS h, t.s AS s FROM (SELECT episode_key, pos, model, toFloat64(argMax(s_hat, scoring_id)) AS h FROM ${both.store.table('estimates')} GROUP BY episode_key, pos, model)
-       AS e ALL INNER JOIN (SELECT episode_key, pos, model, run, assumeNotNull(s_tilde) AS s FROM ${both.store.table('turns')} WHERE s_tilde IS NOT NULL) AS t USING (episode_key, pos, model)`,
-    );
-    const fitOf = (rows: typeof pairs) => calibrationFit(rows.map((r) => r.h), rows.map((r) => r.s));
+    const pairs = await storePairs();
     const calibrated = await calibrationOnStore(both.store);
     expect(calibrated.estimator).toEqual({ id: onStore.scoringId, name: 'default-estimator' });
     // The window's estimator list names the same one, in use, known as the shipped default by its hash.
