@@ -70,8 +70,6 @@ export class ClickHouseStore {
   readonly readers: number;
   private reading = 0;
   private waiting: (() => void)[] = [];
-  /** Reads sent again after a shard lost their GLOBAL IN table (for tests and diagnostics). */
-  lostAndRetried = 0;
 
   private async slot<T>(f: () => Promise<T>): Promise<T> {
     while (this.reading >= this.readers) await new Promise<void>((wake) => this.waiting.push(wake));
@@ -93,7 +91,6 @@ export class ClickHouseStore {
             return await rowsOf<T>(node, bound);
           } catch (e) {
             if (attempt >= READ_ATTEMPTS || !LOST_GLOBAL_TABLE.test(e instanceof Error ? e.message : String(e))) throw e;
-            this.lostAndRetried++;
           }
         }
       }),

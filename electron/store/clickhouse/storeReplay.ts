@@ -223,8 +223,8 @@ async function readPart(store: ClickHouseStore, q: PartQuery): Promise<{
      FROM ${store.table('turns')} WHERE ${q.where.join(' AND ')} AND ${inPart} ORDER BY episode_key, pos`,
     q.params,
   );
-  const kept = rows.filter((r) => index.has(r.k));
-  const N = kept.length;
+  // The part's condition names exactly these episodes, so every row belongs to one of them.
+  const N = rows.length;
   const turnStart = new Int32Array(nEp + 1);
   const t = new Int32Array(N);
   const logged = new Int32Array(N);
@@ -235,7 +235,7 @@ async function readPart(store: ClickHouseStore, q: PartQuery): Promise<{
   const loggedCost = new Float64Array(N);
   const turnAt = new Map<string, number>();
   let last = -1;
-  kept.forEach((r, j) => {
+  rows.forEach((r, j) => {
     const e = index.get(r.k) as number;
     while (last < e) turnStart[++last] = j;
     turnAt.set(`${r.k}:${r.pos}`, j);

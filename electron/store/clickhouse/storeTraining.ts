@@ -144,13 +144,13 @@ export async function buildStoreTrainingSet(store: ClickHouseStore, options: Sto
   const heldOut: HeldOutTurn[] = [];
   // Only the counts of the parts built: their rows are in the part files.
   const partCounts: RowCounts[] = [];
-  const sessionsIn = await sessionParts(store, { where: withOutcomeWhere, params, turns: turnsWithOutcome, turnsPerPart: options.partTurns ?? 20_000 });
-  const P = sessionsIn.length;
+  const toRead = await sessionParts(store, { where: withOutcomeWhere, params, turns: turnsWithOutcome, turnsPerPart: options.partTurns ?? 20_000 });
+  const P = toRead.length;
   let largestPart = 0;
   try {
-    for (const [p, sessions] of sessionsIn.entries()) {
+    for (const [p, inPart] of toRead.entries()) {
       options.onProgress?.({ part: p, parts: P, rows: partCounts.reduce((a, b) => a + b.rows, 0) + heldOutBuilder.rows });
-      const part = await readSessionsPart(store, { where: withOutcomeWhere, params, part: sessions });
+      const part = await readSessionsPart(store, { where: withOutcomeWhere, params, part: inPart });
       const builder = new TrainingRowBuilder(builderOptions);
       for (const { episode: e, turns, key } of part) {
         // The part was read with score_norm IS NOT NULL.
