@@ -355,7 +355,7 @@ export function renderMarkdown(r: Results): string {
       ...(x.stages
         ? [
             `| of which: the importer alone (read, JSON.parse, schema checks) | ${x.stages.parse.seconds.toFixed(1)} (CPU ${x.stages.parse.cpuSeconds.toFixed(1)}) | ${int(x.stages.parse.turns / x.stages.parse.seconds)} | |`,
-            `| of which: the importer, the writer's resolution and every line built (nothing sent) | ${x.stages.rows.seconds.toFixed(1)} (CPU ${x.stages.rows.cpuSeconds.toFixed(1)}) | ${int(x.stages.rows.turns / x.stages.rows.seconds)} | |`,
+            `| of which: the importer, the writer's resolution and every row encoded (nothing sent) | ${x.stages.rows.seconds.toFixed(1)} (CPU ${x.stages.rows.cpuSeconds.toFixed(1)}) | ${int(x.stages.rows.turns / x.stages.rows.seconds)} | |`,
           ]
         : []),
       `| ClickHouse's own insert | ${x.baselineSeconds.toFixed(1)} | ${int(x.baselineTurnsPerSec)} | |`,

@@ -24,7 +24,8 @@ import { ClickHouseStore, StoreError } from '../electron/store/clickhouse/connec
 import { initStore, SHARDED_TABLES } from '../electron/store/clickhouse/schema.ts';
 import { DEFAULT_BATCH_ROWS, importToStore } from '../electron/store/clickhouse/importToStore.ts';
 import { DirectFile } from '../electron/store/clickhouse/directRows.ts';
-import type { RowSink, SessionIndex } from '../electron/store/clickhouse/episodeRows.ts';
+import { COLUMNS, type RowSink, type SessionIndex } from '../electron/store/clickhouse/episodeRows.ts';
+import { RowBinaryBatch, rowEncoder } from '../electron/store/clickhouse/rowBinary.ts';
 import { detectImporter, importPaths, readHead } from '../electron/importers/pipeline.ts';
 import {
   budgetModesOnStore, confusionOnStore, errorRecoveryOnStore, liftOnStore, paretoOnStore, switchCostOnStore, usageByTurnOnStore, usageRatioOnStore,
@@ -51,7 +52,7 @@ export interface StoreImportRun {
 /**
  * Where the import's time goes, on the same files in child processes of their own: the importer alone (read,
  * JSON.parse, schema checks), then the importer with the writer's resolution (pricing, error rules, targets) and
- * every table's lines built, as `importToStore` builds them, but nothing sent: what is left of the import's time is
+ * every table's rows encoded, as `importToStore` encodes them, but nothing sent: what is left of the import's time is
  * sending and waiting for ClickHouse, which shares the 2 cores.
  */
 export interface StoreImportStages {
@@ -251,7 +252,7 @@ export async function benchStore(dataset: Dataset, cache: string, repeat: number
       return JSON.parse(c.stdout.trim().split('\n').pop() as string) as StoreImportStages['parse'];
     };
     const stages: StoreImportStages = { parse: stage('--parse-child'), rows: stage('--rows-child') };
-    log(`  of which the importer alone: ${stages.parse.seconds.toFixed(1)} s; with the writer's resolution and every line built: ${stages.rows.seconds.toFixed(1)} s`);
+    log(`  of which the importer alone: ${stages.parse.seconds.toFixed(1)} s; with the writer's resolution and every row encoded: ${stages.rows.seconds.toFixed(1)} s`);
 
     // The baseline: the same rows, dumped per shard as JSONEachRow, inserted by ClickHouse into a fresh database.
     const dumpDir = join(cache, 'store-baseline');
@@ -369,7 +370,17 @@ async function stagesChild(files: string[], rows: boolean): Promise<StoreImportS
   if (rows) {
     const dir = mkdtempSync(join(tmpdir(), 'routelens-bench-staging-'));
     const staging = openDatabase(join(dir, 'staging.db'));
-    const dropped: RowSink = { add: () => undefined, full: () => false, flush: async () => undefined };
+    // Every row encoded as the import encodes it, then dropped.
+    const batches = new Map(Object.entries(COLUMNS).map(([t, columns]) => [t, new RowBinaryBatch(rowEncoder(t, columns))]));
+    const dropped: RowSink = {
+      add(table, _rootKey, values) {
+        const batch = batches.get(table) as RowBinaryBatch;
+        batch.add(values);
+        if (batch.bytes >= 8 * 2 ** 20) batch.take();
+      },
+      full: () => false,
+      flush: async () => undefined,
+    };
     const index: SessionIndex = { known: new Map(), lookup: async () => new Map() };
     let file: DirectFile | null = null;
     try {

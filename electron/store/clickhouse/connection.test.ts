@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { parseStoreUrl } from '../storeUrl.ts';
-import { chunked, ClickHouseStore, readersFromEnvironment, StoreError } from './connection.ts';
+import { ClickHouseStore, readersFromEnvironment, StoreError } from './connection.ts';
 
 const LOST = "Code: 60, e.displayText() = DB::Exception: Received from 127.0.0.1:36069. DB::Exception: Table default._data1 doesn't exist.., e.what() = DB::Exception";
 
@@ -78,17 +78,5 @@ describe('ClickHouseStore.query', () => {
     const { node, calls } = flaky(["Code: 60, e.displayText() = DB::Exception: Table routelens.turns doesn't exist.."]);
     await expect(store.query('SELECT 1 AS n', {}, node)).rejects.toThrow(/Table routelens\.turns doesn't exist/);
     expect(calls()).toBe(1);
-  });
-});
-
-describe('chunked', () => {
-  it('joins lines into chunks of about 64 KiB, in order, losing none', () => {
-    const lines = Array.from({ length: 5000 }, (_v, i) => `${i}\t${'x'.repeat(i % 97)}\n`);
-    const chunks = [...chunked(lines)];
-    expect(chunks.join('')).toBe(lines.join(''));
-    expect(chunks.length).toBeGreaterThan(2);
-    for (const c of chunks.slice(0, -1)) expect(c.length).toBeGreaterThanOrEqual(64 * 1024);
-    for (const c of chunks) expect(c.length).toBeLessThan(64 * 1024 + 200);
-    expect([...chunked([])]).toEqual([]);
   });
 });

@@ -116,23 +116,11 @@ export class ClickHouseStore {
     await this.wrap(() => node.insert({ table: `${this.database}.${table}`, values: rows, format: 'JSONEachRow' }));
   }
 
-  /**
-   * TabSeparated lines (already escaped) into `table` on one host, streamed in chunks of about SEND_CHUNK characters
-   * joined as they go out: a stream chunk per line cost a tenth of an import's CPU, and joining the whole batch
-   * at once would hold it twice.
-   */
-  async insertLines(node: ClickHouseClient, table: string, columns: readonly string[], lines: string[], what: string): Promise<void> {
-    if (lines.length > 0) await this.insertTsv(node, table, columns, chunked(lines), what);
-  }
-
-  /** The bytes of a TsvBatch (TabSeparated lines, already escaped) into `table` on one host. */
-  async insertBytes(node: ClickHouseClient, table: string, columns: readonly string[], chunks: Buffer[], what: string): Promise<void> {
-    if (chunks.length > 0) await this.insertTsv(node, table, columns, chunks, what);
-  }
-
-  private async insertTsv(node: ClickHouseClient, table: string, columns: readonly string[], body: Iterable<string | Buffer>, what: string): Promise<void> {
+  /** RowBinary rows (rowBinary.ts), `columns` in the order their values were written, into `table` on one host. */
+  async insertRowBinary(node: ClickHouseClient, table: string, columns: readonly string[], chunks: Buffer[], what: string): Promise<void> {
+    if (chunks.length === 0) return;
     await this.wrap(async () => {
-      const r = await node.exec({ query: `INSERT INTO ${this.database}.${table} (${columns.join(', ')}) FORMAT TabSeparated`, values: Readable.from(body) });
+      const r = await node.exec({ query: `INSERT INTO ${this.database}.${table} (${columns.join(', ')}) FORMAT RowBinary`, values: Readable.from(chunks) });
       r.stream.resume();
     }, what);
   }
@@ -173,23 +161,6 @@ export function sizeSettings(sql: string): { max_query_size?: string } {
 /** One read on one host, its rows as objects. */
 async function rowsOf<T extends Row>(node: ClickHouseClient, sql: string): Promise<T[]> {
   return (await (await node.query({ query: sql, format: 'JSONEachRow', clickhouse_settings: sizeSettings(sql) })).json()) as T[];
-}
-
-const SEND_CHUNK = 64 * 1024;
-
-/** The lines joined into strings of about SEND_CHUNK characters each, in order. */
-export function* chunked(lines: readonly string[]): Generator<string> {
-  let from = 0;
-  let size = 0;
-  for (let i = 0; i < lines.length; i++) {
-    size += (lines[i] as string).length;
-    if (size >= SEND_CHUNK) {
-      yield lines.slice(from, i + 1).join('');
-      from = i + 1;
-      size = 0;
-    }
-  }
-  if (from < lines.length) yield lines.slice(from).join('');
 }
 
 /** A string as a ClickHouse literal: quotes and backslashes escaped, so no value can end the literal. */

@@ -2,8 +2,8 @@
  * The rows of one episode as the ClickHouse store holds them, whichever way the import produced the episode
  * (resolved in memory, directRows.ts, or read back from a staging database, stagedRows.ts): model names instead
  * of ids, each episode keyed by a hash of (run, episode id) and tied to its session's root, and the cross-turn
- * columns the analyses need (the next turn's switch and error, the cumulative cost) filled in. Rows come out as
- * TabSeparated lines (ClickHouse parses them fastest, and no object per row is kept).
+ * columns the analyses need (the next turn's switch and error, the cumulative cost) filled in. Each row goes to the
+ * sink as its values in COLUMNS order, which encodes it at once (rowBinary.ts): no object per row is kept.
  */
 import { createHash } from 'node:crypto';
 import type { BehaviourMode } from '../../../shared/behaviourModes.ts';
@@ -47,31 +47,13 @@ export const COLUMNS = {
 } as const;
 export type ShardedTable = keyof typeof COLUMNS;
 
-const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '\\0', '\b': '\\b', '\f': '\\f' };
-
-const ESCAPED = /[\\\t\n\r\0\b\f]/;
-const ESCAPED_ALL = new RegExp(ESCAPED.source, 'g');
-const escape = (c: string): string => ESCAPES[c] as string;
-
-/** One value in ClickHouse's TabSeparated: \N for NULL, strings with their tabs, line breaks and backslashes escaped. */
-function field(v: unknown): string {
-  if (typeof v === 'number') return v - v === 0 ? `${v}` : '\\N'; // v - v is NaN for NaN and ±Infinity
-  if (v === null || v === undefined) return '\\N';
-  // Most strings need no escape: testing first skips building a copy.
-  if (typeof v === 'string') return ESCAPED.test(v) ? v.replace(ESCAPED_ALL, escape) : v;
-  if (typeof v === 'bigint') return v.toString();
-  return String(v);
-}
-
-/** A line of values, flat (a line built by += is a chain of pieces: a batch of them held several times the memory). */
-export const tsvLine = (values: readonly unknown[]): string => `${values.map(field).join('\t')}\n`;
-
 /**
- * Where a file's rows go: one line at a time, with its table and shard key (the session's root). When `full()`,
- * the rows are sent (`flush`) before more are read, so memory stays bounded whatever the file's size.
+ * Where a file's rows go: one row at a time (its values in COLUMNS order), with its table and shard key (the
+ * session's root). When `full()`, the rows are sent (`flush`) before more are read, so memory stays bounded
+ * whatever the file's size.
  */
 export interface RowSink {
-  add(table: ShardedTable, rootKey: number, line: string): void;
+  add(table: ShardedTable, rootKey: number, values: unknown[]): void;
   full(): boolean;
   flush(): Promise<void>;
 }
@@ -145,12 +127,12 @@ export function addEpisode(sink: RowSink, importId: number, s: SessionEntry, e: 
   const text = e.difficulty;
   const d = text === null || text.trim() === '' ? Number.NaN : Number(text);
   const difficulty = Number.isFinite(d) ? d : null;
-  sink.add('episodes', s.rootKey, tsvLine([
+  sink.add('episodes', s.rootKey, [
     importId, s.key, s.rootKey, e.run, e.ext_id, e.task_id, e.task_type, e.task_category, s.split, e.difficulty, difficulty,
     e.final_score, e.score_norm, e.success, e.expert_call, e.total_cost, e.unpriced_turns > 0 ? 0 : 1, e.unpriced_turns, e.n_turns, e.n_switches, e.n_errors,
     e.budget_mode, e.budget_usd, e.max_turns, e.train_step, e.exit_reason, e.kind, e.agent, e.parent_ext_id, e.started_at, e.task_text, e.system_prompt,
     mode, e.parent_t, e.expected_steps, e.policy_name, e.file_ord,
-  ]));
+  ]);
   return { s, run: e.run, success: e.success, child: s.rootKey !== s.key ? 1 : 0, difficulty };
 }
 
@@ -197,13 +179,13 @@ export function addTurns(sink: RowSink, importId: number, ep: EpisodeHead, turns
     const next = turns[pos + 1];
     const cost = r.cost_source === 'none' ? null : r.cost;
     if (cost !== null) cumulative += Math.fround(cost);
-    sink.add('turns', s.rootKey, tsvLine([
+    sink.add('turns', s.rootKey, [
       importId, s.key, s.rootKey, ep.run, s.split, child, ep.success, allKnown, difficulty, pos, r.t, r.model, r.prev_model, r.switched,
       next === undefined ? null : next.model !== r.model ? 1 : 0, r.max_severity, next === undefined ? null : next.max_severity, r.tool ?? r.action_type, r.action_type, r.tool,
       r.tokens_in, r.tokens_out, r.tokens_cached, r.tokens_cache_write, r.tokens_reasoning, cost, r.cost_source, cumulative, r.latency_ms, r.propensity, r.error_mask,
       r.verdict, r.verify_correct, r.greedy_model, r.was_greedy, r.beta, r.role, r.s_tilde, r.penalty,
-    ]));
-    sink.add('turn_text', s.rootKey, tsvLine([importId, s.key, s.rootKey, pos, r.action, r.observation, r.detail]));
+    ]);
+    sink.add('turn_text', s.rootKey, [importId, s.key, s.rootKey, pos, r.action, r.observation, r.detail]);
     summary.turns++;
   }
 }
@@ -211,7 +193,7 @@ export function addTurns(sink: RowSink, importId: number, ep: EpisodeHead, turns
 /** A line of a table keyed by turn position or plan round (errors, candidates, plan nodes and edges): `rest` in COLUMNS order. */
 export function addTurnPart(sink: RowSink, table: Exclude<ShardedTable, 'episodes' | 'turns' | 'turn_text'>, importId: number, ep: EpisodeHead, rest: unknown[]): void {
   const head = table === 'plan_edges' ? [importId, ep.s.key, ep.s.rootKey] : [importId, ep.s.key, ep.s.rootKey, ep.run];
-  sink.add(table, ep.s.rootKey, tsvLine([...head, ...rest]));
+  sink.add(table, ep.s.rootKey, [...head, ...rest]);
 }
 
 /** A session's parent chain as both paths walk it: the episode's id in the file, its run, ids and split. */

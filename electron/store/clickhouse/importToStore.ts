@@ -21,10 +21,10 @@ import { checkShards, clickhouseDateTime, ledgerRow, requireSchema, shardOf, vis
 import { DirectFile } from './directRows.ts';
 import { COLUMNS, type FileSummary, type RowSink, type SessionIndex, type ShardedTable } from './episodeRows.ts';
 import { stagedRows } from './stagedRows.ts';
-import { TsvBatch } from './tsvBatch.ts';
+import { RowBinaryBatch, rowEncoder } from './rowBinary.ts';
 
 export const DEFAULT_BATCH_ROWS = 100_000;
-/** Bytes of buffered lines (two batches may be in memory: one being sent, one being read). */
+/** Bytes of buffered rows (two batches may be in memory: one being sent, one being read). */
 export const DEFAULT_BATCH_BYTES = 8 * 2 ** 20;
 const KEYS_PER_QUERY = 10_000;
 
@@ -75,13 +75,13 @@ export interface StoreImportOptions extends ImportOptions {
 }
 
 /**
- * Lines waiting for the next insert, per sharded table and shard, and the files whose rows are all sent or among
+ * Rows waiting for the next insert, per sharded table and shard, and the files whose rows are all sent or among
  * them. A table goes out alone when it reaches `batchRows` rows or `batchBytes` bytes (the text table fills
  * by size long before the numeric tables by rows); everything, with the ledger entries of the complete files, when
  * those files hold `batchRows` turns, and at the end.
  */
 class ShardBuffers implements RowSink {
-  private readonly batches = new Map<ShardedTable, TsvBatch[]>();
+  private readonly batches = new Map<ShardedTable, RowBinaryBatch[]>();
   /** Files whose every row has been added: their ledger entries are written by the next full flush. */
   pending: PendingFile[] = [];
   readonly pendingKeys = new Set<number>();
@@ -93,15 +93,18 @@ class ShardBuffers implements RowSink {
     private readonly batchRows: number,
     private readonly batchBytes: number,
   ) {
-    for (const t of Object.keys(COLUMNS) as ShardedTable[]) this.batches.set(t, store.nodes.map(() => new TsvBatch()));
+    for (const t of Object.keys(COLUMNS) as ShardedTable[]) {
+      const encoders = rowEncoder(t, COLUMNS[t]);
+      this.batches.set(t, store.nodes.map(() => new RowBinaryBatch(encoders)));
+    }
   }
 
-  add(table: ShardedTable, rootKey: number, line: string): void {
-    (this.batches.get(table) as TsvBatch[])[shardOf(rootKey, this.store.nodes.length)]?.add(line);
+  add(table: ShardedTable, rootKey: number, values: unknown[]): void {
+    (this.batches.get(table) as RowBinaryBatch[])[shardOf(rootKey, this.store.nodes.length)]?.add(values);
   }
 
   private isFull(t: ShardedTable): boolean {
-    const shards = this.batches.get(t) as TsvBatch[];
+    const shards = this.batches.get(t) as RowBinaryBatch[];
     return shards.reduce((a, b) => a + b.rows, 0) >= this.batchRows || shards.reduce((a, b) => a + b.bytes, 0) >= this.batchBytes;
   }
 
@@ -147,7 +150,7 @@ class ShardBuffers implements RowSink {
       await Promise.all(perShard.map(async (chunks, shard) => {
         const node = store.nodes[shard];
         if (chunks.length === 0 || !node) return;
-        await store.insertBytes(node, `${table}_local`, COLUMNS[table], chunks, `inserting into ${table} on shard ${shard + 1}`);
+        await store.insertRowBinary(node, `${table}_local`, COLUMNS[table], chunks, `inserting into ${table} on shard ${shard + 1}`);
       }));
     }
     batches.length = 0;

@@ -72,6 +72,13 @@ const SHARDED: Record<string, { columns: string; orderBy: string }> = {
 };
 export const SHARDED_TABLES = Object.keys(SHARDED);
 
+/** The columns of sharded table `table` with their ClickHouse types, in the table's order. */
+export function shardedColumns(table: string): { name: string; type: string }[] {
+  const def = SHARDED[table];
+  if (!def) throw new Error(`${table}: not a sharded table of the store`);
+  return columnsOf(def.columns);
+}
+
 /** On the first host only: small, read whole. */
 const COORDINATOR: Record<string, { columns: string; orderBy: string }> = {
   schema_version: { columns: 'version UInt32, at DateTime', orderBy: 'version' },

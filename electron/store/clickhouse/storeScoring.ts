@@ -21,7 +21,7 @@ import { storedExpectedSteps } from '../../analysis/expectedSteps.ts';
 import type { ClickHouseStore } from './connection.ts';
 import { newImportId } from './importToStore.ts';
 import { scoringLedgerRow, shardOf, visibleRows } from './schema.ts';
-import { tsvLine } from './episodeRows.ts';
+import { RowBinaryBatch, rowEncoder } from './rowBinary.ts';
 import { readSessionsPart, sessionParts } from './storeSessionsPart.ts';
 
 export interface StoreScoreOptions {
@@ -43,6 +43,7 @@ export interface StoreScoreResult extends Omit<ScoreDatabaseResult, 'estimatorId
 }
 
 const ESTIMATE_COLUMNS = ['scoring_id', 'import_id', 'episode_key', 'root_key', 'run', 'pos', 'model', 's_hat'] as const;
+const encoders = rowEncoder('estimates', ESTIMATE_COLUMNS);
 const BATCH = 4096;
 
 export async function scoreStore(store: ClickHouseStore, modelPath: string, options: StoreScoreOptions = {}): Promise<StoreScoreResult> {
@@ -87,7 +88,7 @@ export async function scoreStore(store: ClickHouseStore, modelPath: string, opti
     for (const part of parts) {
       if (cancelled) break;
       const sessions = await readSessionsPart(store, { where: where.join(' AND '), params, part });
-      const lines: string[][] = store.nodes.map(() => []);
+      const batches = store.nodes.map(() => new RowBinaryBatch(encoders));
       // Which session and turn each row of the batch is, to address its estimates.
       const rowOf: { s: number; t: number }[] = [];
       const flush = async (): Promise<void> => {
@@ -96,9 +97,9 @@ export async function scoreStore(store: ClickHouseStore, modelPath: string, opti
         rowOf.forEach(({ s, t }, r) => {
           const session = sessions[s]!;
           const turn = session.turns[t]!;
-          const into = lines[shardOf(Number(session.rootKey), store.nodes.length)]!;
+          const into = batches[shardOf(Number(session.rootKey), store.nodes.length)]!;
           for (let a = 0; a < K; a++) {
-            into.push(tsvLine([scoringId, session.importId, session.key, session.rootKey, session.run, turn.pos, scorer.models[a], scores[r * K + a]]));
+            into.add([scoringId, session.importId, session.key, session.rootKey, session.run, turn.pos, scorer.models[a], scores[r * K + a]]);
           }
         });
         rows += rowOf.length;
@@ -116,8 +117,8 @@ export async function scoreStore(store: ClickHouseStore, modelPath: string, opti
         });
       }
       await flush();
-      for (const [shard, shardLines] of lines.entries()) {
-        if (shardLines.length) await store.insertLines(store.nodes[shard]!, 'estimates_local', ESTIMATE_COLUMNS, shardLines, `inserting estimates on shard ${shard + 1}`);
+      for (const [shard, batch] of batches.entries()) {
+        await store.insertRowBinary(store.nodes[shard]!, 'estimates_local', ESTIMATE_COLUMNS, batch.take(), `inserting estimates on shard ${shard + 1}`);
       }
       if (options.signal?.aborted) cancelled = true;
     }
