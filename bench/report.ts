@@ -344,7 +344,7 @@ export function renderMarkdown(r: Results): string {
       `\`npm run bench -- --only store\` (bench/storeBench.ts) on the dataset above (${int(d.episodes)} episodes, ${int(x.ours.turns)} turns).`,
       '**Ours**: `importToStore` in a child process, end to end: the same importer, pricing, error rules and targets as a',
       'SQLite import (each episode resolved by the same writer, its rows built at once; no staging database), every table',
-      'sent as TabSeparated inserts per shard, the import ledger.',
+      'sent as RowBinary inserts per shard, the import ledger.',
       `**Baseline**: the same rows (${int(x.baselineRows)} in all tables, ${mib(x.baselineBytes)} of JSONEachRow) dumped from the store and`,
       'inserted by ClickHouse itself into a fresh database on the same shards (`INSERT … FORMAT JSONEachRow`, both shards at',
       'once, table by table), timed from the first byte sent to the last insert answered. Rows/s counts turns.',
