@@ -210,6 +210,28 @@ describe.skipIf(skip !== null)('ClickHouse store on a 2-shard cluster', () => {
     expect((await cleanStore(store, 60_000)).abandoned).toEqual([]);
   });
 
+  it('a file with a value SQLite holds but the store cannot (a turn budget past Int32) is refused, naming the episode, and never counted', async () => {
+    const lines = readFileSync(join(dir, 'scienceworld-3.jsonl'), 'utf8').split('\n').filter(Boolean).slice(0, 20)
+      .map((l, i) => {
+        const ep = JSON.parse(l);
+        ep.run = 'too-long';
+        if (i === 12) ep.budget = { ...ep.budget, max_turns: 3_000_000_000 };
+        return JSON.stringify(ep);
+      });
+    const file = join(dir, 'too-long.jsonl');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const bad = JSON.parse(lines[12] as string).episode_id as string;
+    const report = await importToStore(store, [file], { batchRows: 10 });
+    expect(report.files[0]?.status).toBe('rejected');
+    expect(report.files[0]?.reason).toContain(`episode "${bad}": episodes.max_turns: 3000000000 cannot be stored as Int32 in a ClickHouse store`);
+    await expect(paretoOnStore(store, { runs: ['too-long'] })).rejects.toThrow('no run named');
+    const ledger = await store.query<{ event: string }>(`SELECT event FROM routelens.imports WHERE path = {p:String} ORDER BY event`, { p: file });
+    expect(ledger.map((r) => r.event)).toEqual(['abandoned', 'started']);
+    // The import ended without a StoreError: every insert, the refused file's whole rows included, was accepted.
+    const sent = await store.query<{ n: string }>("SELECT count() AS n FROM routelens.episodes WHERE run = 'too-long'");
+    expect(Number(sent[0]?.n)).toBeGreaterThan(0);
+  });
+
   it('a changed file replaces the whole earlier file; a file overlapping part of one is refused', async () => {
     const lines = readFileSync(join(dir, 'critique-4.jsonl'), 'utf8').split('\n').filter(Boolean);
     const first = join(dir, 'part.jsonl');

@@ -21,7 +21,7 @@ import { checkShards, clickhouseDateTime, ledgerRow, requireSchema, shardOf, vis
 import { DirectFile } from './directRows.ts';
 import { COLUMNS, type FileSummary, type RowSink, type SessionIndex, type ShardedTable } from './episodeRows.ts';
 import { stagedRows } from './stagedRows.ts';
-import { RowBinaryBatch, rowEncoder } from './rowBinary.ts';
+import { RowBinaryBatch, RowValueError, rowEncoder } from './rowBinary.ts';
 
 export const DEFAULT_BATCH_ROWS = 100_000;
 /** Bytes of buffered rows (two batches may be in memory: one being sent, one being read). */
@@ -166,6 +166,19 @@ class ShardBuffers implements RowSink {
   }
 }
 
+/**
+ * A value that a SQLite database holds but the store's column cannot (a turn's t past Int32, say) refuses its file,
+ * naming the episode, as any other fault of the file is refused.
+ */
+async function storable<T>(file: ImportedFile, episode: string | null, f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (e) {
+    if (!(e instanceof RowValueError)) throw e;
+    throw new ImportError(file.shown, 1, `${episode === null ? '' : `episode "${episode}": `}${e.message} in a ClickHouse store`);
+  }
+}
+
 export async function importToStore(store: ClickHouseStore, paths: string[], options: StoreImportOptions = {}): Promise<ImportReport> {
   await requireSchema(store);
   await checkShards(store);
@@ -256,7 +269,8 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
           direct = new DirectFile(importId, file, index, buffers, options.batchRows ?? DEFAULT_BATCH_ROWS);
         }
         try {
-          await direct.add(episode);
+          const into = direct;
+          await storable(file, episode.ep.episode_id, () => into.add(episode));
         } catch (e) {
           if (e instanceof StageInstead) await abandonDirect();
           throw e;
@@ -270,7 +284,7 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
         let summary: FileSummary;
         let supersedes: number[];
         try {
-          summary = sent ? await sent.finish() : await stagedRows(staging, file.sourceId, importId, index, buffers);
+          summary = await storable(file, null, () => (sent ? sent.finish() : stagedRows(staging, file.sourceId, importId, index, buffers)));
           supersedes = await replaced(summary.episodeKeys, file.shown);
         } catch (e) {
           // Rows of it may be on the shards already: never counted, and `store clean` may delete them at once.

@@ -113,4 +113,14 @@ describe('RowBinaryBatch', () => {
     expect(() => batch.add(['r', 1])).toThrow(/2 values for 3 columns/);
     expect(() => rowEncoder('turns', ['no_such'])).toThrow(/turns\.no_such: not a column/);
   });
+
+  it('leaves no part of a refused row behind: the rows around it read back alone', () => {
+    const batch = new RowBinaryBatch(rowEncoder('turn_candidates', ['run', 'pos', 'logged_score']));
+    batch.add(['before', 1, 0.5]);
+    const bytes = batch.bytes;
+    expect(() => batch.add(['half written', 2, 'not a number'])).toThrow(RowValueError);
+    expect([batch.rows, batch.bytes]).toEqual([1, bytes]);
+    batch.add(['after', 3, 1.5]);
+    expect(readRows(Buffer.concat(batch.take()), ['String', 'UInt32', 'Float64'])).toEqual([['before', 1, 0.5], ['after', 3, 1.5]]);
+  });
 });

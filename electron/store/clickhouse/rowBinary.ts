@@ -123,7 +123,14 @@ export class RowBinaryBatch {
       this.seal();
       if (need > this.buf.length) this.buf = Buffer.allocUnsafe(need);
     }
-    for (let i = 0; i < values.length; i++) (this.encoders[i] as Encoder)(this, values[i]);
+    const start = this.at;
+    try {
+      for (let i = 0; i < values.length; i++) (this.encoders[i] as Encoder)(this, values[i]);
+    } catch (e) {
+      // A refused value leaves no part of its row behind: the rows after it must still line up.
+      this.at = start;
+      throw e;
+    }
     this.rows++;
   }
 
