@@ -167,7 +167,7 @@ class ShardBuffers implements RowSink {
 }
 
 /**
- * A value that a SQLite database holds but the store's column cannot (a turn's t past Int32, say) refuses its file,
+ * A value that a SQLite database holds but the store's column cannot (a turn budget past Int32, say) refuses its file,
  * naming the episode, as any other fault of the file is refused.
  */
 async function storable<T>(file: ImportedFile, episode: string | null, f: () => Promise<T>): Promise<T> {
