@@ -22,7 +22,7 @@ import { usageByTurnAnalysis } from '../electron/analysis/usageByTurn.ts';
 import { columnar } from '../electron/analysis/columnar.ts';
 import { ClickHouseStore, StoreError } from '../electron/store/clickhouse/connection.ts';
 import { initStore, SHARDED_TABLES } from '../electron/store/clickhouse/schema.ts';
-import { DEFAULT_BATCH_ROWS, importToStore } from '../electron/store/clickhouse/importToStore.ts';
+import { DEFAULT_BATCH_BYTES, DEFAULT_BATCH_ROWS, importToStore } from '../electron/store/clickhouse/importToStore.ts';
 import { DirectFile } from '../electron/store/clickhouse/directRows.ts';
 import { COLUMNS, type RowSink, type SessionIndex } from '../electron/store/clickhouse/episodeRows.ts';
 import { RowBinaryBatch, rowEncoder } from '../electron/store/clickhouse/rowBinary.ts';
@@ -362,7 +362,7 @@ const BENCH_PART_TURNS = 20_000;
 /** The history window of the trainer's bench and the shipped estimator (bench/trainBench.ts). */
 const BENCH_HISTORY_TOKENS = 512;
 
-/** The importer alone over `files` (`rows` false), or with the lines `importToStore` sends built and dropped (`rows` true). */
+/** The importer alone over `files` (`rows` false), or with the rows `importToStore` sends encoded and dropped (`rows` true). */
 async function stagesChild(files: string[], rows: boolean): Promise<StoreImportStages['parse']> {
   const cpu = process.cpuUsage();
   const t = performance.now();
@@ -376,7 +376,7 @@ async function stagesChild(files: string[], rows: boolean): Promise<StoreImportS
       add(table, _rootKey, values) {
         const batch = batches.get(table) as RowBinaryBatch;
         batch.add(values);
-        if (batch.bytes >= 8 * 2 ** 20) batch.take();
+        if (batch.bytes >= DEFAULT_BATCH_BYTES) batch.take();
       },
       full: () => false,
       flush: async () => undefined,

@@ -29,7 +29,7 @@ export interface SessionIndex {
   lookup(run: string, extIds: string[]): Promise<Map<string, SessionEntry>>;
 }
 
-/** The columns each sharded table is written with, in the order the lines hold them. */
+/** The columns each sharded table is written with, in the order a row's values hold them. */
 export const COLUMNS = {
   episodes: ['import_id', 'episode_key', 'root_key', 'run', 'ext_id', 'task_id', 'task_type', 'task_category', 'split', 'difficulty', 'difficulty_num',
     'final_score', 'score_norm', 'success', 'expert_call', 'total_cost', 'cost_known', 'unpriced_turns', 'n_turns', 'n_switches', 'n_errors', 'budget_mode', 'budget_usd', 'max_turns',
@@ -109,7 +109,7 @@ export interface EpisodeRow {
   file_ord: number;
 }
 
-/** What the lines of an episode's turns and other rows need to know of the episode. */
+/** What the rows of an episode's turns, errors, candidates and plans need to know of the episode. */
 export interface EpisodeHead {
   s: SessionEntry;
   run: string;
@@ -118,7 +118,7 @@ export interface EpisodeHead {
   difficulty: number | null;
 }
 
-/** The episodes line of `e` in session `s`; registers it in `index` and `summary`. */
+/** The episodes row of `e` in session `s`; registers it in `index` and `summary`. */
 export function addEpisode(sink: RowSink, importId: number, s: SessionEntry, e: EpisodeRow, mode: BehaviourMode | null, index: SessionIndex, summary: FileSummary): EpisodeHead {
   index.known.set(s.key, { rootKey: s.rootKey, split: s.split });
   summary.episodes++;
@@ -168,7 +168,7 @@ export interface TurnRow {
   detail: unknown;
 }
 
-/** The turns and turn_text lines of one episode's turns, in t order (their position is their index). */
+/** The turns and turn_text rows of one episode's turns, in t order (their position is their index). */
 export function addTurns(sink: RowSink, importId: number, ep: EpisodeHead, turns: readonly TurnRow[], summary: FileSummary): void {
   const { s, child, difficulty } = ep;
   const allKnown = turns.every((r) => r.cost_source !== 'none') ? 1 : 0;
@@ -190,7 +190,7 @@ export function addTurns(sink: RowSink, importId: number, ep: EpisodeHead, turns
   }
 }
 
-/** A line of a table keyed by turn position or plan round (errors, candidates, plan nodes and edges): `rest` in COLUMNS order. */
+/** A row of a table keyed by turn position or plan round (errors, candidates, plan nodes and edges): `rest` in COLUMNS order. */
 export function addTurnPart(sink: RowSink, table: Exclude<ShardedTable, 'episodes' | 'turns' | 'turn_text'>, importId: number, ep: EpisodeHead, rest: unknown[]): void {
   const head = table === 'plan_edges' ? [importId, ep.s.key, ep.s.rootKey] : [importId, ep.s.key, ep.s.rootKey, ep.run];
   sink.add(table, ep.s.rootKey, [...head, ...rest]);

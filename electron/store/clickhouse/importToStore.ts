@@ -3,7 +3,7 @@
  * ClickHouse store. Each episode the writer resolves (models, prices, error rules, switches, AEC targets: one place
  * for each fact) becomes its rows at once (directRows.ts); a file that needs a whole-file view (an episode twice, a
  * parent after its child) is written to a private staging SQLite database instead and read back (stagedRows.ts).
- * Rows are buffered per table and shard and sent as inserts of `batchRows` rows (a table whose lines reach
+ * Rows are buffered per table and shard and sent as inserts of `batchRows` rows (a table whose rows reach
  * `batchBytes` bytes first, the text, goes out sooner). A file's rows count only once its 'completed' event
  * is in the import ledger, written after all its rows are in: a file that fails midway, or an import killed before
  * its ledger entry, is never seen by any query (`routelens store clean` removes such rows).
