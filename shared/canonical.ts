@@ -4,6 +4,7 @@
  * single definition; `routelens-v1.schema.json` beside it is generated from it (see canonicalJsonSchema.ts).
  */
 import { z } from 'zod';
+import { fastSafeParse } from './fastAccept.ts';
 
 export const CANONICAL_SCHEMA = 'routelens/v1';
 
@@ -257,6 +258,9 @@ export const CanonicalEpisode = z
     }
   });
 export type CanonicalEpisode = z.infer<typeof CanonicalEpisode>;
+
+/** `CanonicalEpisode.safeParse` with the fast path for episodes it accepts unchanged (fastAccept.ts): `value` must be the caller's own. */
+export const parseCanonicalEpisode = fastSafeParse(CanonicalEpisode);
 
 /** Turns a zod error into one short line naming the JSON path: `turns[3].tokens.in: expected number`. */
 export function describeIssue(error: z.ZodError): string {

@@ -1,5 +1,5 @@
 /** `routelens/v1` JSON Lines (DESIGN §3): one canonical episode per line, validated with the shared schema. */
-import { CANONICAL_SCHEMA, CanonicalEpisode, describeIssue } from '../../shared/canonical.ts';
+import { CANONICAL_SCHEMA, describeIssue, parseCanonicalEpisode } from '../../shared/canonical.ts';
 import { readJsonLines } from './lineReader.ts';
 import { ImportError, type ImportContext, type Importer } from './types.ts';
 
@@ -30,7 +30,7 @@ export const canonicalImporter: Importer = {
       if ((value as { schema?: unknown }).schema !== CANONICAL_SCHEMA) {
         throw new ImportError(file, lineNo, `schema: expected "${CANONICAL_SCHEMA}"`);
       }
-      const parsed = CanonicalEpisode.safeParse(value);
+      const parsed = parseCanonicalEpisode(value);
       if (!parsed.success) throw new ImportError(file, lineNo, describeIssue(parsed.error));
       const episode = ctx.runName ? { ...parsed.data, run: ctx.runName } : parsed.data;
       const key = `${episode.run}\u0000${episode.episode_id}`;
