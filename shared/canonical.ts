@@ -260,7 +260,7 @@ export const CanonicalEpisode = z
 export type CanonicalEpisode = z.infer<typeof CanonicalEpisode>;
 
 /** `CanonicalEpisode.safeParse` with the fast path for episodes it accepts unchanged (fastAccept.ts): `value` must be the caller's own. */
-export const parseCanonicalEpisode = fastSafeParse(CanonicalEpisode);
+export const parseCanonicalEpisode = /* @__PURE__ */ fastSafeParse(CanonicalEpisode);
 
 /** Turns a zod error into one short line naming the JSON path: `turns[3].tokens.in: expected number`. */
 export function describeIssue(error: z.ZodError): string {
