@@ -37,7 +37,7 @@ interface CheckDef {
   length?: number;
 }
 interface ZodLike {
-  _zod: { def: Def; optin?: string };
+  _zod: { def: Def };
 }
 
 const never: Accept = () => false;
@@ -189,12 +189,21 @@ function compile(schema: ZodLike): Accept {
 
 export type FastParse<T> = (value: unknown) => { success: true; data: T } | { success: false; error: z.ZodError };
 
+/** Each schema's predicate, compiled once. */
+const compiled = new WeakMap<z.ZodType, Accept>();
+
+function predicateOf(schema: z.ZodType): Accept {
+  let accept = compiled.get(schema);
+  if (!accept) compiled.set(schema, (accept = compile(schema as unknown as ZodLike)));
+  return accept;
+}
+
 /**
  * `schema.safeParse`, answered without zod for a value it would accept unchanged. The value itself is handed back
  * (with missing defaulted fields filled in): the caller must own it, as a value fresh from JSON.parse is owned.
  */
 export function fastSafeParse<S extends z.ZodType>(schema: S): FastParse<z.output<S>> {
-  const accept = compile(schema as unknown as ZodLike);
+  const accept = predicateOf(schema);
   return (value) => {
     if (accept(value)) return { success: true, data: value as z.output<S> };
     const parsed = schema.safeParse(value);
@@ -204,5 +213,5 @@ export function fastSafeParse<S extends z.ZodType>(schema: S): FastParse<z.outpu
 
 /** Whether the fast path alone accepts `value` (for tests: real and simulated logs must not need zod). */
 export function acceptedWithoutZod(schema: z.ZodType, value: unknown): boolean {
-  return compile(schema as unknown as ZodLike)(value);
+  return predicateOf(schema)(value);
 }
