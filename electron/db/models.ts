@@ -130,6 +130,17 @@ export class ModelResolver {
     this.listPricedSinceCommit = [];
   }
 
+  /** Models added (and first list-priced) since the last commit or rollback, in the order they were added. */
+  uncommitted(): { added: string[]; listPriced: string[] } {
+    return { added: [...this.addedSinceCommit], listPriced: [...this.listPricedSinceCommit] };
+  }
+
+  /** Models another connection added for this file (the store's import threads): reported once it commits. */
+  addedElsewhere(added: readonly string[], listPriced: readonly string[]): void {
+    this.addedSinceCommit.push(...added);
+    this.listPricedSinceCommit.push(...listPriced);
+  }
+
   /** The file's transaction rolled back: rows it added are gone, so no cached id may outlive them. */
   rollback(): void {
     this.byAlias.clear();

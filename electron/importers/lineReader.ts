@@ -17,6 +17,35 @@ export interface LineReaderOptions {
   onBytes?: (bytes: number) => void;
 }
 
+/** One line's bytes as text: strict UTF-8, a byte order mark dropped from the file's first line, a CR ending dropped. */
+function lineText(decoder: TextDecoder, buf: Uint8Array, file: string, lineNo: number, firstOfFile: boolean): string {
+  try {
+    let text = decoder.decode(buf);
+    if (firstOfFile && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    return text.endsWith('\r') ? text.slice(0, -1) : text;
+  } catch {
+    throw new ImportError(file, lineNo, 'not valid UTF-8');
+  }
+}
+
+/**
+ * The lines of a piece of a file held in memory (whole lines: it ends at a newline or at the file's end), as
+ * readLines reads them: numbered from 1 within the piece, `first` when the piece starts the file.
+ */
+export function* linesOf(piece: Uint8Array, file: string, first: boolean, maxLineBytes: number): Generator<Line> {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let lineNo = 0;
+  let start = 0;
+  while (start < piece.length) {
+    let nl = piece.indexOf(10, start);
+    if (nl === -1) nl = piece.length;
+    lineNo++;
+    if (nl - start > maxLineBytes) throw new ImportError(file, lineNo, `line longer than ${maxLineBytes} bytes`);
+    yield { lineNo, text: lineText(decoder, piece.subarray(start, nl), file, lineNo, first && lineNo === 1) };
+    start = nl + 1;
+  }
+}
+
 export async function* readLines(file: string, options: LineReaderOptions = {}): AsyncGenerator<Line> {
   const maxLineBytes = options.maxLineBytes ?? 64 * 1024 * 1024;
   const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -27,15 +56,7 @@ export async function* readLines(file: string, options: LineReaderOptions = {}):
   let lineNo = 0;
   let bytes = 0;
 
-  const decode = (buf: Buffer): string => {
-    try {
-      let text = decoder.decode(buf);
-      if (lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-      return text.endsWith('\r') ? text.slice(0, -1) : text;
-    } catch {
-      throw new ImportError(file, lineNo, 'not valid UTF-8');
-    }
-  };
+  const decode = (buf: Buffer): string => lineText(decoder, buf, file, lineNo, lineNo === 1);
 
   for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
     bytes += chunk.length;

@@ -72,6 +72,28 @@ export interface ImportOptions {
    * reads the file again from its start, written into the database (`direct` false in beforeCommit).
    */
   emit?: (episode: ResolvedEpisode, file: ImportedFile) => Promise<void>;
+  /**
+   * With `emit`: reads a whole file another way than episode by episode (the store's import threads, for a big
+   * canonical file), or undefined to read it as usual. It throws as `emit` does (StageInstead included).
+   */
+  readWhole?: (path: string, file: ImportedFile, how: WholeReadContext) => Promise<WholeRead | undefined>;
+}
+
+export interface WholeReadContext {
+  importer: Importer;
+  runName?: string;
+  onBytes: (bytes: number) => void;
+  /** The file's episodes and turns so far, for progress. */
+  counted: (episodes: number, turns: number) => void;
+}
+
+/** A file read by readWhole: its counts, and the models its episodes added (reported as the writer's are). */
+export interface WholeRead {
+  episodes: number;
+  turns: number;
+  repairedStrings: number;
+  modelsAdded: string[];
+  modelsListPriced: string[];
 }
 
 /** A file being imported, as a ledger elsewhere names it. */
@@ -294,6 +316,20 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
       };
       let repairedStrings = 0;
       const read = async (emit: ImportOptions['emit']): Promise<void> => {
+        const whole = emit && (await options.readWhole?.(c.path, file, {
+          importer, runName: options.runName, onBytes: progress,
+          counted: (e, t) => {
+            episodes = e;
+            turns = t;
+          },
+        }));
+        if (whole) {
+          episodes = whole.episodes;
+          turns = whole.turns;
+          repairedStrings += whole.repairedStrings;
+          writer.models.addedElsewhere(whole.modelsAdded, whole.modelsListPriced);
+          return;
+        }
         for await (const ep of importer.read(c.path, ctx)) {
           if (emit) {
             const resolved = writer.resolve(ep);

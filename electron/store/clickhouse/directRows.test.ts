@@ -1,8 +1,9 @@
 /**
- * The direct path (episodes resolved in memory, directRows.ts) against the staging path (stagedRows.ts) on a real
- * 2-shard cluster: the same files give the same rows in every table, sample logs of every format, subagent
- * sessions and parents imported earlier included; a file whose parent comes after its child, and an episode twice
- * in one file, go through staging.
+ * The direct path (episodes resolved in memory, directRows.ts) and the threaded path (canonical files cut into
+ * pieces for range threads, threadedFile.ts) against the staging path (stagedRows.ts) on a real 2-shard cluster:
+ * the same files give the same rows in every table, sample logs of every format, subagent sessions and parents
+ * imported earlier included; a file whose parent comes after its child, and an episode twice in one file, go
+ * through staging. The threaded path refuses a bad file at the same line with the same words.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,8 +60,12 @@ describe('DirectFile', () => {
 describe.skipIf(skip !== null)('direct and staged rows on a 2-shard cluster', () => {
   let cluster: TestCluster;
   let dir: string;
-  const stores: Record<'direct' | 'staged', ClickHouseStore> = {} as never;
-  const reports: Record<string, Awaited<ReturnType<typeof importToStore>>[]> = { direct: [], staged: [] };
+  const MODES = ['direct', 'staged', 'threaded'] as const;
+  type Mode = (typeof MODES)[number];
+  const stores: Record<Mode, ClickHouseStore> = {} as never;
+  const reports: Record<string, Awaited<ReturnType<typeof importToStore>>[]> = { direct: [], staged: [], threaded: [] };
+  /** Every canonical file through two range threads, in pieces of a few episodes. */
+  const THREADED = { threads: 2, threadedMinBytes: 0, pieceBytes: 16 * 1024 };
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'routelens-direct-'));
@@ -79,15 +84,23 @@ describe.skipIf(skip !== null)('direct and staged rows on a 2-shard cluster', ()
     writeFileSync(parents, [ep('p1', null), ep('p2', null), ep('p2-child', 'p2')].join('\n'));
     const children = join(dir, 'children.jsonl');
     writeFileSync(children, [ep('c1', 'p1'), ep('c2', 'p2-child'), ep('g1', 'c1'), ep('x', 'y'), ep('y', 'x'), ep('orphan', 'nowhere')].join('\n'));
+    // Error types first named in different pieces, in an order no one thread sees whole: the masks' bits are the
+    // file's ids, given out in the file's order.
+    const typed = join(dir, 'error-types.jsonl');
+    const names = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta'];
+    writeFileSync(typed, Array.from({ length: 24 }, (_, i) => {
+      const turns = (base.turns as Record<string, unknown>[]).map((t, j) => ({ ...t, errors: [{ type: names[(i * 5 + j) % names.length] as string, severity: 'error' }] }));
+      return JSON.stringify({ ...base, run: 'error-types', episode_id: `e${i}`, turns });
+    }).reverse().join('\n'));
     const late = join(dir, 'late-parent.jsonl');
     writeFileSync(late, [ep('kid', 'mum', 'late'), ep('mum', null, 'late'), ep('solo', null, 'late')].join('\n'));
-    for (const mode of ['direct', 'staged'] as const) {
+    for (const mode of MODES) {
       const store = new ClickHouseStore(parseStoreUrl(cluster.url(mode)));
       await initStore(store);
       stores[mode] = store;
       // Small batches and a small wait for parents: several inserts, and children settled before the file ends.
-      const options = { batchRows: 40, direct: mode === 'direct' };
-      reports[mode]?.push(await importToStore(store, [...simulated, ...SAMPLES, parents], options));
+      const options = { batchRows: 40, direct: mode !== 'staged', ...(mode === 'threaded' ? THREADED : { threads: 1 }) };
+      reports[mode]?.push(await importToStore(store, [...simulated, ...SAMPLES, parents, typed], options));
       reports[mode]?.push(await importToStore(store, [children, late], options));
     }
   }, 300_000);
@@ -98,9 +111,10 @@ describe.skipIf(skip !== null)('direct and staged rows on a 2-shard cluster', ()
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('both paths import the same files with the same counts and warnings', () => {
+  it('every path imports the same files with the same counts and warnings', () => {
     const shape = (r: Awaited<ReturnType<typeof importToStore>>) => ({ files: r.files, warnings: r.warnings, modelsAdded: r.modelsAdded });
     expect(reports.direct?.map(shape)).toEqual(reports.staged?.map(shape));
+    expect(reports.threaded?.map(shape)).toEqual(reports.staged?.map(shape));
     expect(reports.direct?.flatMap((r) => r.files).every((f) => f.status === 'imported')).toBe(true);
     expect(reports.direct?.flatMap((r) => r.files).length).toBeGreaterThan(30);
   });
@@ -108,24 +122,67 @@ describe.skipIf(skip !== null)('direct and staged rows on a 2-shard cluster', ()
   it('every table holds the same rows (all columns but the import id)', async () => {
     for (const table of Object.keys(COLUMNS) as ShardedTable[]) {
       const columns = COLUMNS[table].filter((c) => c !== 'import_id');
-      const rows = async (mode: 'direct' | 'staged'): Promise<string[]> => {
+      const rows = async (mode: Mode): Promise<string[]> => {
         const s = stores[mode];
         const found = await s.query(
           `SELECT ${columns.join(', ')} FROM ${mode}.${table} WHERE import_id GLOBAL IN (${visibleImports(s)}) ORDER BY ${columns.join(', ')}`,
         );
         return found.map((r) => JSON.stringify(r));
       };
-      const [direct, staged] = [await rows('direct'), await rows('staged')];
+      const [direct, staged, threaded] = [await rows('direct'), await rows('staged'), await rows('threaded')];
       expect(direct.length, table).toBeGreaterThan(0);
       expect(direct, table).toEqual(staged);
+      expect(threaded, table).toEqual(staged);
     }
   });
 
   it('the file whose parent came after a child settled without it went through staging (its direct rows abandoned)', async () => {
-    const abandoned = async (mode: 'direct' | 'staged') =>
+    const abandoned = async (mode: Mode) =>
       (await stores[mode].query<{ path: string }>(`SELECT path FROM ${mode}.imports WHERE event = 'abandoned'`)).map((r) => r.path);
     expect(await abandoned('direct')).toEqual([join(dir, 'children.jsonl')]);
     expect(await abandoned('staged')).toEqual([]);
+    // In pieces of a few episodes, the child waits for its parent no longer than its own piece (children.jsonl's
+    // cycle lies within one piece).
+    expect(await abandoned('threaded')).toEqual([join(dir, 'late-parent.jsonl')]);
+  });
+
+  it('the threaded path refuses a bad file as the direct path does: the first fault by line, the same words, nothing counted', async () => {
+    const lines = readFileSync(join(dir, 'critique.jsonl'), 'utf8').split('\n').filter(Boolean);
+    const numbered = (run: string) => lines.map((l) => JSON.stringify({ ...JSON.parse(l), run }));
+    const write = (name: string, content: string | Buffer): string => {
+      const path = join(dir, `${name}.jsonl`);
+      writeFileSync(path, content);
+      return path;
+    };
+    const bad = numbered('bad');
+    const withBudget = (l: string, maxTurns: number) => JSON.stringify({ ...JSON.parse(l), budget: { max_turns: maxTurns } });
+    const files = [
+      // A byte order mark, CRLF endings and blank lines before a schema fault far into the file.
+      write('schema-late', `\uFEFF${[...bad.slice(0, 30), '', '  ', JSON.stringify({ ...JSON.parse(bad[30] as string), turns: 'none' }), ...bad.slice(31)].join('\r\n')}\r\n`),
+      write('duplicate-far', [...numbered('dup').slice(0, 40), numbered('dup')[3], ...numbered('dup').slice(40)].join('\n')),
+      write('json-late', [...numbered('json').slice(0, 33), '{"schema": "routelens/v1", ', ...numbered('json').slice(33)].join('\n')),
+      write('utf8-late', Buffer.concat([Buffer.from(`${numbered('utf8').slice(0, 21).join('\n')}\n`), Buffer.from([0x7b, 0xff, 0x7d, 0x0a]), Buffer.from(numbered('utf8').slice(21).join('\n'))])),
+      // A value the store cannot hold (a turn budget past Int32) before a schema fault: the earlier fault is reported.
+      write('unstorable-first', [...numbered('big').slice(0, 12), withBudget(numbered('big')[12] as string, 2 ** 40), ...numbered('big').slice(13, 20), '[]', ...numbered('big').slice(20)].join('\n')),
+      write('last-line-bad', [...numbered('last'), '{"schema": "routelens/v1"}'].join('\n')),
+    ];
+    const store = stores.threaded;
+    const direct = await importToStore(store, files, { threads: 1 });
+    const threaded = await importToStore(store, files, THREADED);
+    expect(threaded.files).toEqual(direct.files);
+    expect(direct.files.map((f) => f.status)).toEqual(files.map(() => 'rejected'));
+    expect(direct.files.map((f) => f.reason?.replace(dir, 'DIR'))).toEqual([
+      expect.stringMatching(/^DIR\/schema-late\.jsonl:33: turns: /),
+      expect.stringMatching(/^DIR\/duplicate-far\.jsonl:41: duplicate episode_id ".*" in run "dup" \(first on line 4\)$/),
+      expect.stringMatching(/^DIR\/json-late\.jsonl:34: invalid JSON: /),
+      'DIR/utf8-late.jsonl:22: not valid UTF-8',
+      expect.stringMatching(/^DIR\/unstorable-first\.jsonl:1: episode ".*": .*max_turns.* in a ClickHouse store$/),
+      expect.stringMatching(/^DIR\/last-line-bad\.jsonl:61: /),
+    ]);
+    const visible = await store.query<{ n: string }>(
+      `SELECT count() AS n FROM threaded.episodes WHERE run IN ('bad', 'dup', 'json', 'utf8', 'big', 'last') AND import_id GLOBAL IN (${visibleImports(store)})`,
+    );
+    expect(visible).toEqual([{ n: '0' }]);
   });
 
   it('two imports of different files at once into one store: each file complete and counted once', async () => {

@@ -95,10 +95,9 @@ export class DirectFile {
     const e: SessionEpisode = { id: ++this.episodes, run: ep.run, ext_id: ep.episode_id, parent_ext_id: ep.parent?.episode_id ?? null, split: ep.task.split ?? null };
     noteRun(this.summary, { run: ep.run, source_format: this.file.format, source_path: this.file.shown, policy_name: ep.policy?.name ?? null, policy_kind: ep.policy?.kind ?? null });
     const w: Waiting = { e, r, planFrom: this.planNodes, edgeFrom: this.planEdges };
-    for (const t of r.turns) {
-      this.planNodes += t.plan.length;
-      for (const p of t.plan) this.planEdges += p.sub.depends_on.length;
-    }
+    const plan = planCounts(r);
+    this.planNodes += plan.nodes;
+    this.planEdges += plan.edges;
     if (e.parent_ext_id === null || e.parent_ext_id === e.ext_id) {
       this.write({ key, rootKey: key, split: e.split }, w);
     } else {
@@ -147,21 +146,45 @@ export class DirectFile {
   }
 
   private write(s: SessionEntry, w: Waiting): void {
-    const { r, e } = w;
+    const { e } = w;
     if (!this.before.has(s.key)) this.before.set(s.key, this.index.known.get(s.key));
     const runPolicy = this.summary.runs.find((x) => x.run === e.run)?.policy_name ?? null;
-    const head = addEpisode(this.sink, this.importId, s, episodeRow(r, e.id, runPolicy), modeOf(r), this.index, this.summary);
-    addTurns(this.sink, this.importId, head, turnRows(r), this.summary);
-    let node = w.planFrom;
-    let edge = w.edgeFrom;
-    r.turns.forEach((t, pos) => {
-      for (const x of t.errors) addTurnPart(this.sink, 'turn_errors', this.importId, head, [pos, x.type, x.level, x.source]);
-      for (const c of t.candidates) addTurnPart(this.sink, 'turn_candidates', this.importId, head, [pos, c.model.name, c.score]);
-      const round = t.turn.plan?.round;
-      for (const { sub, model } of t.plan) {
-        addTurnPart(this.sink, 'plan_nodes', this.importId, head, [pos, round, ++node, sub.id, model?.name ?? null, sub.primitive ?? null, sub.status ?? null]);
-        for (const dep of sub.depends_on) addTurnPart(this.sink, 'plan_edges', this.importId, head, [round, ++edge, dep, sub.id]);
-      }
-    });
+    writeEpisodeRows(this.sink, this.importId, s, w.r, { fileOrd: e.id, runPolicy, planFrom: w.planFrom, edgeFrom: w.edgeFrom }, this.index, this.summary);
   }
+}
+
+/** Where an episode stands in its file: its place, its run's policy, and the plan nodes and edges before it. */
+export interface FilePlace {
+  fileOrd: number;
+  runPolicy: string | null;
+  planFrom: number;
+  edgeFrom: number;
+}
+
+/** Every row of one resolved episode in session `s`, into `sink` (registered in `index` and `summary`). */
+export function writeEpisodeRows(sink: RowSink, importId: number, s: SessionEntry, r: ResolvedEpisode, at: FilePlace, index: SessionIndex, summary: FileSummary): void {
+  const head = addEpisode(sink, importId, s, episodeRow(r, at.fileOrd, at.runPolicy), modeOf(r), index, summary);
+  addTurns(sink, importId, head, turnRows(r), summary);
+  let node = at.planFrom;
+  let edge = at.edgeFrom;
+  r.turns.forEach((t, pos) => {
+    for (const x of t.errors) addTurnPart(sink, 'turn_errors', importId, head, [pos, x.type, x.level, x.source]);
+    for (const c of t.candidates) addTurnPart(sink, 'turn_candidates', importId, head, [pos, c.model.name, c.score]);
+    const round = t.turn.plan?.round;
+    for (const { sub, model } of t.plan) {
+      addTurnPart(sink, 'plan_nodes', importId, head, [pos, round, ++node, sub.id, model?.name ?? null, sub.primitive ?? null, sub.status ?? null]);
+      for (const dep of sub.depends_on) addTurnPart(sink, 'plan_edges', importId, head, [round, ++edge, dep, sub.id]);
+    }
+  });
+}
+
+/** The plan nodes and plan edges of an episode's turns (their ordinals in the file follow each other). */
+export function planCounts(r: ResolvedEpisode): { nodes: number; edges: number } {
+  let nodes = 0;
+  let edges = 0;
+  for (const t of r.turns) {
+    nodes += t.plan.length;
+    for (const p of t.plan) edges += p.sub.depends_on.length;
+  }
+  return { nodes, edges };
 }

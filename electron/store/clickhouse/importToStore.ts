@@ -8,7 +8,7 @@
  * is in the import ledger, written after all its rows are in: a file that fails midway, or an import killed before
  * its ledger entry, is never seen by any query (`routelens store clean` removes such rows).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
@@ -19,9 +19,10 @@ import { ImportError } from '../../importers/types.ts';
 import type { ClickHouseStore } from './connection.ts';
 import { checkShards, clickhouseDateTime, ledgerRow, requireSchema, shardOf, visibleImports, visibleRows } from './schema.ts';
 import { DirectFile } from './directRows.ts';
-import { COLUMNS, type FileSummary, type RowSink, type SessionIndex, type ShardedTable } from './episodeRows.ts';
+import { COLUMNS, type FileSummary, type SessionIndex, type ShardedTable } from './episodeRows.ts';
 import { stagedRows } from './stagedRows.ts';
-import { RowBinaryBatch, RowValueError, rowEncoder } from './rowBinary.ts';
+import { RowBinaryBatch, RowValueError, rowEncoder, unstorable } from './rowBinary.ts';
+import { DEFAULT_PIECE_BYTES, DEFAULT_THREADED_MIN_BYTES, importThreadsFromEnvironment, RangeThreads, ThreadedFile, type EncodedSink } from './threadedFile.ts';
 
 export const DEFAULT_BATCH_ROWS = 100_000;
 /** Bytes of buffered rows (two batches may be in memory: one being sent, one being read). */
@@ -72,6 +73,11 @@ export interface StoreImportOptions extends ImportOptions {
   batchBytes?: number;
   /** False: every file through the staging database (the path a file takes when the direct one cannot finish it). */
   direct?: boolean;
+  /** Range threads for a big canonical file (threadedFile.ts); 1: none. Default ROUTELENS_IMPORT_THREADS, else one per core up to 4. */
+  threads?: number;
+  /** Canonical files at least this big use the range threads. */
+  threadedMinBytes?: number;
+  pieceBytes?: number;
 }
 
 /**
@@ -80,7 +86,7 @@ export interface StoreImportOptions extends ImportOptions {
  * by size long before the numeric tables by rows); everything, with the ledger entries of the complete files, when
  * those files hold `batchRows` turns, and at the end.
  */
-class ShardBuffers implements RowSink {
+class ShardBuffers implements EncodedSink {
   private readonly batches = new Map<ShardedTable, RowBinaryBatch[]>();
   /** Files whose every row has been added: their ledger entries are written by the next full flush. */
   pending: PendingFile[] = [];
@@ -101,6 +107,10 @@ class ShardBuffers implements RowSink {
 
   add(table: ShardedTable, rootKey: number, values: unknown[]): void {
     (this.batches.get(table) as RowBinaryBatch[])[shardOf(rootKey, this.store.nodes.length)]?.add(values);
+  }
+
+  addEncoded(table: ShardedTable, shard: number, rows: number, chunks: Buffer[]): void {
+    (this.batches.get(table) as RowBinaryBatch[])[shard]?.addEncoded(chunks, rows);
   }
 
   private isFull(t: ShardedTable): boolean {
@@ -175,7 +185,7 @@ async function storable<T>(file: ImportedFile, episode: string | null, f: () => 
     return await f();
   } catch (e) {
     if (!(e instanceof RowValueError)) throw e;
-    throw new ImportError(file.shown, 1, `${episode === null ? '' : `episode "${episode}": `}${e.message} in a ClickHouse store`);
+    throw unstorable(file.shown, episode, e.message);
   }
 }
 
@@ -211,7 +221,10 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
     store.insert(store.coordinator, 'imports', [ledgerRow(importId, event, { hash: file.hash, path: file.shown, format: file.format })]);
 
   /** The file whose episodes are being sent; one left here when another begins was rejected midway. */
-  let direct: DirectFile | null = null;
+  let direct: DirectFile | ThreadedFile | null = null;
+  const threadCount = options.threads ?? importThreadsFromEnvironment();
+  let threads: RangeThreads | null = null;
+  const nextErrorTypeId = staging.prepare('SELECT coalesce(max(id), 0) + 1 FROM error_types').pluck();
   const abandonDirect = async (): Promise<void> => {
     if (!direct) return;
     const { importId, file } = direct;
@@ -261,16 +274,33 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
         );
         return rows[0]?.path;
       },
+      readWhole: options.direct === false || threadCount < 2 || options.rules ? undefined : async (path, file, how) => {
+        // Only canonical files are cut into pieces of whole lines; the error rules the threads use are the defaults.
+        if (how.importer.format !== 'canonical' || statSync(path).size < (options.threadedMinBytes ?? DEFAULT_THREADED_MIN_BYTES)) return undefined;
+        await abandonDirect();
+        const importId = newImportId();
+        await ledger(importId, 'started', file);
+        threads ??= new RangeThreads(threadCount, { shards: store.nodes.length, expectedSteps: options.expectedSteps });
+        const into = new ThreadedFile(importId, file, threads, index, buffers, nextErrorTypeId.get() as number, options.pieceBytes ?? DEFAULT_PIECE_BYTES);
+        direct = into;
+        try {
+          return await into.read(path, how);
+        } catch (e) {
+          if (e instanceof StageInstead) await abandonDirect();
+          throw e;
+        }
+      },
       emit: options.direct === false ? undefined : async (episode, file) => {
-        if (direct?.file !== file) {
+        let into = direct instanceof DirectFile && direct.file === file ? direct : null;
+        if (!into) {
           await abandonDirect();
           const importId = newImportId();
           await ledger(importId, 'started', file);
-          direct = new DirectFile(importId, file, index, buffers, options.batchRows ?? DEFAULT_BATCH_ROWS);
+          direct = into = new DirectFile(importId, file, index, buffers, options.batchRows ?? DEFAULT_BATCH_ROWS);
         }
         try {
-          const into = direct;
-          await storable(file, episode.ep.episode_id, () => into.add(episode));
+          const adding = into;
+          await storable(file, episode.ep.episode_id, () => adding.add(episode));
         } catch (e) {
           if (e instanceof StageInstead) await abandonDirect();
           throw e;
@@ -304,6 +334,8 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
     await abandonDirect().catch(() => undefined);
     throw e;
   } finally {
+    // Assigned in a callback, which the compiler does not follow.
+    await (threads as RangeThreads | null)?.close();
     staging.close();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -9,6 +9,7 @@
  * its UTF-8 byte count as an unsigned LEB128 varint, then the bytes; a Nullable is one byte, 1 for NULL, else 0 and
  * the value.
  */
+import { ImportError } from '../../importers/types.ts';
 import { shardedColumns } from './schema.ts';
 
 const CHUNK_BYTES = 1 << 20;
@@ -16,6 +17,14 @@ const TWO_32 = 2 ** 32;
 
 /** A value that cannot go in its column: a bug in the caller (the importer's schema rules out such values). */
 export class RowValueError extends Error {}
+
+/**
+ * A value that a SQLite database holds but the store's column cannot (a turn budget past Int32, say) refuses its
+ * file, naming the episode, as any other fault of the file is refused.
+ */
+export function unstorable(shown: string, episode: string | null, message: string): ImportError {
+  return new ImportError(shown, 1, `${episode === null ? '' : `episode "${episode}": `}${message} in a ClickHouse store`);
+}
 
 type Encoder = (batch: RowBinaryBatch, v: unknown) => void;
 
@@ -132,6 +141,16 @@ export class RowBinaryBatch {
       throw e;
     }
     this.rows++;
+  }
+
+  /** Rows encoded elsewhere (an import thread), in chunks of whole rows. */
+  addEncoded(chunks: readonly Buffer[], rows: number): void {
+    this.seal();
+    for (const c of chunks) {
+      this.chunks.push(c);
+      this.sealedBytes += c.length;
+    }
+    this.rows += rows;
   }
 
   /** The bytes added so far, in order, and an empty batch left behind. */
