@@ -111,6 +111,12 @@ export function renderMarkdown(r: Results): string {
       `| import into a 2-shard ClickHouse cluster (turns/s, ${int(x.ours.turns)} turns) | ${int(x.oursTurnsPerSec)} | ClickHouse's own JSONEachRow insert ${int(x.baselineTurnsPerSec)} | ${x.ratio.toFixed(2)}× | ≥ 0.5× | ${verdict(x.ratio >= 0.5)} |`,
       `| peak RSS of that import | ${mib(x.ours.peakRss)} (${mb(x.ours.peakRss)}) | | | < 500 MB | ${verdict(x.ours.peakRss < 500e6)} |`,
     );
+    if (x.threaded) {
+      const t = x.threaded;
+      lines.push(
+        `| the same import with two range threads (not the default on 2 cores) | ${int(t.turns / t.seconds)}, peak RSS ${mib(t.peakRss)} | | ${((t.turns / t.seconds) / x.baselineTurnsPerSec).toFixed(2)}× | ≥ 0.5×, < 500 MB | ${verdict(t.turns / t.seconds >= 0.5 * x.baselineTurnsPerSec && t.peakRss < 500e6)} |`,
+      );
+    }
     if (x.training) {
       lines.push(`| peak RSS of \`train --store\` over those turns (one epoch) | ${mib(x.training.peakRss)} (${mb(x.training.peakRss)}) | | | one part and ≤ 50k held-out turns in memory | (no number set) |`);
     }
@@ -352,6 +358,9 @@ export function renderMarkdown(r: Results): string {
       '| | seconds | turns/s | peak RSS |',
       '|---|---|---|---|',
       `| ours | ${x.ours.seconds.toFixed(1)} (CPU ${x.ours.cpuSeconds.toFixed(1)}) | ${int(x.oursTurnsPerSec)} | ${mib(x.ours.peakRss)} |`,
+      ...(x.threaded
+        ? [`| ours with two range threads (\`ROUTELENS_IMPORT_THREADS=2\`; CPU of every thread) | ${x.threaded.seconds.toFixed(1)} (CPU ${x.threaded.cpuSeconds.toFixed(1)}) | ${int(x.threaded.turns / x.threaded.seconds)} | ${mib(x.threaded.peakRss)} |`]
+        : []),
       ...(x.stages
         ? [
             `| of which: the importer alone (read, JSON.parse, schema checks) | ${x.stages.parse.seconds.toFixed(1)} (CPU ${x.stages.parse.cpuSeconds.toFixed(1)}) | ${int(x.stages.parse.turns / x.stages.parse.seconds)} | |`,

@@ -82,6 +82,11 @@ export interface StoreBenchResult {
   shards: number;
   ours: StoreImportRun;
   oursTurnsPerSec: number;
+  /**
+   * The same import with two range threads (ROUTELENS_IMPORT_THREADS=2, threadedFile.ts) into a database of its own:
+   * on 2 cores the threads share the cores with both servers, so the default there is none.
+   */
+  threaded?: StoreImportRun;
   stages?: StoreImportStages;
   baselineSeconds: number;
   baselineTurnsPerSec: number;
@@ -244,6 +249,20 @@ export async function benchStore(dataset: Dataset, cache: string, repeat: number
     if (r.status !== 0) throw new Error(`bench/storeBench.ts --child failed (${r.status})`);
     const ours = JSON.parse(r.stdout.trim().split('\n').pop() as string) as StoreImportRun;
     log(`  ours: ${ours.turns.toLocaleString('en-US')} turns in ${ours.seconds.toFixed(1)} s (CPU ${ours.cpuSeconds.toFixed(1)} s), peak RSS ${(ours.peakRss / 2 ** 20).toFixed(0)} MiB`);
+    log('  ours with two range threads (ROUTELENS_IMPORT_THREADS=2), into a database of its own');
+    const threadedUrl = cluster.url('bench_threads');
+    const threadedStore = new ClickHouseStore(parseStoreUrl(threadedUrl));
+    await initStore(threadedStore);
+    await threadedStore.close();
+    const rt = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'bench', 'storeBench.ts'), '--child', threadedUrl, ...dataset.jsonl], {
+      cwd: root, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ROUTELENS_IMPORT_THREADS: '2' },
+    });
+    if (rt.status !== 0) throw new Error(`bench/storeBench.ts --child (threaded) failed (${rt.status})`);
+    const threaded = JSON.parse(rt.stdout.trim().split('\n').pop() as string) as StoreImportRun;
+    if (threaded.turns !== ours.turns) throw new Error(`the threaded import stored ${threaded.turns} turns, the import ${ours.turns}`);
+    log(`  ours, threaded: ${threaded.seconds.toFixed(1)} s (CPU ${threaded.cpuSeconds.toFixed(1)} s), peak RSS ${(threaded.peakRss / 2 ** 20).toFixed(0)} MiB`);
+    // Its rows are the import's (directRows.test.ts checks so): dropped, so the disk holds one copy.
+    for (const port of cluster.httpPorts) await post(port, 'DROP DATABASE IF EXISTS bench_threads');
     const stage = (mode: '--parse-child' | '--rows-child'): StoreImportStages['parse'] => {
       const c = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'bench', 'storeBench.ts'), mode, ...dataset.jsonl], {
         cwd: root, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'],
@@ -332,7 +351,7 @@ export async function benchStore(dataset: Dataset, cache: string, repeat: number
     const oursTurnsPerSec = ours.turns / ours.seconds;
     const baselineTurnsPerSec = ours.turns / baselineSeconds;
     return {
-      clickhouseVersion: version, shards: 2, ours, oursTurnsPerSec, stages, baselineSeconds, baselineTurnsPerSec,
+      clickhouseVersion: version, shards: 2, ours, oursTurnsPerSec, threaded, stages, baselineSeconds, baselineTurnsPerSec,
       ratio: oursTurnsPerSec / baselineTurnsPerSec, baselineRows: Number(counted[0]?.n), baselineBytes, turnsPerShard, analyses,
       diskBytesPerTurn: allBytes / ours.turns, turnsTableBytesPerTurn: turnsBytes / ours.turns, training, estimator, scale,
     };
