@@ -41,6 +41,12 @@ describe('store URLs that are wrong', () => {
     }
   });
 
+  it('a thread count that is not one: one line, exit 1, before anything is read or sent', () => {
+    const r = routelens(['import', 'fixtures/canonical/example.jsonl', '--store', 'clickhouse://127.0.0.1:1/db'], { ROUTELENS_IMPORT_THREADS: 'two' });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr.trim()).toBe('routelens import: ROUTELENS_IMPORT_THREADS is "two": give a whole number of threads, 1 to 64');
+  });
+
   it('store ddl prints what init runs, where, without connecting', () => {
     const r = routelens(['store', 'ddl', '--store', 'clickhouse://nowhere.invalid:1,other.invalid:2/rl?cluster=prod']);
     expect(r.code, r.stderr).toBe(0);

@@ -89,7 +89,7 @@ describe.skipIf(skip !== null)('direct and staged rows on a 2-shard cluster', ()
     const typed = join(dir, 'error-types.jsonl');
     const names = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta'];
     writeFileSync(typed, Array.from({ length: 24 }, (_, i) => {
-      const turns = (base.turns as Record<string, unknown>[]).map((t, j) => ({ ...t, errors: [{ type: names[(i * 5 + j) % names.length] as string, severity: 'error' }] }));
+      const turns = (base.turns as Record<string, unknown>[]).map((t, j) => ({ ...t, errors: [{ type: names[(i * 5 + j) % names.length] as string, severity: (['low', 'medium', 'high'] as const)[(i + j) % 3] }] }));
       return JSON.stringify({ ...base, run: 'error-types', episode_id: `e${i}`, turns });
     }).reverse().join('\n'));
     const late = join(dir, 'late-parent.jsonl');

@@ -190,6 +190,7 @@ async function storable<T>(file: ImportedFile, episode: string | null, f: () => 
 }
 
 export async function importToStore(store: ClickHouseStore, paths: string[], options: StoreImportOptions = {}): Promise<ImportReport> {
+  const threadCount = options.threads ?? importThreadsFromEnvironment();
   await requireSchema(store);
   await checkShards(store);
   const dir = mkdtempSync(join(tmpdir(), 'routelens-staging-'));
@@ -222,7 +223,6 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
 
   /** The file whose episodes are being sent; one left here when another begins was rejected midway. */
   let direct: DirectFile | ThreadedFile | null = null;
-  const threadCount = options.threads ?? importThreadsFromEnvironment();
   let threads: RangeThreads | null = null;
   const nextErrorTypeId = staging.prepare('SELECT coalesce(max(id), 0) + 1 FROM error_types').pluck();
   const abandonDirect = async (): Promise<void> => {
