@@ -165,6 +165,8 @@ describe.skipIf(skip !== null)('direct and staged rows on a 2-shard cluster', ()
       // A value the store cannot hold (a turn budget past Int32) before a schema fault: the earlier fault is reported.
       write('unstorable-first', [...numbered('big').slice(0, 12), withBudget(numbered('big')[12] as string, 2 ** 40), ...numbered('big').slice(13, 20), '[]', ...numbered('big').slice(20)].join('\n')),
       write('last-line-bad', [...numbered('last'), '{"schema": "routelens/v1"}'].join('\n')),
+      // A value the store cannot hold just before a duplicate (which alone would send the file through staging).
+      write('unstorable-then-duplicate', [...numbered('ud').slice(0, 10), withBudget(numbered('ud')[10] as string, 2 ** 40), numbered('ud')[3], ...numbered('ud').slice(11)].join('\n')),
     ];
     const store = stores.threaded;
     const direct = await importToStore(store, files, { threads: 1 });
@@ -178,9 +180,10 @@ describe.skipIf(skip !== null)('direct and staged rows on a 2-shard cluster', ()
       'DIR/utf8-late.jsonl:22: not valid UTF-8',
       expect.stringMatching(/^DIR\/unstorable-first\.jsonl:1: episode ".*": .*max_turns.* in a ClickHouse store$/),
       expect.stringMatching(/^DIR\/last-line-bad\.jsonl:61: /),
+      expect.stringMatching(/^DIR\/unstorable-then-duplicate\.jsonl:1: episode ".*": .*max_turns.* in a ClickHouse store$/),
     ]);
     const visible = await store.query<{ n: string }>(
-      `SELECT count() AS n FROM threaded.episodes WHERE run IN ('bad', 'dup', 'json', 'utf8', 'big', 'last') AND import_id GLOBAL IN (${visibleImports(store)})`,
+      `SELECT count() AS n FROM threaded.episodes WHERE run IN ('bad', 'dup', 'json', 'utf8', 'big', 'last', 'ud') AND import_id GLOBAL IN (${visibleImports(store)})`,
     );
     expect(visible).toEqual([{ n: '0' }]);
   });

@@ -317,7 +317,9 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
           summary = await storable(file, null, () => (sent ? sent.finish() : stagedRows(staging, file.sourceId, importId, index, buffers)));
           supersedes = await replaced(summary.episodeKeys, file.shown);
         } catch (e) {
-          // Rows of it may be on the shards already: never counted, and `store clean` may delete them at once.
+          // Rows of it may be on the shards already: never counted, and `store clean` may delete them at once; its
+          // episodes are no parents for later files.
+          sent?.forget();
           if (e instanceof ImportError) await ledger(importId, 'abandoned', file);
           throw e;
         }

@@ -23,6 +23,7 @@ export type ToRangeThread =
 
 /** What the main thread decided for a piece's episodes, in the piece's order. */
 export interface PiecePlacement {
+  /** The session of each episode placed: all of the piece's, or those before one that needs the staging path. */
   sessions: SessionEntry[];
   /** The file position of the piece's first episode, less one; of its first plan node and edge, less one. */
   episodesBefore: number;
@@ -77,5 +78,5 @@ export type FromRangeThread =
   | { type: 'rows'; fileNo: number; index: number; tables: { table: ShardedTable; shard: number; rows: number; chunks: Uint8Array[] }[] }
   /** A value the store cannot hold (RowValueError) in an episode's rows. */
   | { type: 'unstorable'; fileNo: number; index: number; episode: string; message: string }
-  /** A bug: the import stops. */
-  | { type: 'crashed'; message: string; stack?: string };
+  /** A bug: the import stops, unless it came from a file already abandoned (its `fileNo`, when it was about one). */
+  | { type: 'crashed'; fileNo?: number; message: string; stack?: string };

@@ -18,6 +18,8 @@ import type { FromRangeThread, PiecePlacement, PieceRead, RangeWorkerData, ToRan
 import { RowBinaryBatch, RowValueError, rowEncoder } from './rowBinary.ts';
 import { shardOf } from './schema.ts';
 
+/** Unused room in a chunk's memory worth a copy to drop it. */
+const SLACK_BYTES = 64 * 1024;
 const port = parentPort;
 if (!port) throw new Error('rangeWorker.ts runs as a worker thread');
 const data = workerData as RangeWorkerData;
@@ -96,7 +98,8 @@ function encode(m: Extract<ToRangeThread, { type: 'place' }>, f: NonNullable<typ
   const summary = emptySummary();
   let planFrom = placed.nodesBefore;
   let edgeFrom = placed.edgesBefore;
-  for (const [i, r] of piece.episodes.entries()) {
+  // Only the episodes placed: a piece whose later episode sends the file through staging is written up to it.
+  for (const [i, r] of piece.episodes.slice(0, placed.sessions.length).entries()) {
     // The masks' bits are the file's error-type ids, given out in the file's order (the main thread's).
     for (const t of r.turns) {
       let mask = 0;
@@ -125,9 +128,12 @@ function encode(m: Extract<ToRangeThread, { type: 'place' }>, f: NonNullable<typ
       if (b.rows === 0) return;
       const rows = b.rows;
       const chunks = b.take();
-      // Each chunk owns its memory (RowBinaryBatch allocates a megabyte at a time): moved to the main thread.
-      for (const c of chunks) transfer.push(c.buffer as ArrayBuffer);
-      tables.push({ table, shard, rows, chunks });
+      // Each chunk owns its memory and is moved to the main thread, not copied. A chunk that fills little of the
+      // megabyte RowBinaryBatch allocates is copied to its size first: the main thread holds a sparse table's chunks
+      // of many pieces until a flush, and counts them by their length.
+      const owned = chunks.map((c) => (c.buffer.byteLength - c.byteLength > SLACK_BYTES ? Buffer.from(new Uint8Array(c).buffer) : c));
+      for (const c of owned) transfer.push(c.buffer as ArrayBuffer);
+      tables.push({ table, shard, rows, chunks: owned });
     });
   }
   send({ type: 'rows', fileNo: m.fileNo, index: m.index, tables }, transfer);
@@ -155,6 +161,6 @@ port.on('message', (m: ToRangeThread) => {
     }
   } catch (e) {
     const err = e instanceof Error ? e : new Error(String(e));
-    send({ type: 'crashed', message: err.message, stack: err.stack });
+    send({ type: 'crashed', fileNo: m.fileNo, message: err.message, stack: err.stack });
   }
 });

@@ -54,6 +54,8 @@ interface Received {
 export class RangeThreads {
   private workers: Worker[] | null = null;
   private fileNo = 0;
+  /** The file being read, or null between files: what threads say of any other is dropped. */
+  private current: number | null = null;
   private queue: Received[] = [];
   private wake: (() => void) | null = null;
   private crash: Error | null = null;
@@ -72,6 +74,7 @@ export class RangeThreads {
       return w;
     });
     this.fileNo++;
+    this.current = this.fileNo;
     this.queue = [];
     for (const w of this.workers) w.postMessage({ type: 'file', fileNo: this.fileNo, ...file } satisfies ToRangeThread);
     return { fileNo: this.fileNo, workers: this.workers };
@@ -80,6 +83,7 @@ export class RangeThreads {
   /** The threads drop what they hold of the file. */
   end(fileNo: number): void {
     for (const w of this.workers ?? []) w.postMessage({ type: 'end', fileNo } satisfies ToRangeThread);
+    this.current = null;
     this.queue = [];
   }
 
@@ -101,13 +105,14 @@ export class RangeThreads {
   }
 
   private receive(r: Received): void {
+    // A piece of an abandoned file may still be read after the file's fault: nothing it says counts.
+    if (r.m.fileNo !== undefined && r.m.fileNo !== this.current) return;
     if (r.m.type === 'crashed') {
       const e = new Error(`an import thread failed: ${r.m.message}`);
       if (r.m.stack) e.stack = r.m.stack;
       this.fail(e);
       return;
     }
-    if (r.m.fileNo !== this.fileNo) return;
     this.queue.push(r);
     this.wakeUp();
   }
@@ -209,8 +214,8 @@ export class ThreadedFile {
     let busy = 0;
     let exhausted = false;
     /**
-     * The file's first fault so far: a value the store cannot hold in piece i (rank 2i), or a line refused in it
-     * (rank 2i + 1: the piece's episodes all come before the refused line).
+     * The file's first fault so far: a value the store cannot hold in piece i (rank 2i), or a line refused in it or
+     * an episode that sends the file through staging (rank 2i + 1: after every earlier piece's episodes are written).
      */
     let fault: { rank: number; error: Error } | null = null;
     const faulty = (rank: number, error: Error): void => {
@@ -239,8 +244,12 @@ export class ThreadedFile {
           for (let r = read.get(placing); r && fault === null; r = read.get(placing)) {
             read.delete(placing);
             const piece = r.m as PieceRead;
+            const { sessions, stage } = await this.sessions(piece);
+            // The episodes before the one that needs staging are still written: one of them may hold a value the store
+            // cannot, which one thread would report first.
+            if (stage) faulty(2 * placing + 1, new StageInstead());
             if (piece.refused) faulty(2 * placing + 1, new ImportError(path, this.lines + piece.refused.line, piece.refused.reason));
-            this.place(piece, r.worker, fileNo, await this.sessions(piece));
+            this.place(piece, r.worker, fileNo, sessions);
             encoding.add(placing);
             placing++;
           }
@@ -281,9 +290,13 @@ export class ThreadedFile {
     this.before.clear();
   }
 
-  /** The session of each of a piece's episodes, as DirectFile settles them; registers them with the import. */
-  private async sessions(m: PieceRead): Promise<SessionEntry[]> {
-    const out: SessionEntry[] = new Array(m.episodes.length);
+  /**
+   * The session of each of a piece's episodes, as DirectFile settles them, registered with the import; up to the
+   * first that needs the staging path (`stage`), if one does.
+   */
+  private async sessions(m: PieceRead): Promise<{ sessions: SessionEntry[]; stage: boolean }> {
+    const out: SessionEntry[] = [];
+    let stage = false;
     const set = (i: number, s: SessionEntry): void => {
       if (!this.before.has(s.key)) this.before.set(s.key, this.index.known.get(s.key));
       this.index.known.set(s.key, { rootKey: s.rootKey, split: s.split });
@@ -292,7 +305,10 @@ export class ThreadedFile {
     };
     const waiting: SessionEpisode[] = [];
     for (const [i, x] of m.episodes.entries()) {
-      if (this.keys.has(x.key) || this.settledWithout.has(sessionName(x.run, x.ext))) throw new StageInstead();
+      if (this.keys.has(x.key) || this.settledWithout.has(sessionName(x.run, x.ext))) {
+        stage = true;
+        break;
+      }
       this.keys.add(x.key);
       noteRun(this.summary, { run: x.run, source_format: this.file.format, source_path: this.file.shown, policy_name: x.policyName, policy_kind: x.policyKind });
       if (x.parent === null || x.parent === x.ext) {
@@ -313,7 +329,7 @@ export class ThreadedFile {
       }
       for (const e of waiting) set(e.id, sessions.get(e.id) as SessionEntry);
     }
-    return out;
+    return { sessions: out, stage };
   }
 
   /** Tells the piece's thread where its episodes stand; the file's counts move past the piece. */
