@@ -29,8 +29,8 @@ export const DEFAULT_THREADED_MIN_BYTES = 32 * 2 ** 20;
 
 /**
  * `ROUTELENS_IMPORT_THREADS`: range threads for big canonical files (1: none). By default one per core, at most 4,
- * on a machine of 4 cores or more; none on fewer. Each thread costs about 140 MB, and on 2 cores shared with the
- * store's servers two threads made a 5M-turn import 1.2 times as fast for twice the memory (docs/scale-out.md).
+ * on a machine of 4 cores or more; none on fewer. Each thread costs 150–240 MB, and on 2 cores shared with the
+ * store's servers two threads made a 5M-turn import 1.12 times as fast for 2.2 times the memory (docs/scale-out.md).
  */
 export function importThreadsFromEnvironment(env: NodeJS.ProcessEnv = process.env): number {
   const given = env.ROUTELENS_IMPORT_THREADS;
