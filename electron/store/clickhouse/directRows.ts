@@ -124,12 +124,7 @@ export class DirectFile {
     const waiting = this.waiting;
     this.waiting = [];
     this.waitingTurns = 0;
-    const sessions = await sessionsOf(waiting.map((w) => w.e), this.index);
-    const among = new Set(waiting.map((w) => sessionName(w.e.run, w.e.ext_id)));
-    for (const w of waiting) {
-      const parent = w.e.parent_ext_id as string;
-      if (!among.has(sessionName(w.e.run, parent)) && !this.index.known.has(episodeKey(w.e.run, parent))) this.settledWithout.add(sessionName(w.e.run, parent));
-    }
+    const sessions = await settleWaiting(waiting.map((w) => w.e), this.index, this.settledWithout);
     for (const w of waiting) {
       this.write(sessions.get(w.e.id) as SessionEntry, w);
       if (this.sink.full()) await this.sink.flush();
@@ -151,6 +146,21 @@ export class DirectFile {
     const runPolicy = this.summary.runs.find((x) => x.run === e.run)?.policy_name ?? null;
     writeEpisodeRows(this.sink, this.importId, s, w.r, { fileOrd: e.id, runPolicy, planFrom: w.planFrom, edgeFrom: w.edgeFrom }, this.index, this.summary);
   }
+}
+
+/**
+ * The roots of children whose parents were not known when they came (a parent among them, known by now, in the
+ * store, or none: standing alone). A parent found nowhere goes into `settledWithout`: if it comes later in the
+ * file, its children were settled wrongly, and the file needs the staging path.
+ */
+export async function settleWaiting(waiting: readonly SessionEpisode[], index: SessionIndex, settledWithout: Set<string>): Promise<Map<number, SessionEntry>> {
+  const sessions = await sessionsOf(waiting, index);
+  const among = new Set(waiting.map((e) => sessionName(e.run, e.ext_id)));
+  for (const e of waiting) {
+    const parent = e.parent_ext_id as string;
+    if (!among.has(sessionName(e.run, parent)) && !index.known.has(episodeKey(e.run, parent))) settledWithout.add(sessionName(e.run, parent));
+  }
+  return sessions;
 }
 
 /** Where an episode stands in its file: its place, its run's policy, and the plan nodes and edges before it. */

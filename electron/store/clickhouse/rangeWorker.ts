@@ -29,7 +29,8 @@ const encoders = new Map((Object.keys(COLUMNS) as ShardedTable[]).map((t) => [t,
 
 let file: Extract<ToRangeThread, { type: 'file' }> | null = null;
 /** Pieces read and waiting for their placement. */
-const held = new Map<number, { episodes: ResolvedEpisode[]; errorTypes: string[]; runs: string[] }>();
+type Plan = ReturnType<typeof planCounts>;
+const held = new Map<number, { episodes: ResolvedEpisode[]; plans: Plan[]; errorTypes: string[]; runs: string[] }>();
 /** Models already reported for this file. */
 let reported = { added: 0, listPriced: 0 };
 
@@ -54,18 +55,19 @@ function read(m: Extract<ToRangeThread, { type: 'piece' }>, f: NonNullable<typeo
     if (!(e instanceof ImportError)) throw e;
     refused = { line: e.line, reason: e.reason };
   }
-  held.set(m.index, { episodes, errorTypes: [...errorTypes], runs: [...runs] });
+  const plans = episodes.map(planCounts);
+  const piece = { episodes, plans, errorTypes: [...errorTypes], runs: [...runs] };
+  held.set(m.index, piece);
   let nodes = 0;
   let edges = 0;
   let turns = 0;
   let repairedStrings = 0;
-  for (const r of episodes) {
-    const plan = planCounts(r);
-    nodes += plan.nodes;
-    edges += plan.edges;
+  episodes.forEach((r, i) => {
+    nodes += (plans[i] as Plan).nodes;
+    edges += (plans[i] as Plan).edges;
     turns += r.turns.length;
     repairedStrings += r.repairedStrings;
-  }
+  });
   const models = writer.models.uncommitted();
   const out: PieceRead = {
     type: 'read', fileNo: m.fileNo, index: m.index, lines, turns, nodes, edges, repairedStrings,
@@ -73,7 +75,7 @@ function read(m: Extract<ToRangeThread, { type: 'piece' }>, f: NonNullable<typeo
       key: episodeKey(ep.run, ep.episode_id), run: ep.run, ext: ep.episode_id, parent: ep.parent?.episode_id ?? null,
       split: ep.task.split ?? null, policyName: ep.policy?.name ?? null, policyKind: ep.policy?.kind ?? null,
     })),
-    errorTypes: [...errorTypes], runs: [...runs],
+    errorTypes: piece.errorTypes, runs: piece.runs,
     modelsAdded: models.added.slice(reported.added), modelsListPriced: models.listPriced.slice(reported.listPriced), refused,
   };
   reported = { added: models.added.length, listPriced: models.listPriced.length };
@@ -117,9 +119,8 @@ function encode(m: Extract<ToRangeThread, { type: 'place' }>, f: NonNullable<typ
       send({ type: 'unstorable', fileNo: m.fileNo, index: m.index, episode: r.ep.episode_id, message: e.message });
       return;
     }
-    const plan = planCounts(r);
-    planFrom += plan.nodes;
-    edgeFrom += plan.edges;
+    planFrom += (piece.plans[i] as Plan).nodes;
+    edgeFrom += (piece.plans[i] as Plan).edges;
   }
   const tables: Extract<FromRangeThread, { type: 'rows' }>['tables'] = [];
   const transfer: ArrayBuffer[] = [];

@@ -15,11 +15,12 @@ import { StageInstead, type ImportedFile, type WholeRead } from '../../importers
 import { ImportError } from '../../importers/types.ts';
 import { startWorker } from '../../startWorker.ts';
 import {
-  emptySummary, episodeKey, noteRun, rootSession, sessionName, sessionsOf,
+  emptySummary, episodeKey, noteRun, rootSession, sessionName,
   type FileSummary, type RowSink, type SessionEntry, type SessionEpisode, type SessionIndex, type ShardedTable,
 } from './episodeRows.ts';
 import type { FromRangeThread, PieceRead, RangeWorkerData, ToRangeThread } from './rangeProtocol.ts';
 import { StoreError } from '../storeUrl.ts';
+import { settleWaiting } from './directRows.ts';
 import { unstorable } from './rowBinary.ts';
 
 /** Pieces of about this size: a few thousand turns, so each thread holds little and the threads take turns often. */
@@ -321,12 +322,7 @@ export class ThreadedFile {
     }
     if (waiting.length > 0) {
       // Children whose parents are not known yet: a parent later in the piece, or in the store; else standing alone.
-      const sessions = await sessionsOf(waiting, this.index);
-      const among = new Set(waiting.map((e) => sessionName(e.run, e.ext_id)));
-      for (const e of waiting) {
-        const parent = e.parent_ext_id as string;
-        if (!among.has(sessionName(e.run, parent)) && !this.index.known.has(episodeKey(e.run, parent))) this.settledWithout.add(sessionName(e.run, parent));
-      }
+      const sessions = await settleWaiting(waiting, this.index, this.settledWithout);
       for (const e of waiting) set(e.id, sessions.get(e.id) as SessionEntry);
     }
     return { sessions: out, stage };
