@@ -183,7 +183,6 @@ export class ThreadedFile {
   private readonly settledWithout = new Set<string>();
   private readonly before = new Map<number, { rootKey: number; split: string | null } | undefined>();
   private readonly errorTypeIds = new Map<string, number>();
-  private episodes = 0;
   private nodes = 0;
   private edges = 0;
   private lines = 0;
@@ -338,9 +337,8 @@ export class ThreadedFile {
     const runPolicies = m.runs.map((run) => this.summary.runs.find((r) => r.run === run)?.policy_name ?? null);
     worker.postMessage({
       type: 'place', fileNo, index: m.index,
-      placed: { sessions, episodesBefore: this.episodes, nodesBefore: this.nodes, edgesBefore: this.edges, errorTypeIds, runPolicies },
+      placed: { sessions, episodesBefore: this.summary.episodes, nodesBefore: this.nodes, edgesBefore: this.edges, errorTypeIds, runPolicies },
     } satisfies ToRangeThread);
-    this.episodes += m.episodes.length;
     this.nodes += m.nodes;
     this.edges += m.edges;
     this.lines += m.lines;
