@@ -8,6 +8,7 @@ import type { CanonicalEpisode, CanonicalTurn, TurnError } from '../../shared/ca
 import { SEVERITY_LEVEL, aecTargets, maxSeverity, normaliseScore, type AecTarget } from '../../shared/formulas.ts';
 import type { ErrorRules } from '../analysis/errorRules.ts';
 import { defaultExpectedSteps, expectedSteps, type ExpectedStepsTable } from '../analysis/expectedSteps.ts';
+import { vouchedWellFormed } from '../importers/wellFormedText.ts';
 import type { Db } from './database.ts';
 import { ModelResolver, priceTurn, type ModelPrice } from './models.ts';
 
@@ -53,6 +54,7 @@ export interface WriteResult {
  */
 
 export function wellFormed<T>(value: T): { value: T; repaired: number } {
+  if (vouchedWellFormed(value)) return { value, repaired: 0 };
   const count = { repaired: 0 };
   return { value: repairStrings(value, count) as T, repaired: count.repaired };
 }

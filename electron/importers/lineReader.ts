@@ -5,6 +5,7 @@
  */
 import { createReadStream, statSync } from 'node:fs';
 import { ImportError } from './types.ts';
+import { noteParsedFrom } from './wellFormedText.ts';
 
 export interface Line {
   lineNo: number;
@@ -46,6 +47,12 @@ export function* linesOf(piece: Uint8Array, file: string, first: boolean, maxLin
   }
 }
 
+/**
+ * Bytes per read of a file: each read is a round trip to libuv's thread pool. At the stream's default 64 KiB,
+ * hashing an 890 MB log took 1.12 s and 1.4 CPU-s; at 1 MiB, 0.77 s and 1.0 CPU-s.
+ */
+export const READ_CHUNK_BYTES = 1 << 20;
+
 export async function* readLines(file: string, options: LineReaderOptions = {}): AsyncGenerator<Line> {
   const maxLineBytes = options.maxLineBytes ?? 64 * 1024 * 1024;
   const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -58,7 +65,7 @@ export async function* readLines(file: string, options: LineReaderOptions = {}):
 
   const decode = (buf: Buffer): string => lineText(decoder, buf, file, lineNo, lineNo === 1);
 
-  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
+  for await (const chunk of createReadStream(file, { highWaterMark: READ_CHUNK_BYTES }) as AsyncIterable<Buffer>) {
     bytes += chunk.length;
     options.onBytes?.(bytes);
     let start = 0;
@@ -96,7 +103,9 @@ export function parseJsonLine(file: string, lineNo: number, text: string, parse?
   const fail = (_line: number, reason: string): ImportError => new ImportError(file, lineNo, reason);
   if (parse) return parse(text, fail);
   try {
-    return JSON.parse(text);
+    const value: unknown = JSON.parse(text);
+    noteParsedFrom(value, text);
+    return value;
   } catch (err) {
     throw fail(lineNo, `invalid JSON: ${err instanceof Error ? err.message : String(err)}`);
   }

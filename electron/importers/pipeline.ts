@@ -13,6 +13,7 @@ import type { ExpectedStepsTable } from '../analysis/expectedSteps.ts';
 import { whyIgnored, type IgnoredFile } from './ignoredFiles.ts';
 import { IMPORTERS, importerByFormat } from './registry.ts';
 import { ImportError, type Importer } from './types.ts';
+import { READ_CHUNK_BYTES } from './lineReader.ts';
 
 export interface FileResult {
   path: string;
@@ -184,7 +185,7 @@ export function readHead(path: string): string {
 
 async function hashFile(path: string): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  for await (const chunk of createReadStream(path, { highWaterMark: READ_CHUNK_BYTES })) hash.update(chunk as Buffer);
   return hash.digest('hex');
 }
 

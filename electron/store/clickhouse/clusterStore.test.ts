@@ -239,15 +239,29 @@ describe.skipIf(skip !== null)('ClickHouse store on a 2-shard cluster', () => {
     await importToStore(store, [first]);
     const changed = join(dir, 'part-v2.jsonl');
     writeFileSync(changed, lines.slice(0, 20).map((l) => { const ep = JSON.parse(l); ep.run = 'replaced'; ep.outcome = { ...ep.outcome, success: true, score: 1 }; return JSON.stringify(ep); }).join('\n'));
-    const report = await importToStore(store, [changed]);
+    // Small sends and slices: the earlier imports are looked up while the file is still read.
+    const small = { batchRows: 1000, batchBytes: 2000, keysPerQuery: 3 };
+    const report = await importToStore(store, [changed], small);
     expect(report.files[0]?.status).toBe('imported');
     const seen = await store.query<{ n: string; wins: string }>(`SELECT count() AS n, sum(success) AS wins FROM routelens.episodes WHERE run = 'replaced' AND import_id GLOBAL IN (${visibleImports(store)})`);
     expect(seen).toEqual([{ n: '20', wins: '20' }]);
     const overlap = join(dir, 'overlap.jsonl');
     writeFileSync(overlap, lines.slice(10, 30).map((l) => { const ep = JSON.parse(l); ep.run = 'replaced'; return JSON.stringify(ep); }).join('\n'));
-    const refused = await importToStore(store, [overlap]);
+    const refused = await importToStore(store, [overlap], small);
     expect(refused.files[0]?.status).toBe('rejected');
     expect(refused.files[0]?.reason).toMatch(/10 of its episodes are already in the store from .*part-v2\.jsonl, which holds 20/);
+
+    // A file replacing one complete earlier in the same import, whose ledger entry is not yet written: its slices
+    // wait for that entry, and the later file still replaces the earlier one.
+    const rewrite = (name: string, score: number): string => {
+      const path = join(dir, name);
+      writeFileSync(path, lines.slice(0, 20).map((l) => { const ep = JSON.parse(l); ep.run = 'rewritten'; ep.outcome = { ...ep.outcome, score }; return JSON.stringify(ep); }).join('\n'));
+      return path;
+    };
+    const both = await importToStore(store, [rewrite('rw-1.jsonl', 0), rewrite('rw-2.jsonl', 7)], small);
+    expect(both.files.map((f) => f.status)).toEqual(['imported', 'imported']);
+    const now = await store.query<{ n: string; score: number }>(`SELECT count() AS n, max(final_score) AS score FROM routelens.episodes WHERE run = 'rewritten' AND import_id GLOBAL IN (${visibleImports(store)})`);
+    expect(now).toEqual([{ n: '20', score: 7 }]);
   });
 
   it('an older store (schema 1) is refused until `store init` migrates it (columns and tables), and then imports and reads', async () => {

@@ -192,9 +192,20 @@ export function addTurns(sink: RowSink, importId: number, ep: EpisodeHead, turns
 }
 
 /** A row of a table keyed by turn position or plan round (errors, candidates, plan nodes and edges): `rest` in COLUMNS order. */
-export function addTurnPart(sink: RowSink, table: Exclude<ShardedTable, 'episodes' | 'turns' | 'turn_text'>, importId: number, ep: EpisodeHead, rest: unknown[]): void {
-  const head = table === 'plan_edges' ? [importId, ep.s.key, ep.s.rootKey] : [importId, ep.s.key, ep.s.rootKey, ep.run];
-  sink.add(table, ep.s.rootKey, [...head, ...rest]);
+export function addTurnPart(sink: RowSink, table: Exclude<ShardedTable, 'episodes' | 'turns' | 'turn_text'>, importId: number, ep: EpisodeHead, rest: readonly unknown[]): void {
+  const { key, rootKey } = ep.s;
+  const r = rest;
+  // Literal rows: a candidate row per model per turn makes this the most frequent row, and spreading a head and
+  // `rest` into a new array cost more than encoding the row.
+  let row: unknown[];
+  switch (table) {
+    case 'turn_candidates': row = [importId, key, rootKey, ep.run, r[0], r[1], r[2]]; break;
+    case 'turn_errors': row = [importId, key, rootKey, ep.run, r[0], r[1], r[2], r[3]]; break;
+    case 'plan_nodes': row = [importId, key, rootKey, ep.run, r[0], r[1], r[2], r[3], r[4], r[5], r[6]]; break;
+    case 'plan_edges': row = [importId, key, rootKey, r[0], r[1], r[2], r[3]]; break;
+  }
+  if (row.length - 3 - (table === 'plan_edges' ? 0 : 1) !== r.length) throw new Error(`${table}: a row part of ${r.length} values`);
+  sink.add(table, rootKey, row);
 }
 
 /** A session's parent chain as both paths walk it: the episode's id in the file, its run, ids and split. */

@@ -27,6 +27,7 @@ import { DEFAULT_PIECE_BYTES, DEFAULT_THREADED_MIN_BYTES, importThreadsFromEnvir
 export const DEFAULT_BATCH_ROWS = 100_000;
 /** Bytes of buffered rows (two batches may be in memory: one being sent, one being read). */
 export const DEFAULT_BATCH_BYTES = 8 * 2 ** 20;
+/** Keys per query (a query may be at most 256 KiB long, max_query_size): about 14,000 fit. */
 const KEYS_PER_QUERY = 10_000;
 
 let lastImportId = 0;
@@ -78,6 +79,8 @@ export interface StoreImportOptions extends ImportOptions {
   /** Canonical files at least this big use the range threads. */
   threadedMinBytes?: number;
   pieceBytes?: number;
+  /** Episode keys per query when looking for the earlier imports a file replaces (tests make it small). */
+  keysPerQuery?: number;
 }
 
 /**
@@ -130,11 +133,15 @@ class ShardBuffers implements EncodedSink {
     else if (this.full()) await this.flush();
   }
 
+  /** Called as each flush begins: a moment the import's reading pauses, every batch of rows. */
+  beforeFlush: (() => void) | null = null;
+
   /**
    * Hands the full tables (or all, with the ledger entries of the complete files) to a send that runs while the
    * next rows are read; waits first for the send before it, so at most two batches are in memory.
    */
   async flush(all = false): Promise<void> {
+    this.beforeFlush?.();
     await this.inFlight;
     const out: (readonly [ShardedTable, Buffer[][]])[] = [];
     for (const [table, perShard] of this.batches) {
@@ -156,13 +163,11 @@ class ShardBuffers implements EncodedSink {
 
   private async send(batches: (readonly [ShardedTable, Buffer[][]])[], files: PendingFile[]): Promise<void> {
     const { store } = this;
-    for (const [table, perShard] of batches) {
-      await Promise.all(perShard.map(async (chunks, shard) => {
-        const node = store.nodes[shard];
-        if (chunks.length === 0 || !node) return;
-        await store.insertRowBinary(node, `${table}_local`, COLUMNS[table], chunks, `inserting into ${table} on shard ${shard + 1}`);
-      }));
-    }
+    await Promise.all(batches.flatMap(([table, perShard]) => perShard.map(async (chunks, shard) => {
+      const node = store.nodes[shard];
+      if (chunks.length === 0 || !node) return;
+      await store.insertRowBinary(node, `${table}_local`, COLUMNS[table], chunks, `inserting into ${table} on shard ${shard + 1}`);
+    })));
     batches.length = 0;
     if (collectGarbage && getHeapStatistics().used_heap_size > GC_ABOVE) collectGarbage();
     if (files.length === 0) return;
@@ -233,17 +238,47 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
     await ledger(importId, 'abandoned', file);
   };
 
+  /** Earlier imports' episodes among `keys`, per import. */
+  const countStored = (keys: number[]): Promise<{ import_id: string; n: string }[]> => store.query(
+    `SELECT import_id, count() AS n FROM ${store.table('episodes')}
+     WHERE episode_key IN {keys:Set(UInt64)} AND ${visibleRow} GROUP BY import_id`,
+    { keys },
+  );
+  /**
+   * Those counts for the file being sent, a slice of `perQuery` keys at a time, asked while the rest of the file
+   * is read (at 1.7M turns, asked only at the end they kept the import waiting 3 s). A slice holding a key of a
+   * complete file whose ledger entry is not yet written is asked only at the end, after that entry.
+   */
+  let early: { file: DirectFile | ThreadedFile; slices: Promise<{ import_id: string; n: string }[]>[]; stopped: boolean } | null = null;
+  const perQuery = options.keysPerQuery ?? KEYS_PER_QUERY;
+  const askEarly = (): void => {
+    if (!direct) return;
+    if (early?.file !== direct) early = { file: direct, slices: [], stopped: false };
+    const { slices } = early;
+    const keys = direct.summary.episodeKeys;
+    while (!early.stopped && (slices.length + 1) * perQuery <= keys.length) {
+      const slice = keys.slice(slices.length * perQuery, (slices.length + 1) * perQuery);
+      if (slice.some((k) => buffers.pendingKeys.has(k))) early.stopped = true;
+      else {
+        const asked = countStored(slice);
+        // A failure is reported when the file's counts are read; never as an unhandled rejection.
+        asked.catch(() => undefined);
+        slices.push(asked);
+      }
+    }
+  };
+  buffers.beforeFlush = askEarly;
+
   /** The earlier imports this file's episodes replace (whole files only), or a refusal. */
-  const replaced = async (keys: number[], shown: string): Promise<number[]> => {
+  const replaced = async (keys: number[], shown: string, sent: DirectFile | ThreadedFile | null): Promise<number[]> => {
+    const asked = sent !== null && early?.file === sent ? early.slices : [];
+    early = null;
     if (keys.some((k) => buffers.pendingKeys.has(k))) await buffers.drain();
-    // In slices: a query may be at most 256 KiB long (max_query_size), about 14,000 keys.
     const counts = new Map<string, number>();
-    for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
-      for (const h of await store.query<{ import_id: string; n: string }>(
-        `SELECT import_id, count() AS n FROM ${store.table('episodes')}
-         WHERE episode_key IN {keys:Set(UInt64)} AND ${visibleRow} GROUP BY import_id`,
-        { keys: keys.slice(i, i + KEYS_PER_QUERY) },
-      )) counts.set(h.import_id, (counts.get(h.import_id) ?? 0) + Number(h.n));
+    for (let i = 0; i < keys.length; i += perQuery) {
+      for (const h of await (asked[i / perQuery] ?? countStored(keys.slice(i, i + perQuery)))) {
+        counts.set(h.import_id, (counts.get(h.import_id) ?? 0) + Number(h.n));
+      }
     }
     const hits = [...counts].map(([import_id, n]) => ({ import_id, n }));
     if (hits.length === 0) return [];
@@ -315,7 +350,7 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
         let supersedes: number[];
         try {
           summary = await storable(file, null, () => (sent ? sent.finish() : stagedRows(staging, file.sourceId, importId, index, buffers)));
-          supersedes = await replaced(summary.episodeKeys, file.shown);
+          supersedes = await replaced(summary.episodeKeys, file.shown, sent);
         } catch (e) {
           // Rows of it may be on the shards already: never counted, and `store clean` may delete them at once; its
           // episodes are no parents for later files.

@@ -26,121 +26,130 @@ export function unstorable(shown: string, episode: string | null, message: strin
   return new ImportError(shown, 1, `${episode === null ? '' : `episode "${episode}": `}${message} in a ClickHouse store`);
 }
 
-type Encoder = (batch: RowBinaryBatch, v: unknown) => void;
-
 function fail(where: string, type: string, v: unknown): never {
   throw new RowValueError(`${where}: ${typeof v === 'string' ? JSON.stringify(v.slice(0, 40)) : String(v)} cannot be stored as ${type}`);
 }
 
-/** A whole number in range, given as a number, a bigint or decimal digits (the store's ids come back as strings). */
-const integer = (where: string, type: string, lo: number, hi: number) => (v: unknown): number => {
-  const n = typeof v === 'bigint' || (typeof v === 'string' && /^-?\d{1,16}$/.test(v)) ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < lo || n > hi) fail(where, type, v);
+/** A whole number in [lo, hi], given as a number, a bigint or decimal digits (the store's ids come back as strings). */
+function integer(v: unknown, lo: number, hi: number, where: string, type: string): number {
+  const n = typeof v === 'number' ? v : typeof v === 'bigint' || (typeof v === 'string' && /^-?\d{1,16}$/.test(v)) ? Number(v) : Number.NaN;
+  // The bounds lie within the safe integers, so in range and whole is a safe integer; NaN fails the comparisons.
+  if (!(n >= lo && n <= hi && Math.floor(n) === n)) fail(where, type, v);
   return n;
-};
-
-/** The encoder of one column's type, `where` naming it in errors. */
-function encoderOf(type: string, where: string): Encoder {
-  const nullable = /^Nullable\((.+)\)$/.exec(type);
-  if (nullable) {
-    const inner = encoderOf(nullable[1] as string, where);
-    return (b, v) => {
-      // A non-finite number is NULL, as SQLite's reader and the columnar cache treat it.
-      if (v === null || v === undefined || (typeof v === 'number' && v - v !== 0)) {
-        b.byte(1);
-      } else {
-        b.byte(0);
-        inner(b, v);
-      }
-    };
-  }
-  const missing = (v: unknown): void => {
-    if (v === null || v === undefined) fail(where, type, v);
-  };
-  switch (type) {
-    case 'String':
-      return (b, v) => {
-        missing(v);
-        b.string(typeof v === 'string' ? v : String(v));
-      };
-    case 'UInt8': {
-      const check = integer(where, type, 0, 255);
-      return (b, v) => b.byte(check(v));
-    }
-    case 'UInt32': {
-      const check = integer(where, type, 0, TWO_32 - 1);
-      return (b, v) => b.uint32(check(v));
-    }
-    case 'Int32': {
-      const check = integer(where, type, -(2 ** 31), 2 ** 31 - 1);
-      return (b, v) => b.int32(check(v));
-    }
-    case 'UInt64': {
-      const check = integer(where, type, 0, Number.MAX_SAFE_INTEGER);
-      return (b, v) => b.int64(check(v));
-    }
-    case 'Int64': {
-      const check = integer(where, type, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
-      return (b, v) => b.int64(check(v));
-    }
-    case 'Float32':
-    case 'Float64': {
-      const wide = type === 'Float64';
-      return (b, v) => {
-        if (typeof v !== 'number') fail(where, type, v);
-        if (wide) b.float64(v);
-        else b.float32(v);
-      };
-    }
-    default:
-      throw new RowValueError(`${where}: the store's type ${type} has no RowBinary encoder`);
-  }
 }
 
-/** Encoders of `columns` of sharded table `table`, in that order. */
-export function rowEncoder(table: string, columns: readonly string[]): Encoder[] {
+function text(v: unknown, where: string): string {
+  if (v === null || v === undefined) fail(where, 'String', v);
+  return typeof v === 'string' ? v : String(v);
+}
+
+/** No value: null, undefined, or a non-finite number (NULL, as SQLite's reader and the columnar cache treat it). */
+const none = (v: unknown): boolean => v === null || v === undefined || (typeof v === 'number' && v - v !== 0);
+
+const INTEGER_RANGE: Record<string, readonly [number, number, number]> = {
+  // [lowest, highest, bytes]
+  UInt8: [0, 255, 1],
+  UInt32: [0, TWO_32 - 1, 4],
+  Int32: [-(2 ** 31), 2 ** 31 - 1, 4],
+  UInt64: [0, Number.MAX_SAFE_INTEGER, 8],
+  Int64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 8],
+};
+
+/** Statements that write `x` (checked already) of `type` at `at` in `buf`. */
+function writeCode(type: string, x: string): string {
+  if (type === 'String') return `at = putString(buf, at, ${x});`;
+  if (type === 'Float64') return `at = buf.writeDoubleLE(${x}, at);`;
+  if (type === 'Float32') return `at = buf.writeFloatLE(${x}, at);`;
+  const bytes = (INTEGER_RANGE[type] as readonly [number, number, number])[2];
+  if (bytes === 1) return `buf[at++] = ${x};`;
+  // A typed array's store keeps the low 8 bits of the number, so shifts give two's complement bytes for negatives too.
+  const le = (v: string, at: string): string => `buf[${at}] = ${v}; buf[${at} + 1] = ${v} >>> 8; buf[${at} + 2] = ${v} >>> 16; buf[${at} + 3] = ${v} >>> 24;`;
+  if (bytes === 4) return `${le(x, 'at')} at += 4;`;
+  // A safe integer as 64 bits, two's complement: the high half floors, so the low half is never negative.
+  return `{ const hi = Math.floor(${x} / ${TWO_32}); const lo = ${x} - hi * ${TWO_32}; ${le('lo', 'at')} ${le('hi', 'at + 4')} at += 8; }`;
+}
+
+/** Statements that check and convert value `i` of the row into `x<i>` (null for a NULL), adding its room to `need`. */
+function checkCode(type: string, i: number, where: string): string {
+  const nullable = /^Nullable\((.+)\)$/.exec(type);
+  const inner = nullable ? (nullable[1] as string) : type;
+  const v = `v[${i}]`;
+  const w = JSON.stringify(where);
+  let convert: string;
+  if (inner === 'String') convert = `text(${v}, ${w})`;
+  else if (inner === 'Float32' || inner === 'Float64') convert = `(typeof ${v} === 'number' ? ${v} : fail(${w}, ${JSON.stringify(inner)}, ${v}))`;
+  else if (INTEGER_RANGE[inner]) {
+    const [lo, hi] = INTEGER_RANGE[inner];
+    convert = `integer(${v}, ${lo}, ${hi}, ${w}, ${JSON.stringify(inner)})`;
+  } else throw new RowValueError(`${where}: the store's type ${type} has no RowBinary encoder`);
+  const line = nullable ? `const x${i} = none(${v}) ? null : ${convert};` : `const x${i} = ${convert};`;
+  if (inner !== 'String') return line;
+  return `${line} need += ${nullable ? `x${i} === null ? 0 : ` : ''}x${i}.length * 3;`;
+}
+
+/**
+ * One function per table that checks a row's values and writes them, compiled from the table's column types
+ * (schema.ts, never input): a call per value through an array of closures was the largest part of encoding, and
+ * every value is checked before the first byte is written, so a refused row leaves nothing behind.
+ */
+export type RowEncoder = (batch: RowBinaryBatch, v: readonly unknown[]) => void;
+
+/** The encoder of `columns` of sharded table `table`, in that order. */
+export function rowEncoder(table: string, columns: readonly string[]): RowEncoder {
   const types = new Map(shardedColumns(table).map((c) => [c.name, c.type]));
-  return columns.map((name) => {
+  const checks: string[] = [];
+  const writes: string[] = [];
+  columns.forEach((name, i) => {
     const type = types.get(name);
     if (type === undefined) throw new RowValueError(`${table}.${name}: not a column of the store's ${table} table`);
-    return encoderOf(type, `${table}.${name}`);
+    checks.push(checkCode(type, i, `${table}.${name}`));
+    const nullable = /^Nullable\((.+)\)$/.exec(type);
+    writes.push(nullable ? `if (x${i} === null) buf[at++] = 1; else { buf[at++] = 0; ${writeCode(nullable[1] as string, `x${i}`)} }` : writeCode(type, `x${i}`));
   });
+  const body = [
+    `if (v.length !== ${columns.length}) throw new RowValueError(\`a row of \${v.length} values for ${columns.length} columns\`);`,
+    // Room for the row's worst case (a UTF-16 unit is at most 3 bytes of UTF-8, a value's head at most 10), so a
+    // row never spans two chunks and no write needs a bounds check of its own.
+    `let need = ${columns.length * 10};`,
+    ...checks,
+    'const buf = b.reserve(need);',
+    'let at = b.at;',
+    ...writes,
+    'b.at = at;',
+    'b.rows++;',
+  ].join('\n');
+  // The code is built from the store's own DDL above, never from input.
+  const make = new Function('RowValueError', 'fail', 'integer', 'text', 'none', 'putString', `return function encodeRow(b, v) {\n${body}\n};`) as (...helpers: unknown[]) => RowEncoder;
+  return make(RowValueError, fail, integer, text, none, putString);
 }
 
 /** RowBinary rows waiting for an insert, in 1 MiB chunks (a row larger than that gets a chunk of its own). */
 export class RowBinaryBatch {
   private chunks: Buffer[] = [];
   private buf = Buffer.allocUnsafe(CHUNK_BYTES);
-  private at = 0;
+  /** Where the next row goes in `buf` (the encoder moves it). */
+  at = 0;
   private sealedBytes = 0;
   rows = 0;
 
-  constructor(private readonly encoders: readonly Encoder[]) {}
+  constructor(private readonly encode: RowEncoder) {}
 
   get bytes(): number {
     return this.sealedBytes + this.at;
   }
 
-  /** One row: `values` in the order of the encoders. */
+  /** One row: `values` in the order of the encoder's columns. */
   add(values: readonly unknown[]): void {
-    if (values.length !== this.encoders.length) throw new RowValueError(`a row of ${values.length} values for ${this.encoders.length} columns`);
-    // Room for the row's worst case (a UTF-16 unit is at most 3 bytes of UTF-8, a value's head at most 10), so a
-    // row never spans two chunks and no write needs a bounds check of its own.
-    let need = 0;
-    for (const v of values) need += typeof v === 'string' ? v.length * 3 + 10 : 10;
+    this.encode(this, values);
+  }
+
+  /** The chunk with `need` bytes free at `at`: the current one, else a fresh one. */
+  reserve(need: number): Buffer {
     if (need > this.buf.length - this.at) {
       this.seal();
       if (need > this.buf.length) this.buf = Buffer.allocUnsafe(need);
     }
-    const start = this.at;
-    try {
-      for (let i = 0; i < values.length; i++) (this.encoders[i] as Encoder)(this, values[i]);
-    } catch (e) {
-      // A refused value leaves no part of its row behind: the rows after it must still line up.
-      this.at = start;
-      throw e;
-    }
-    this.rows++;
+    return this.buf;
   }
 
   /** Rows encoded elsewhere (an import thread), in chunks of whole rows. */
@@ -163,67 +172,6 @@ export class RowBinaryBatch {
     return out;
   }
 
-  byte(n: number): void {
-    this.buf[this.at++] = n;
-  }
-
-  uint32(n: number): void {
-    this.at = this.buf.writeUInt32LE(n, this.at);
-  }
-
-  int32(n: number): void {
-    this.at = this.buf.writeInt32LE(n, this.at);
-  }
-
-  /** A safe integer as 64 bits, two's complement (the high half floors, so the low half is never negative). */
-  int64(n: number): void {
-    const hi = Math.floor(n / TWO_32);
-    this.at = this.buf.writeUInt32LE(n - hi * TWO_32, this.at);
-    this.at = this.buf.writeInt32LE(hi, this.at);
-  }
-
-  float32(n: number): void {
-    this.at = this.buf.writeFloatLE(n, this.at);
-  }
-
-  float64(n: number): void {
-    this.at = this.buf.writeDoubleLE(n, this.at);
-  }
-
-  string(s: string): void {
-    const { buf } = this;
-    const len = s.length;
-    // Most strings are short names in ASCII (runs, models, ids): copied by hand, a Buffer.write call costs more.
-    if (len < 0x80) {
-      let p = this.at + 1;
-      let i = 0;
-      for (; i < len; i++) {
-        const c = s.charCodeAt(i);
-        if (c >= 0x80) break;
-        buf[p++] = c;
-      }
-      if (i === len) {
-        buf[this.at] = len;
-        this.at = p;
-        return;
-      }
-    }
-    // The byte count is known only once written: room is left for the longest count the string could need, and
-    // the bytes are moved back when the count is shorter (a copy only for strings of 43 characters or more).
-    const head = varintSize(s.length * 3);
-    const n = s.length === 0 ? 0 : buf.write(s, this.at + head, 'utf8');
-    const size = varintSize(n);
-    if (size < head) buf.copyWithin(this.at + size, this.at + head, this.at + head + n);
-    let x = n;
-    let p = this.at;
-    while (x >= 0x80) {
-      buf[p++] = (x & 0x7f) | 0x80;
-      x >>>= 7;
-    }
-    buf[p] = x;
-    this.at += size + n;
-  }
-
   private seal(): void {
     if (this.at === 0) return;
     this.chunks.push(this.buf.subarray(0, this.at));
@@ -231,6 +179,39 @@ export class RowBinaryBatch {
     this.buf = Buffer.allocUnsafe(CHUNK_BYTES);
     this.at = 0;
   }
+}
+
+/** `s` as a RowBinary String at `at` in `buf` (room checked by the caller); where the next value goes. */
+function putString(buf: Buffer, at: number, s: string): number {
+  const len = s.length;
+  // Most strings are short names in ASCII (runs, models, ids): copied by hand, a Buffer.write call costs more.
+  if (len < 0x80) {
+    let p = at + 1;
+    let i = 0;
+    for (; i < len; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) break;
+      buf[p++] = c;
+    }
+    if (i === len) {
+      buf[at] = len;
+      return p;
+    }
+  }
+  // The byte count is known only once written: room is left for the longest count the string could need, and
+  // the bytes are moved back when the count is shorter (a copy only for strings of 43 characters or more).
+  const head = varintSize(len * 3);
+  const n = len === 0 ? 0 : buf.write(s, at + head, 'utf8');
+  const size = varintSize(n);
+  if (size < head) buf.copyWithin(at + size, at + head, at + head + n);
+  let x = n;
+  let p = at;
+  while (x >= 0x80) {
+    buf[p++] = (x & 0x7f) | 0x80;
+    x >>>= 7;
+  }
+  buf[p] = x;
+  return at + size + n;
 }
 
 function varintSize(n: number): number {
