@@ -42,6 +42,8 @@ export class ClickHouseStore {
         // timer fires late, and it then writes to a socket the server closed after its keep-alive timeout (EPIPE).
         keep_alive: { enabled: false },
         compression: { request: false, response: false },
+        // An import keeps an insert per table open on each server (two sets while one ends) beside its reads.
+        max_open_connections: 32,
       }),
     );
   }
@@ -119,8 +121,13 @@ export class ClickHouseStore {
   /** RowBinary rows (rowBinary.ts), `columns` in the order their values were written, into `table` on one host. */
   async insertRowBinary(node: ClickHouseClient, table: string, columns: readonly string[], chunks: Buffer[], what: string): Promise<void> {
     if (chunks.length === 0) return;
+    await this.insertRowBinaryStream(node, table, columns, Readable.from(chunks), what);
+  }
+
+  /** An insert of the RowBinary rows `body` carries; resolves once the body has ended and every row is stored. */
+  async insertRowBinaryStream(node: ClickHouseClient, table: string, columns: readonly string[], body: Readable, what: string): Promise<void> {
     await this.wrap(async () => {
-      const r = await node.exec({ query: `INSERT INTO ${this.database}.${table} (${columns.join(', ')}) FORMAT RowBinary`, values: Readable.from(chunks) });
+      const r = await node.exec({ query: `INSERT INTO ${this.database}.${table} (${columns.join(', ')}) FORMAT RowBinary`, values: body });
       r.stream.resume();
     }, what);
   }

@@ -16,12 +16,14 @@ import { runInNewContext } from 'node:vm';
 import { openDatabase } from '../../db/database.ts';
 import { importPaths, StageInstead, type ImportedFile, type ImportOptions, type ImportReport } from '../../importers/pipeline.ts';
 import { ImportError } from '../../importers/types.ts';
+import type { ClickHouseClient } from '@clickhouse/client';
 import type { ClickHouseStore } from './connection.ts';
 import { checkShards, clickhouseDateTime, ledgerRow, requireSchema, shardOf, visibleImports, visibleRows } from './schema.ts';
 import { DirectFile } from './directRows.ts';
 import { COLUMNS, type FileSummary, type SessionIndex, type ShardedTable } from './episodeRows.ts';
 import { stagedRows } from './stagedRows.ts';
 import { RowBinaryBatch, RowValueError, rowEncoder, unstorable } from './rowBinary.ts';
+import { RowStream } from './rowStream.ts';
 import { DEFAULT_PIECE_BYTES, DEFAULT_THREADED_MIN_BYTES, importThreadsFromEnvironment, RangeThreads, ThreadedFile, type EncodedSink } from './threadedFile.ts';
 
 export const DEFAULT_BATCH_ROWS = 100_000;
@@ -84,17 +86,20 @@ export interface StoreImportOptions extends ImportOptions {
 }
 
 /**
- * Rows waiting for the next insert, per sharded table and shard, and the files whose rows are all sent or among
- * them. A table goes out alone when it reaches `batchRows` rows or `batchBytes` bytes (the text table fills
- * by size long before the numeric tables by rows); everything, with the ledger entries of the complete files, when
- * those files hold `batchRows` turns, and at the end.
+ * Rows waiting to be sent, per sharded table and shard, the open inserts they go into, and the files whose rows
+ * are all sent or among them. A table's rows go out alone when they reach `batchRows` rows or `batchBytes` bytes
+ * (the text table fills by size long before the numeric tables by rows), into that table's open insert on each
+ * shard (rowStream.ts). When the complete files hold `batchRows` turns, and at the end, everything goes out, the
+ * open inserts end, and the files' ledger entries follow once they have; rows read meanwhile open new inserts.
  */
 class ShardBuffers implements EncodedSink {
   private readonly batches = new Map<ShardedTable, RowBinaryBatch[]>();
-  /** Files whose every row has been added: their ledger entries are written by the next full flush. */
+  /** The open insert of each table on each shard (`table/shard`). */
+  private streams = new Map<string, RowStream>();
+  /** Files whose every row has been added: their ledger entries are written once the inserts they are in end. */
   pending: PendingFile[] = [];
   readonly pendingKeys = new Set<number>();
-  /** The previous send while it runs: reading goes on meanwhile, one send in flight at most. */
+  /** The inserts that ended last and the ledger entries after them, while they finish: one such at a time. */
   private inFlight: Promise<void> = Promise.resolve();
 
   constructor(
@@ -137,19 +142,29 @@ class ShardBuffers implements EncodedSink {
   beforeFlush: (() => void) | null = null;
 
   /**
-   * Hands the full tables (or all, with the ledger entries of the complete files) to a send that runs while the
-   * next rows are read; waits first for the send before it, so at most two batches are in memory.
+   * Writes the full tables (or all) into their open inserts and waits until those have room for more; with
+   * `all`, the inserts then end, and the complete files' ledger entries are written after them while the next rows
+   * are read (waiting first for the entries before them).
    */
   async flush(all = false): Promise<void> {
     this.beforeFlush?.();
-    await this.inFlight;
-    const out: (readonly [ShardedTable, Buffer[][]])[] = [];
+    const writes: Promise<void>[] = [];
     for (const [table, perShard] of this.batches) {
-      if (all || this.isFull(table)) out.push([table, perShard.map((b) => b.take())]);
+      if (!all && !this.isFull(table)) continue;
+      perShard.forEach((batch, shard) => {
+        const chunks = batch.take();
+        if (chunks.length > 0) writes.push(this.streamOf(table, shard).write(chunks));
+      });
     }
-    const files = all ? this.pending : [];
-    if (all) this.pending = [];
-    this.inFlight = this.send(out, files);
+    await Promise.all(writes);
+    if (collectGarbage && getHeapStatistics().used_heap_size > GC_ABOVE) collectGarbage();
+    if (!all) return;
+    const streams = [...this.streams.values()];
+    this.streams = new Map();
+    const files = this.pending;
+    this.pending = [];
+    await this.inFlight;
+    this.inFlight = this.complete(streams, files);
     // Its failure is reported by whoever waits for it next (flush, drain); never as an unhandled rejection.
     this.inFlight.catch(() => undefined);
   }
@@ -161,15 +176,22 @@ class ShardBuffers implements EncodedSink {
     this.pendingKeys.clear();
   }
 
-  private async send(batches: (readonly [ShardedTable, Buffer[][]])[], files: PendingFile[]): Promise<void> {
+  private streamOf(table: ShardedTable, shard: number): RowStream {
+    const name = `${table}/${shard}`;
+    let stream = this.streams.get(name);
+    if (!stream) {
+      // A write waits while more than half a batch is on its way to the server: reading goes on while the server
+      // takes the batch before it, and memory stays bounded by the batch size.
+      stream = new RowStream(this.store, this.store.nodes[shard] as ClickHouseClient, table, `inserting into ${table} on shard ${shard + 1}`, Math.max(1, this.batchBytes / 2));
+      this.streams.set(name, stream);
+    }
+    return stream;
+  }
+
+  /** The inserts that hold `files`' rows end; then the files' ledger entries make them visible. */
+  private async complete(streams: RowStream[], files: PendingFile[]): Promise<void> {
     const { store } = this;
-    await Promise.all(batches.flatMap(([table, perShard]) => perShard.map(async (chunks, shard) => {
-      const node = store.nodes[shard];
-      if (chunks.length === 0 || !node) return;
-      await store.insertRowBinary(node, `${table}_local`, COLUMNS[table], chunks, `inserting into ${table} on shard ${shard + 1}`);
-    })));
-    batches.length = 0;
-    if (collectGarbage && getHeapStatistics().used_heap_size > GC_ABOVE) collectGarbage();
+    await Promise.all(streams.map((s) => s.end()));
     if (files.length === 0) return;
     const at = clickhouseDateTime();
     await store.insert(store.coordinator, 'runs', files.flatMap((f) => f.summary.runs.map((r) => ({ import_id: f.importId, ...r }))));
