@@ -176,6 +176,12 @@ class ShardBuffers implements EncodedSink {
     this.pendingKeys.clear();
   }
 
+  /** The import failed: the open inserts stop where they are (their rows were never going to count). */
+  abort(): void {
+    for (const s of this.streams.values()) s.abort();
+    this.streams.clear();
+  }
+
   private streamOf(table: ShardedTable, shard: number): RowStream {
     const name = `${table}/${shard}`;
     let stream = this.streams.get(name);
@@ -390,6 +396,7 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
     return report;
   } catch (e) {
     // A bug or a lost connection stops the import: the file being sent is abandoned when the store still answers.
+    buffers.abort();
     await abandonDirect().catch(() => undefined);
     throw e;
   } finally {

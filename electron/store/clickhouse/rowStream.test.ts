@@ -45,6 +45,17 @@ describe.skipIf(skip !== null)('RowStream', () => {
     expect(parts?.n).toBe('1');
   });
 
+  it('an aborted insert stores nothing of a block it had not finished, and ends with a failure, not a hang', async () => {
+    const stream = new RowStream(store, node(), 'turn_errors', 'inserting errors', 1024);
+    const batch = new RowBinaryBatch(rowEncoder('turn_errors', COLUMNS.turn_errors));
+    for (let i = 0; i < 1000; i++) batch.add([7, i, i, 'run', 0, 'timeout', 2, 'log']);
+    await stream.write(batch.take());
+    stream.abort();
+    await expect(stream.end()).rejects.toThrow(/inserting errors: /);
+    const [rows] = await store.query<{ n: string }>('SELECT count() AS n FROM rows.turn_errors_local', {}, node());
+    expect(rows?.n).toBe('0');
+  });
+
   it('reports an insert the server refuses, naming it, on the next write or at the end', async () => {
     const stream = new RowStream(store, node(), 'turn_candidates', 'inserting candidates on shard 1', 1024);
     // Half a row: the server cannot read it.

@@ -56,6 +56,11 @@ export class RowStream {
     return this.ended;
   }
 
+  /** Stops the insert where it is (the import failed): the server drops the block it was reading. */
+  abort(): void {
+    this.body.destroy(new Error('the import stopped'));
+  }
+
   private check(): void {
     if (this.failure) throw this.failure.error;
   }
