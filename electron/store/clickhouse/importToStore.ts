@@ -3,8 +3,8 @@
  * ClickHouse store. Each episode the writer resolves (models, prices, error rules, switches, AEC targets: one place
  * for each fact) becomes its rows at once (directRows.ts); a file that needs a whole-file view (an episode twice, a
  * parent after its child) is written to a private staging SQLite database instead and read back (stagedRows.ts).
- * Rows are buffered per table and shard and sent as inserts of `batchRows` rows (a table whose rows reach
- * `batchBytes` bytes first, the text, goes out sooner). A file's rows count only once its 'completed' event
+ * Rows are buffered per table and shard and written every `batchRows` rows (the text table every `batchBytes`
+ * bytes) into an insert per table and shard kept open across batches (rowStream.ts). A file's rows count only once its 'completed' event
  * is in the import ledger, written after all its rows are in: a file that fails midway, or an import killed before
  * its ledger entry, is never seen by any query (`routelens store clean` removes such rows).
  */
@@ -46,9 +46,9 @@ export function newImportId(): number {
 /**
  * V8's full collection, got at run time (`--expose-gc` then the context's `gc`), or null where the runtime refuses.
  * An import turns every row into strings that are garbage once sent; left to itself V8 grows the heap by that
- * garbage (a 5M-turn file peaked at 1.1 GiB with ~250 MiB live). A send that leaves more than GC_ABOVE on the heap
+ * garbage (a 5M-turn file peaked at 1.1 GiB with ~250 MiB live). A flush that leaves more than GC_ABOVE on the heap
  * ends with a collection, which keeps the peak near what is live whatever the file's size; collecting after every
- * send cost 18% of the import's CPU.
+ * flush cost 18% of the import's CPU.
  */
 const collectGarbage: (() => void) | null = (() => {
   try {
