@@ -27,7 +27,7 @@ import { RowStream } from './rowStream.ts';
 import { DEFAULT_PIECE_BYTES, DEFAULT_THREADED_MIN_BYTES, importThreadsFromEnvironment, RangeThreads, ThreadedFile, type EncodedSink } from './threadedFile.ts';
 
 export const DEFAULT_BATCH_ROWS = 100_000;
-/** Bytes of buffered rows (two batches may be in memory: one being sent, one being read). */
+/** Bytes of a table's rows gathered before they go into its open inserts (half as much more may wait there). */
 export const DEFAULT_BATCH_BYTES = 8 * 2 ** 20;
 /** Keys per query (a query may be at most 256 KiB long, max_query_size): about 14,000 fit. */
 const KEYS_PER_QUERY = 10_000;
