@@ -145,6 +145,20 @@ async function post(port: number, query: string, input?: Readable, output?: Writ
   });
 }
 
+/**
+ * Waits until no background merge runs on any shard, so that each timed import starts on idle servers and none
+ * pays for the merges of the one before it; returns the seconds waited.
+ */
+async function mergesSettled(ports: number[]): Promise<number> {
+  const t = performance.now();
+  for (;;) {
+    let running = 0;
+    for (const port of ports) running += Number((await post(port, 'SELECT count() FROM system.merges')).trim());
+    if (running === 0) return (performance.now() - t) / 1000;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
 async function timed<T>(f: () => Promise<T> | T): Promise<{ ms: number; value: T }> {
   const t = performance.now();
   const value = await f();
@@ -242,6 +256,7 @@ export async function benchStore(dataset: Dataset, cache: string, repeat: number
   try {
     await initStore(store);
     const version = String((await store.query<{ v: string }>('SELECT version() AS v'))[0]?.v);
+    await mergesSettled(cluster.httpPorts);
     log(`  ours: importing ${dataset.jsonl.length} JSONL file(s) in a child process`);
     const r = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'bench', 'storeBench.ts'), '--child', url, ...dataset.jsonl], {
       cwd: root, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'],
@@ -254,6 +269,7 @@ export async function benchStore(dataset: Dataset, cache: string, repeat: number
     const threadedStore = new ClickHouseStore(parseStoreUrl(threadedUrl));
     await initStore(threadedStore);
     await threadedStore.close();
+    log(`  the first import's merges finished after ${(await mergesSettled(cluster.httpPorts)).toFixed(1)} s more`);
     const rt = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'bench', 'storeBench.ts'), '--child', threadedUrl, ...dataset.jsonl], {
       cwd: root, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ROUTELENS_IMPORT_THREADS: '2' },
     });
@@ -289,6 +305,7 @@ export async function benchStore(dataset: Dataset, cache: string, repeat: number
     await initStore(base);
     await base.close();
     let baselineBytes = 0;
+    log(`  waited ${(await mergesSettled(cluster.httpPorts)).toFixed(1)} s for the servers' merges to finish before the baseline`);
     const baselineStart = performance.now();
     for (const table of SHARDED_TABLES) {
       await Promise.all(files.filter((f) => f.table === table).map(async (f) => {
