@@ -61,9 +61,13 @@ function config(dir: string, ports: { http: number; tcp: number; inter: number }
 </yandex>`;
 }
 
+// The user `bounded` sees a server as small as a test's data: one aggregation thread (what ClickHouse 18.16 chose by
+// itself on a 2-vCPU machine) and 150 MB a query, for tests that a query's memory stays bounded whatever the data's size.
 const USERS = `<yandex>
-  <profiles><default><max_memory_usage>4000000000</max_memory_usage></default></profiles>
-  <users><default><password></password><networks><ip>127.0.0.1</ip><ip>::1</ip></networks><profile>default</profile><quota>default</quota></default></users>
+  <profiles><default><max_memory_usage>4000000000</max_memory_usage></default>
+    <bounded><max_memory_usage>150000000</max_memory_usage><max_threads>1</max_threads></bounded></profiles>
+  <users><default><password></password><networks><ip>127.0.0.1</ip><ip>::1</ip></networks><profile>default</profile><quota>default</quota></default>
+    <bounded><password></password><networks><ip>127.0.0.1</ip><ip>::1</ip></networks><profile>bounded</profile><quota>default</quota></bounded></users>
   <quotas><default><interval><duration>3600</duration><queries>0</queries><errors>0</errors><result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time></interval></default></quotas>
 </yandex>`;
 

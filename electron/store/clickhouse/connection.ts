@@ -102,11 +102,16 @@ export class ClickHouseStore {
   /**
    * The same query on every shard's own tables at once (`local(name)` names them), one result per shard in shard
    * order. For queries that read a shard's rows alone (no GLOBAL IN, no Distributed table): a session's rows all
-   * live on one shard, so per-session work runs where they are and only the shards' sums travel.
+   * live on one shard, so per-session work runs where they are and only the shards' sums travel. `settings` are
+   * the query's own, on top of the servers'.
    */
-  async queryEachShard<T extends Row>(sql: (local: (name: string) => string) => string, params: Record<string, unknown> = {}): Promise<T[][]> {
+  async queryEachShard<T extends Row>(
+    sql: (local: (name: string) => string) => string,
+    params: Record<string, unknown> = {},
+    settings: Record<string, string> = {},
+  ): Promise<T[][]> {
     const bound = bindParams(sql((name) => `${this.database}.${name}_local`), params);
-    return this.slot(() => this.wrap(() => Promise.all(this.nodes.map((node) => rowsOf<T>(node, bound)))));
+    return this.slot(() => this.wrap(() => Promise.all(this.nodes.map((node) => rowsOf<T>(node, bound, settings)))));
   }
 
   async command(sql: string, node: ClickHouseClient = this.coordinator): Promise<void> {
@@ -166,8 +171,8 @@ export function sizeSettings(sql: string): { max_query_size?: string } {
 }
 
 /** One read on one host, its rows as objects. */
-async function rowsOf<T extends Row>(node: ClickHouseClient, sql: string): Promise<T[]> {
-  return (await (await node.query({ query: sql, format: 'JSONEachRow', clickhouse_settings: sizeSettings(sql) })).json()) as T[];
+async function rowsOf<T extends Row>(node: ClickHouseClient, sql: string, settings: Record<string, string> = {}): Promise<T[]> {
+  return (await (await node.query({ query: sql, format: 'JSONEachRow', clickhouse_settings: { ...settings, ...sizeSettings(sql) } })).json()) as T[];
 }
 
 /** A string as a ClickHouse literal: quotes and backslashes escaped, so no value can end the literal. */

@@ -312,6 +312,16 @@ const POISSON_WEIGHT = (u: string): string => {
   return `multiIf(${cdf.map((p, k) => `${u} < ${p}, ${k}`).join(', ')}, ${cdf.length})`;
 };
 
+/**
+ * The bootstrap's inner GROUP BY (one row per episode cell) feeds B-element arrays, so the size of its output
+ * blocks decides the query's memory. A server that aggregates on one thread (ClickHouse 18.16 chose max_threads 1
+ * on a 2-vCPU machine) returns that GROUP BY as a single block unless external aggregation is allowed: 1.1M cells ×
+ * 200 replicates of Float64 asked for 2 GiB at once on a shard of 2.5M turns and failed. With a spill threshold the
+ * aggregation is two-level and comes out in its 256 buckets, so the arrays are built 1/256 of the cells at a time,
+ * and past 1 GB the GROUP BY itself spills to disk instead of failing.
+ */
+const BUCKETED_GROUP_BY = { max_bytes_before_external_group_by: '1000000000' };
+
 export async function liftOnStore(store: ClickHouseStore, options: Selection & { minCount?: number; bootstrap?: number; seed?: number }): Promise<LiftResult> {
   const f = await selectionFilter(store, options);
   const B = options.bootstrap ?? 200;
@@ -348,6 +358,7 @@ export async function liftOnStore(store: ClickHouseStore, options: Selection & {
              WHERE ${inImports} AND ${f.sql} GROUP BY episode_key, model, category))
      GROUP BY model, category`,
     f.params,
+    BUCKETED_GROUP_BY,
   );
   const reps = perShard.flat();
   const byReplicate = Array.from({ length: B }, () => new Float64Array(mc.length));
