@@ -21,7 +21,7 @@ import { errorRecoveryAnalysis } from '../electron/analysis/errorRecovery.ts';
 import { usageByTurnAnalysis } from '../electron/analysis/usageByTurn.ts';
 import { columnar } from '../electron/analysis/columnar.ts';
 import { ClickHouseStore, StoreError } from '../electron/store/clickhouse/connection.ts';
-import { initStore, SHARDED_TABLES } from '../electron/store/clickhouse/schema.ts';
+import { initStore, ledgerRow, SHARDED_TABLES } from '../electron/store/clickhouse/schema.ts';
 import { DEFAULT_BATCH_BYTES, DEFAULT_BATCH_ROWS, importToStore } from '../electron/store/clickhouse/importToStore.ts';
 import { DirectFile } from '../electron/store/clickhouse/directRows.ts';
 import { COLUMNS, type RowSink, type SessionIndex } from '../electron/store/clickhouse/episodeRows.ts';
@@ -177,7 +177,7 @@ async function benchScale(cluster: { url(db: string): string; httpPorts: number[
   const store = new ClickHouseStore(parseStoreUrl(cluster.url('scan')));
   try {
     await initStore(store);
-    await store.insert(store.coordinator, 'imports', [{ import_id: 1, event: 'completed', content_hash: 'synthetic', path: 'synthetic', format: 'synthetic', episodes: 0, turns: 0, at: '2026-01-01 00:00:00' }]);
+    await store.insert(store.coordinator, 'imports', [ledgerRow(1, 'completed', { hash: 'synthetic', path: 'synthetic', format: 'synthetic' })]);
     const started = performance.now();
     await Promise.all(cluster.httpPorts.map(async (port, shard) => {
       const key = `intDiv(number, 20) * ${cluster.httpPorts.length} + ${shard}`;

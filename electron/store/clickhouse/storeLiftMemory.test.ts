@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clickhouseSkipReason, startTestCluster, type TestCluster } from '../../../test/clickhouseCluster.ts';
 import { parseStoreUrl } from '../storeUrl.ts';
 import { ClickHouseStore } from './connection.ts';
-import { initStore } from './schema.ts';
+import { initStore, ledgerRow } from './schema.ts';
 import { liftOnStore } from './storeAnalyses.ts';
 
 const skip = clickhouseSkipReason();
@@ -27,7 +27,7 @@ describe.skipIf(skip !== null)('lift on a store larger than a query may hold at 
     const store = new ClickHouseStore(parseStoreUrl(cluster.url('lift')));
     try {
       await initStore(store);
-      await store.insert(store.coordinator, 'imports', [{ import_id: 1, event: 'completed', content_hash: 'synthetic', path: 'synthetic', format: 'synthetic', episodes: 0, turns: 0, at: '2026-01-01 00:00:00' }]);
+      await store.insert(store.coordinator, 'imports', [ledgerRow(1, 'completed', { hash: 'synthetic', path: 'synthetic', format: 'synthetic' })]);
       for (const [shard, node] of store.nodes.entries()) {
         const key = `number * ${store.nodes.length} + ${shard}`;
         await store.command(`INSERT INTO lift.turns_local (import_id, episode_key, root_key, run, pos, t, model, category)
