@@ -47,6 +47,11 @@ const tokens = z.object({
   cached: tokenCount.nullish(),
   cache_write: tokenCount.nullish(),
   reasoning: tokenCount.nullish(),
+  /**
+   * The part of `cache_write` written to a one-hour cache (Anthropic's `ephemeral_1h_input_tokens`), priced at 2x
+   * the base input price; the rest of `cache_write` is the five-minute tier (1.25x).
+   */
+  cache_write_1h: tokenCount.nullish(),
 });
 
 /** Nothing but spaces and invisible characters (zero-width, controls): a name no one can see or type. */
@@ -90,6 +95,25 @@ export const TurnAction = z.object({
   text: z.string().nullish(),
 });
 
+/**
+ * Who wrote a message that is not the model's own response: `user` (a prompt typed mid-session), `system` (an
+ * instruction or reminder the agent injected), `summary` (a compaction summary standing in for earlier messages),
+ * `assistant` (text shown as the assistant's without a model call: a canned reply, a local command's output),
+ * `tool` (a tool result not tied to a call of this episode).
+ */
+export const MESSAGE_ROLES = ['user', 'system', 'summary', 'assistant', 'tool'] as const;
+/** Most messages kept before one turn or after the last one. */
+export const MAX_MESSAGES = 10000;
+
+/** A message of the conversation that is not a model response (those are turns) nor a tool call's result (kept on the call). */
+export const ConversationMessage = z.object({
+  role: z.enum(MESSAGE_ROLES),
+  text: z.string(),
+  /** When it was logged (ISO 8601). */
+  timestamp: z.string().max(100).nullish(),
+});
+export type ConversationMessage = z.infer<typeof ConversationMessage>;
+
 /** Most tool calls one turn (one model response) may carry: no agent issues more in one response. */
 export const MAX_TOOL_CALLS = 1000;
 
@@ -119,6 +143,12 @@ export const CanonicalTurn = z.object({
    */
   message: z.string().nullish(),
   tool_calls: z.array(ToolCall).max(MAX_TOOL_CALLS).nullish(),
+  /**
+   * The messages that reached the model between the previous response and this one, in order, other than the
+   * results of the previous response's tool calls: the user's prompts typed mid-session, injected system text,
+   * compaction summaries. The episode's first prompt is `task.text`, not repeated here.
+   */
+  inputs: z.array(ConversationMessage).max(MAX_MESSAGES).nullish(),
   /** What the importer inferred rather than read (e.g. "model inferred from the order of the cost lines"). */
   notes: z.array(z.string().max(1000)).max(100).nullish(),
   /** When the response was logged (ISO 8601). */
@@ -243,6 +273,22 @@ export const CanonicalEpisode = z
     usage_totals: z
       .array(z.object({ model: modelName, requests: count.nullish(), tokens: tokens.nullish(), cost_usd: cost.nullish() }))
       .max(MAX_CANDIDATES)
+      .nullish(),
+    /** Messages after the last model response (a prompt never answered, a closing notice), in order. */
+    final_messages: z.array(ConversationMessage).max(MAX_MESSAGES).nullish(),
+    /**
+     * The totals the log itself records for this episode (Codex's final `total_token_usage`, Copilot's shutdown
+     * `modelMetrics`, OpenHands' `metrics`, Inspect's `stats.model_usage`, mini-swe-agent's `model_stats`…),
+     * kept beside the sum of the turns so an import can say when the two differ. `source` names where in the log
+     * they were read; a field the log does not total is absent, never 0.
+     */
+    log_totals: z
+      .object({
+        source: z.string().min(1).max(300),
+        requests: count.nullish(),
+        tokens: tokens.nullish(),
+        cost_usd: cost.nullish(),
+      })
       .nullish(),
     turns: z.array(CanonicalTurn),
   })
