@@ -265,7 +265,78 @@ describe('OTel importer: grouping and de-duplication', () => {
     const line = JSON.stringify(doc);
     const { episodes, warnings } = await read(write('twice.jsonl', `${line}\n${line}\n`));
     expect(episodes[0]?.turns).toHaveLength(1);
-    expect(warnings).toEqual(['1 span(s) appear twice (same trace and span id): counted once']);
+    expect(warnings).toEqual(["1 span(s) appear twice (same trace and span id): merged into one, the ended copy's values first"]);
+  });
+});
+
+describe('OTel importer: spans printed when they start and again when they end', () => {
+  const console = join(samples, 'constructed/agent-framework-console.json');
+
+  it('Agent Framework console output: each chat call once, with the ended copy\'s usage, response model and latency', async () => {
+    const { episodes, warnings } = await read(console);
+    expect(episodes).toHaveLength(1);
+    const ep = episodes[0] as CanonicalEpisode;
+    expect(ep.run).toBe('agent_framework');
+    expect(ep.policy?.name).toBe('WeatherAgent');
+    // 4 chat spans, each printed twice (8 copies), plus 2 tools, 2 invoke_agent and the scenario span: 9 pairs.
+    expect(warnings).toEqual(["9 span(s) appear twice (same trace and span id): merged into one, the ended copy's values first"]);
+    // The started copies name only the requested model and carry no usage: these numbers are the ended copies'.
+    expect(ep.turns.map((t) => t.model)).toEqual(Array(4).fill('gpt-4o-mini-2024-07-18'));
+    expect(ep.turns.map((t) => t.tokens)).toEqual([
+      { in: 112, out: 18, cached: null }, { in: 171, out: 29, cached: null }, { in: 215, out: 17, cached: null }, { in: 254, out: 21, cached: null },
+    ]);
+    expect(ep.turns.map((t) => t.latency_ms)).toEqual([1290, 1530, 1040, 1040]);
+    // The tool's result is on its ended copy only.
+    expect(ep.turns.map((t) => t.observation ?? null)).toEqual([
+      'The weather in Amsterdam is rainy with a high of 14C.', null, 'The weather in Paris is sunny with a high of 19C.', null,
+    ]);
+    expect(ep.turns[3]?.action.text).toBe('Paris is sunny with a high of 19°C: no umbrella needed there.');
+  });
+
+  it('keeps an attribute only the started copy has, and the ended copy wins in whichever order they come', async () => {
+    const started = { id: '0000000000000001', start: 0, end: 0, attrs: { ...chat('gpt-4o', 0, 0), 'gen_ai.conversation.id': 'conv-1', 'gen_ai.usage.input_tokens': 1 } };
+    const ended = { id: '0000000000000001', start: 0, end: 900, attrs: chat('gpt-4o', 40, 7, { 'gen_ai.response.model': 'gpt-4o-2024-08-06' }) };
+    for (const order of [[started, ended], [ended, started]]) {
+      const doc = otlp(order);
+      // An unended span has no end time (OTLP writes 0, read as unset).
+      for (const sp of doc.resourceSpans[0]?.scopeSpans[0]?.spans ?? []) if (sp.endTimeUnixNano === sp.startTimeUnixNano) sp.endTimeUnixNano = '0';
+      const { episodes } = await read(write('twice.json', doc));
+      expect(episodes.map((e) => e.episode_id)).toEqual(['conv-1']);
+      expect(episodes[0]?.turns).toHaveLength(1);
+      expect(episodes[0]?.turns[0]).toMatchObject({ model: 'gpt-4o-2024-08-06', tokens: { in: 40, out: 7 }, latency_ms: 900 });
+    }
+  });
+});
+
+describe('OTel importer: messages between calls', () => {
+  it('a user message typed between two runs of the agent is the later call\'s input; tool results and replayed history are not', async () => {
+    const { episodes } = await read(join(samples, 'constructed/agent-framework-console.json'));
+    const ep = episodes[0] as CanonicalEpisode;
+    expect(ep.task.text).toBe("What's the weather like in Amsterdam today? Should I bring an umbrella?");
+    // Counted by hand in the file: the third call's input replays the second's, then the answer and one new user message.
+    expect(ep.turns.map((t) => t.inputs ?? null)).toEqual([null, null, [{ role: 'user', text: 'And in Paris?' }], null]);
+  });
+
+  it('the real samples have no message between calls (each call is one turn or replays its history)', async () => {
+    const files = [vercel, ...dialects.map((d) => join(samples, 'genai-attribute-dialects', `${d}.json`)), agentTools, exportJsonl];
+    for (const file of files) {
+      const { episodes } = await read(file);
+      expect(episodes.flatMap((e) => e.turns.flatMap((t) => t.inputs ?? [])), file).toEqual([]);
+    }
+  });
+
+  it('a stateful API that is sent only what is new: a new prompt and an injected instruction, not the tool result', async () => {
+    const msgs = (list: unknown[]) => ({ 'gen_ai.input.messages': JSON.stringify(list) });
+    const text = (role: string, content: string) => ({ role, parts: [{ type: 'text', content }] });
+    const doc = otlp([
+      { id: '0000000000000001', start: 0, end: 10, attrs: chat('gpt-4o', 10, 2, msgs([text('user', 'first task')])) },
+      { id: '0000000000000002', start: 20, end: 30, attrs: chat('gpt-4o', 20, 2, msgs([{ role: 'tool', parts: [{ type: 'tool_call_response', id: 'c1', response: 'ok' }] }])) },
+      { id: '0000000000000003', start: 40, end: 50, attrs: chat('gpt-4o', 30, 2, msgs([text('system', 'Be brief.'), text('user', 'now the second task')])) },
+    ]);
+    const { episodes } = await read(write('stateful.json', doc));
+    expect(episodes[0]?.turns.map((t) => t.inputs ?? null)).toEqual([
+      null, null, [{ role: 'system', text: 'Be brief.' }, { role: 'user', text: 'now the second task' }],
+    ]);
   });
 });
 
@@ -351,6 +422,7 @@ describe('OTel importer: into the database', () => {
     const db = openDatabase(join(tempDir(), 'otel.db'));
     const report = await importPaths(db, [samples]);
     expect(report.files.map((f) => [basename(f.path), f.status, f.format, f.episodes, f.turns])).toEqual([
+      ['agent-framework-console.json', 'imported', 'otel', 1, 4],
       ['otlp-agent-tools.json', 'imported', 'otel', 2, 4],
       ['otlp-export.jsonl', 'imported', 'otel', 2, 3],
       ['openinference_client_span_tool_calls.json', 'imported', 'otel', 1, 1],

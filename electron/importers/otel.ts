@@ -19,7 +19,7 @@
  */
 import { basename } from 'node:path';
 import { CANONICAL_SCHEMA, CanonicalEpisode, describeIssue, type CanonicalTurn } from '../../shared/canonical.ts';
-import { inputMessages, outputMessage, type Message, type ToolCall } from './otelMessages.ts';
+import { inputMessages, newInputs, outputMessage, type Message, type ToolCall } from './otelMessages.ts';
 import { readOtelSpans, type Attr, type OtelSpan } from './otelSpans.ts';
 import { ImportError, type ImportContext, type Importer } from './types.ts';
 
@@ -383,7 +383,12 @@ class EpisodeBuilder {
       const m = inputMessages(s.attrs, s.events);
       return m.length > 0 ? m : null;
     }) ?? []);
-    const turns = group.map((c, t) => this.turn(c, t, tools.get(c) ?? [], messages.slice(t + 1)));
+    const turns = group.map((c, t) => {
+      const turn = this.turn(c, t, tools.get(c) ?? [], messages.slice(t + 1));
+      // The first call's prompt is the task; a call whose input was not recorded has no known new messages.
+      const inputs = t > 0 && (messages[t]?.length ?? 0) > 0 ? newInputs(messages[t - 1] ?? [], messages[t] ?? []) : [];
+      return inputs.length > 0 ? { ...turn, inputs } : turn;
+    });
     const taskText = messages[0]?.find((m) => m.role === 'user')?.text ?? null;
     const service = this.text(first.span, ['service.name']) ??
       (() => {
@@ -522,7 +527,7 @@ export const otelImporter: Importer = {
 
   async *read(file: string, ctx: ImportContext) {
     const { spans, duplicates } = await readOtelSpans(file, ctx);
-    if (duplicates > 0) ctx.warn(`${duplicates} span(s) appear twice (same trace and span id): counted once`);
+    if (duplicates > 0) ctx.warn(`${duplicates} span(s) appear twice (same trace and span id): merged into one, the ended copy's values first`);
     const episodes = new EpisodeBuilder(file, spans, ctx).build();
     yield* episodes;
   },

@@ -219,3 +219,29 @@ export function outputMessage(attrs: Attrs, events: { name: string; attrs: Attrs
   }
   return { text: '', toolCalls: [] };
 }
+
+const sameMessage = (a: Message, b: Message): boolean => a.role === b.role && a.text === b.text && a.toolCallId === b.toolCallId;
+
+/** Roles of a call's input that someone other than the model wrote, as the canonical format names them. */
+const INPUT_ROLES: Record<string, 'user' | 'system'> = { user: 'user', human: 'user', system: 'system', developer: 'system' };
+
+/**
+ * The prompts and instructions a call was given that the call before it was not: what a person typed between two
+ * model calls, or text the agent injected. Instrumentations record a call's whole input, which either replays the
+ * conversation (the previous input, its answer, tool results, then anything new) or, for stateful APIs, holds only
+ * what is new. So: the part after the previous input when it is replayed; else what follows the last assistant
+ * message; else all of it. Model answers and tool results are left out (they are turns and observations).
+ */
+export function newInputs(previous: Message[], current: Message[]): { role: 'user' | 'system'; text: string }[] {
+  let tail: Message[];
+  if (previous.length > 0 && previous.length <= current.length && previous.every((m, i) => sameMessage(m, current[i] as Message))) {
+    tail = current.slice(previous.length);
+  } else {
+    const lastAnswer = current.findLastIndex((m) => m.role === 'assistant' || m.role === 'model');
+    tail = lastAnswer >= 0 ? current.slice(lastAnswer + 1) : current;
+  }
+  return tail.flatMap((m) => {
+    const role = INPUT_ROLES[m.role];
+    return role && m.text !== '' ? [{ role, text: m.text }] : [];
+  });
+}

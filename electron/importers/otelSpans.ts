@@ -65,7 +65,8 @@ const oneLine = (line: number): Locator => ({ lineOf: () => line, keyLine: () =>
 
 class SpanCollector {
   readonly spans: OtelSpan[] = [];
-  private readonly seen = new Set<string>();
+  /** Where each (trace, span) id pair sits in `spans`, to merge a second copy into the first. */
+  private readonly seen = new Map<string, number>();
   duplicates = 0;
 
   constructor(
@@ -105,11 +106,13 @@ class SpanCollector {
   private add(span: OtelSpan): void {
     if (span.traceId !== null && span.spanId !== null) {
       const key = `${span.traceId}\u0000${span.spanId}`;
-      if (this.seen.has(key)) {
+      const at = this.seen.get(key);
+      if (at !== undefined) {
         this.duplicates++;
+        this.spans[at] = mergeCopies(this.spans[at] as OtelSpan, span);
         return;
       }
-      this.seen.add(key);
+      this.seen.set(key, this.spans.length);
     }
     this.spans.push(span);
   }
@@ -306,6 +309,35 @@ class SpanCollector {
   }
 }
 
+/**
+ * One span printed twice: some exporters (Microsoft Agent Framework's console exporter) print a span when it starts,
+ * without end time, response model or usage, and again when it ends. The ended copy wins (else the one with more
+ * attributes, else the later); an attribute only the other copy has is kept, so nothing either copy logged is lost.
+ * A span exported twice unchanged merges into itself.
+ */
+function mergeCopies(first: OtelSpan, second: OtelSpan): OtelSpan {
+  const secondWins =
+    (second.endMs !== null) !== (first.endMs !== null) ? second.endMs !== null : second.attrs.size >= first.attrs.size;
+  const [win, lose] = secondWins ? [second, first] : [first, second];
+  const attrs: Attrs = new Map(lose.attrs);
+  for (const [k, v] of win.attrs) attrs.set(k, v);
+  const resource: Attrs = new Map(lose.resource);
+  for (const [k, v] of win.resource) resource.set(k, v);
+  return {
+    ...win,
+    // Where the span was first seen: the file's order of spans is kept, and errors point at the copy read first.
+    line: first.line,
+    parentId: win.parentId ?? lose.parentId,
+    name: win.name || lose.name,
+    startMs: win.startMs ?? lose.startMs,
+    endMs: win.endMs ?? lose.endMs,
+    attrs,
+    resource,
+    error: win.error ?? lose.error,
+    events: win.events.length > 0 ? win.events : lose.events,
+  };
+}
+
 function looksLikeSpan(o: Obj): boolean {
   return (
     'spanContext' in o || 'spanId' in o || 'span_id' in o || 'traceId' in o ||
@@ -348,7 +380,7 @@ function isWholeJsonObject(text: string): boolean {
 
 export interface SpanFile {
   spans: OtelSpan[];
-  /** Spans seen twice (same trace and span id) and dropped. */
+  /** Spans seen twice (same trace and span id), merged into one. */
   duplicates: number;
 }
 
