@@ -70,6 +70,16 @@ describe('pricing', () => {
     // 1000 in (200 cached), 100 out: 800·1.25 + 200·0.125 + 100·10 = 1000 + 25 + 1000 = 2025 per 1e6
     expect(priceTurn(gpt5, { in: 1000, out: 100, cached: 200 })).toBeCloseTo(0.002025, 12);
   });
+  it('prices one-hour cache writes at 2x base input when the model has a cache-write price (Anthropic-style caching)', () => {
+    const sonnet = { id: 2, name: 'claude-sonnet-4', price_in_per_m: 3, price_out_per_m: 15, price_cached_per_m: 0.3, price_cache_write_per_m: 3.75 };
+    // 10,000 in: 6,000 cache reads, 3,000 writes (1,000 of them one-hour), 1,000 plain; 100 out.
+    // 1,000·3 + 6,000·0.3 + 2,000·3.75 + 1,000·6 + 100·15 = 3,000 + 1,800 + 7,500 + 6,000 + 1,500 = 19,800 per 1e6
+    expect(priceTurn(sonnet, { in: 10_000, out: 100, cached: 6_000, cache_write: 3_000, cache_write_1h: 1_000 })).toBeCloseTo(0.0198, 12);
+    // Without the split (older logs) every write is priced as a five-minute one: 3,000·3.75 in place of 2,000·3.75 + 1,000·6.
+    expect(priceTurn(sonnet, { in: 10_000, out: 100, cached: 6_000, cache_write: 3_000 })).toBeCloseTo(0.01755, 12);
+    // A model without cache-write prices has no tiers: its writes cost what input costs.
+    expect(priceTurn(gpt5, { in: 1_000, out: 0, cache_write: 1_000, cache_write_1h: 1_000 })).toBeCloseTo(0.00125, 12);
+  });
   it('gives null without a price or without tokens', () => {
     expect(priceTurn({ ...gpt5, price_in_per_m: null }, { in: 1, out: 1 })).toBeNull();
     expect(priceTurn(gpt5, {})).toBeNull();

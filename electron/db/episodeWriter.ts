@@ -39,6 +39,26 @@ export function turnDetail(turn: CanonicalTurn): string | null {
   return Object.keys(detail).length > 0 ? JSON.stringify(detail) : null;
 }
 
+/** What the episode row has no column for but an export must give back: the agent as logged, the parent's tool call, usage totals. */
+export function episodeDetail(ep: CanonicalEpisode): string | null {
+  const detail: Record<string, unknown> = {};
+  if (ep.agent && (ep.agent.name != null || ep.agent.version != null)) detail.agent = ep.agent;
+  if (ep.parent?.tool_call_id != null) detail.parent_tool_call_id = ep.parent.tool_call_id;
+  if (ep.usage_totals?.length) detail.usage_totals = ep.usage_totals;
+  return Object.keys(detail).length > 0 ? JSON.stringify(detail) : null;
+}
+
+/**
+ * Every message of the episode that is not a model response, in conversation order, as the rows of `messages`
+ * (`[t, role, text, timestamp]`, t null after the last response): one JSON array, so the writer inserts an
+ * episode's messages in one statement (json_each) however many there are.
+ */
+export function episodeMessages(ep: CanonicalEpisode): string | null {
+  const rows: [number | null, string, string, string | null][] = [];
+  for (const turn of ep.turns) for (const m of turn.inputs ?? []) rows.push([turn.t, m.role, m.text, m.timestamp ?? null]);
+  for (const m of ep.final_messages ?? []) rows.push([null, m.role, m.text, m.timestamp ?? null]);
+  return rows.length > 0 ? JSON.stringify(rows) : null;
+}
 export interface WriteResult {
   episodeId: number;
   replaced: boolean;
@@ -138,6 +158,8 @@ export class EpisodeWriter {
   private readonly errorTypeIds = new Map<string, number>();
   /** The first turn written since the last flushText(): its text and all later turns' are not yet in turn_fts. */
   private unindexedFrom: number | null = null;
+  /** The same for messages and message_fts. */
+  private unindexedMessagesFrom: number | null = null;
   private readonly s;
 
   constructor(
@@ -168,14 +190,18 @@ export class EpisodeWriter {
       ),
       insertGraderCall: db.prepare(`INSERT INTO grader_calls (episode_id, model_id, tokens_in, tokens_out, cost, cost_source, text)
         VALUES (?, ?, ?, ?, ?, ?, ?)`),
-      insertEpisodeText: db.prepare('INSERT INTO episode_text (episode_id, task_text, policy_name, system_prompt) VALUES (?, ?, ?, ?)'),
+      insertEpisodeText: db.prepare('INSERT INTO episode_text (episode_id, task_text, policy_name, system_prompt, detail) VALUES (?, ?, ?, ?, ?)'),
+      insertMessages: db.prepare(`INSERT INTO messages (episode_id, t, seq, role, text, timestamp)
+        SELECT ?, value ->> 0, key, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)`),
+      indexMessages: db.prepare('INSERT INTO message_fts (rowid, text) SELECT id, text FROM messages WHERE id >= ?'),
       insertTurn: db.prepare(`INSERT INTO turns (episode_id, t, model_id, prev_model_id, switched, action_type, tool,
         tokens_in, tokens_out, tokens_cached, cost, cost_source, latency_ms, propensity, error_mask, max_severity,
-        verdict, verify_correct, greedy_model_id, was_greedy, beta, tokens_cache_write, tokens_reasoning, role)
+        verdict, verify_correct, greedy_model_id, was_greedy, beta, tokens_cache_write, tokens_reasoning, role,
+        tokens_cache_write_1h)
         VALUES (@episode_id, @t, @model_id, @prev_model_id,
         @switched, @action_type, @tool, @tokens_in, @tokens_out, @tokens_cached, @cost, @cost_source, @latency_ms,
         @propensity, @error_mask, @max_severity, @verdict, @verify_correct, @greedy_model_id, @was_greedy, @beta,
-        @tokens_cache_write, @tokens_reasoning, @role)`),
+        @tokens_cache_write, @tokens_reasoning, @role, @tokens_cache_write_1h)`),
       insertTurnText: db.prepare('INSERT INTO turn_text (turn_id, action, observation, detail) VALUES (?, ?, ?, ?)'),
       indexText: db.prepare('INSERT INTO turn_fts (rowid, action, observation) SELECT turn_id, action, observation FROM turn_text WHERE turn_id >= ?'),
       insertTurnError: db.prepare(
@@ -196,9 +222,11 @@ export class EpisodeWriter {
    * row took 1.9 s instead of 1.2 s for 90k turns, bench/). Call before the caller's transaction commits.
    */
   flushText(): void {
-    if (this.unindexedFrom === null || !this.indexText) return;
-    this.s.indexText.run(this.unindexedFrom);
+    if (!this.indexText) return;
+    if (this.unindexedFrom !== null) this.s.indexText.run(this.unindexedFrom);
+    if (this.unindexedMessagesFrom !== null) this.s.indexMessages.run(this.unindexedMessagesFrom);
     this.unindexedFrom = null;
+    this.unindexedMessagesFrom = null;
   }
 
   /** Call after the caller's transaction commits. */
@@ -209,6 +237,7 @@ export class EpisodeWriter {
   /** Call after the caller's transaction rolls back: ids cached during it may name rows that no longer exist. */
   rollback(): void {
     this.unindexedFrom = null;
+    this.unindexedMessagesFrom = null;
     this.runIds.clear();
     this.errorTypeIds.clear();
     this.models.rollback();
@@ -372,7 +401,13 @@ export class EpisodeWriter {
       started_at: ep.started_at ?? null,
     });
     const episodeId = Number(info.lastInsertRowid);
-    this.s.insertEpisodeText.run(episodeId, ep.task.text ?? null, ep.policy?.name ?? null, ep.system_prompt ?? null);
+    this.s.insertEpisodeText.run(episodeId, ep.task.text ?? null, ep.policy?.name ?? null, ep.system_prompt ?? null, episodeDetail(ep));
+    const messages = episodeMessages(ep);
+    if (messages !== null) {
+      const info = this.s.insertMessages.run(episodeId, messages);
+      // One INSERT … SELECT numbers its rows consecutively: the first is the last less the count.
+      this.unindexedMessagesFrom ??= Number(info.lastInsertRowid) - info.changes + 1;
+    }
     // Per model: calls, cost and token sums (SQL SUM semantics: null when no call logged that count), so listings
     // and Compare never scan turns.
     type PerModel = { n: number; priced: number; unknown: number; cost: number; first: number | null; tok: (number | null)[] };
@@ -430,6 +465,7 @@ export class EpisodeWriter {
         tokens_cache_write: turn.tokens?.cache_write ?? null,
         tokens_reasoning: turn.tokens?.reasoning ?? null,
         role: turn.role ?? null,
+        tokens_cache_write_1h: turn.tokens?.cache_write_1h ?? null,
       });
       const turnId = Number(turnInfo.lastInsertRowid);
       this.s.insertTurnText.run(turnId, turn.action.text ?? null, turn.observation ?? null, t.detail);

@@ -24,6 +24,25 @@ describe('list prices from @pydantic/genai-prices', () => {
     }
   });
 
+  it('prices one-hour cache writes at 2x base input, five-minute ones at 1.25x (Claude Opus 4.6: $5 in, $6.25 5m, $10 1h)', () => {
+    // 3,000 writes of which 1,000 one-hour, 1,000 output, by hand: 2,000 × 6.25 + 1,000 × 10 + 1,000 × 25 = 47,500 µ$ per M
+    const call = { in: 3_000, out: 1_000, cached: 0, cache_write: 3_000, cache_write_1h: 1_000 };
+    expect(listPriceCall('claude-opus-4-6', call)).toBeCloseTo(0.0475, 12);
+    // The library's own answer for the same usage (its 1h tokens are part of its cache writes).
+    const usage = { input_tokens: 3_000, output_tokens: 1_000, cache_write_tokens: 3_000, cache_write_1h_tokens: 1_000 };
+    expect(listPriceCall('claude-opus-4-6', call)).toBeCloseTo(calcPrice(usage, 'claude-opus-4-6')?.total_price as number, 12);
+    // One-hour writes beyond all writes are counted as writes at most.
+    expect(listPriceCall('claude-opus-4-6', { ...call, cache_write_1h: 9_000 })).toBeCloseTo((3_000 * 10 + 1_000 * 25) / 1e6, 12);
+  });
+
+  it('prices one-hour writes at 2x base input where the library has no one-hour price (Vertex), not at the 5m price', () => {
+    // Claude 3.7 Sonnet on Google Vertex in genai-prices 0.1.8: $3 in, $3.75 cache write, no cache_write_1h_mtok.
+    const model = 'google/claude-3-7-sonnet';
+    const call = { in: 1_000, out: 0, cached: 0, cache_write: 1_000, cache_write_1h: 1_000 };
+    expect(listPriceCall(model, { ...call, cache_write_1h: 0 })).toBeCloseTo((1_000 * 3.75) / 1e6, 12);
+    expect(listPriceCall(model, call)).toBeCloseTo((1_000 * 6) / 1e6, 12);
+  });
+
   it('knows provider-prefixed and dated spellings', () => {
     expect(listPriceOf('openrouter/anthropic/claude-3.5-sonnet')?.in_per_m).toBe(3);
     expect(listPriceOf('anthropic/claude-sonnet-4-20250514')?.out_per_m).toBe(15);

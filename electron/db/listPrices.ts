@@ -21,6 +21,8 @@ export interface CallTokens {
   out?: number | null;
   cached?: number | null;
   cache_write?: number | null;
+  /** The one-hour part of cache_write (Anthropic's ephemeral_1h_input_tokens). */
+  cache_write_1h?: number | null;
 }
 
 /** A flat price or the base of a tiered one, per million tokens. */
@@ -46,7 +48,7 @@ function lookupNames(raw: string): { names: string[]; provider: string | null } 
  * a provider), so a flat-priced model is priced from those rates; any other call goes through the library.
  */
 const KINDS = ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens'] as const;
-type Rates = Record<(typeof KINDS)[number], number>;
+type Rates = Record<(typeof KINDS)[number] | 'cache_write_1h_tokens', number>;
 type Found = { name: string; provider: Provider; rates: Rates | null } | null;
 const found = new Map<string, Found>();
 
@@ -61,7 +63,25 @@ function flatRates(name: string, provider: Provider, model: { prices: unknown },
     if (!r) return null;
     rates[kind] = r.total_price / 1e6;
   }
+  rates.cache_write_1h_tokens = hasHourTier(price) ? rateOfHourWrites(name, provider) : HOUR_WRITE_FACTOR * rates.input_tokens;
   return rates;
+}
+
+/**
+ * One-hour cache writes cost 2x base input at Anthropic. The library prices them (`cache_write_1h_tokens`, part of
+ * `cache_write_tokens`) for every model it gives a `cache_write_1h_mtok`; for the rest (0.1.8: every Claude
+ * model of Google Vertex, 41 of 43 Bedrock models and all 61 OpenRouter ones with a cache-write price) it charges
+ * them the five-minute price, 37.5% short of 2x, so for those 2x base input is applied here.
+ */
+const HOUR_WRITE_FACTOR = 2;
+
+function hasHourTier(price: Record<string, unknown>): boolean {
+  return price.cache_write_1h_mtok != null;
+}
+
+function rateOfHourWrites(name: string, provider: Provider): number {
+  const r = calcPrice({ input_tokens: 1e6, output_tokens: 0, cache_write_tokens: 1e6, cache_write_1h_tokens: 1e6 }, name, { provider });
+  return r ? r.total_price / 1e6 : 0;
 }
 
 function search(raw: string): Found {
@@ -121,14 +141,25 @@ export function listPriceCall(raw: string, tokens: CallTokens, timestamp?: strin
   if (tokens.in == null || tokens.out == null) return null;
   const cached = Math.min(tokens.cached ?? 0, tokens.in);
   const written = Math.min(tokens.cache_write ?? 0, tokens.in - cached);
+  const hour = Math.min(tokens.cache_write_1h ?? 0, written);
   const usage: Usage = { input_tokens: tokens.in, output_tokens: tokens.out, cache_read_tokens: cached, cache_write_tokens: written };
+  if (hour > 0) usage.cache_write_1h_tokens = hour;
   const rates = lookup(raw)?.rates;
   if (rates) {
     // rates.cache_* were measured as 1M input tokens that are all cache: the input part is already in them.
     const plain = tokens.in - cached - written;
-    return plain * rates.input_tokens + cached * rates.cache_read_tokens + written * rates.cache_write_tokens + tokens.out * rates.output_tokens;
+    return (
+      plain * rates.input_tokens + cached * rates.cache_read_tokens + (written - hour) * rates.cache_write_tokens +
+      hour * rates.cache_write_1h_tokens + tokens.out * rates.output_tokens
+    );
   }
   const when = timestamp ? new Date(timestamp) : undefined;
   const r = calc(raw, usage, when && !Number.isNaN(when.getTime()) ? when : undefined);
-  return r ? r.total_price : null;
+  if (!r) return null;
+  const price = r.model_price as Record<string, unknown>;
+  if (hour === 0 || hasHourTier(price)) return r.total_price;
+  // The library charged these at the five-minute price: the rest of 2x base input is added.
+  const base = basePrice(price.input_mtok);
+  const fiveMinutes = basePrice(price.cache_write_mtok);
+  return base === null || fiveMinutes === null ? r.total_price : r.total_price + (hour * (HOUR_WRITE_FACTOR * base - fiveMinutes)) / 1e6;
 }

@@ -213,8 +213,15 @@ export function priceTurn(model: ModelPrice, tokens: CallTokens, timestamp?: str
   const input = tokens.in ?? 0;
   const cached = Math.min(tokens.cached ?? 0, input);
   const written = Math.min(tokens.cache_write ?? 0, input - cached);
+  const hour = Math.min(tokens.cache_write_1h ?? 0, written);
   const cachedPrice = model.price_cached_per_m ?? model.price_in_per_m;
   const writePrice = model.price_cache_write_per_m ?? model.price_in_per_m;
+  // A cache-write price is Anthropic-style caching, whose one-hour writes cost 2x base input (the five-minute
+  // ones 1.25x, the pool's price); a model without one has no such tiers, and its writes cost what input costs.
+  const hourPrice = model.price_cache_write_per_m != null ? 2 * model.price_in_per_m : writePrice;
   const uncached = input - cached - written;
-  return (uncached * model.price_in_per_m + cached * cachedPrice + written * writePrice + (tokens.out ?? 0) * model.price_out_per_m) / 1e6;
+  return (
+    (uncached * model.price_in_per_m + cached * cachedPrice + (written - hour) * writePrice + hour * hourPrice + (tokens.out ?? 0) * model.price_out_per_m) /
+    1e6
+  );
 }
