@@ -59,6 +59,7 @@ export function episodeMessages(ep: CanonicalEpisode): string | null {
   for (const m of ep.final_messages ?? []) rows.push([null, m.role, m.text, m.timestamp ?? null]);
   return rows.length > 0 ? JSON.stringify(rows) : null;
 }
+
 export interface WriteResult {
   episodeId: number;
   replaced: boolean;

@@ -2,13 +2,31 @@
  * OpenAI Codex CLI rollouts (`rollout-*.jsonl`): one episode per file (a session), one turn per model call
  * (see codexCliRollout.ts for how calls are cut).
  *
+ * A thread another thread started (a subagent's `thread_spawn`, a `fork`) is a child episode of that thread.
+ * A forked one (`forked_from_id`) opens with the parent's history replayed, token_counts included, all stamped
+ * at the moment of the fork: those calls are the parent's, counted in the parent's episode, so they are no turns
+ * of the child. The thread's own work starts at its first own `task_started`: the first whose turn id (a UUIDv7)
+ * is not older than the thread's id; where the ids carry no time, the second task_started (the parent's turn,
+ * then the thread's own).
+ *
+ * A session whose calls all failed (a model that refused the request, no token_count) is still an episode, with
+ * no turns and the failure as its exit. `log_totals` is the last token_count's `total_token_usage`, less the
+ * parent's replayed total when the thread's running total carries on from it.
+ *
  * Tokens follow OpenAI's convention, which is the canonical one: input_tokens includes the cached ones, so
  * in = input_tokens and cached = cached_input_tokens; reasoning_output_tokens are part of output_tokens.
  * The model is the latest `turn_context.model`, kept as logged (a custom provider alias such as
  * `aide-gpt-5` stays as it is). Rollouts hold no cost. Run: `codex/<cwd basename>`.
  */
 import { basename } from 'node:path';
-import { CANONICAL_SCHEMA, CanonicalEpisode, describeIssue, type CanonicalTurn, type TurnError } from '../../shared/canonical.ts';
+import {
+  CANONICAL_SCHEMA,
+  CanonicalEpisode,
+  describeIssue,
+  type CanonicalTurn,
+  type ConversationMessage,
+  type TurnError,
+} from '../../shared/canonical.ts';
 import {
   CallCutter,
   KNOWN_ITEMS,
@@ -18,7 +36,12 @@ import {
   TokenCountEvent,
   TurnContext,
   decodeWith,
+  messageRole,
+  minus,
+  threadOrigin,
+  uuidV7Millis,
   type Call,
+  type ThreadOrigin,
   type TokenUsage,
 } from './codexCliRollout.ts';
 import { sniffJsonHead } from './jsonHead.ts';
@@ -190,6 +213,7 @@ function buildTurn(t: number, call: Call, results: CallCutter['results']): { tur
       // What the model wrote beside its tool calls (the action text summarises the calls).
       message: first && reply !== '' ? reply : null,
       tool_calls: toolCalls.length ? toolCalls : null,
+      inputs: call.inputs.length ? call.inputs : null,
       notes: notes.length ? notes : null,
       timestamp: firstItem?.timestamp ?? call.usage?.timestamp ?? null,
       tokens: tokensOf(call.usage?.last ?? null),
@@ -197,6 +221,37 @@ function buildTurn(t: number, call: Call, results: CallCutter['results']): { tur
     },
     line: call.usage?.line ?? firstItem?.line ?? 1,
   };
+}
+
+/** The failure a session ended on, from an `error` or `turn_aborted` event, as the episode's exit. */
+function failureOf(payload: Record<string, unknown>): string | null {
+  const said = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : null);
+  if (payload.type === 'error') return clip(`error: ${said(payload.message) ?? 'unknown'}`, 290);
+  if (payload.type === 'turn_aborted') return clip(`turn_aborted: ${said(payload.reason) ?? 'unknown'}`, 290);
+  return null;
+}
+
+function tokensOfTotal(u: TokenUsage): NonNullable<CanonicalTurn['tokens']> {
+  return {
+    in: u.input_tokens ?? null,
+    out: u.output_tokens ?? null,
+    cached: u.cached_input_tokens ?? null,
+    cache_write: u.cache_write_input_tokens ?? null,
+    reasoning: u.reasoning_output_tokens ?? null,
+  };
+}
+
+/** The replayed start of a forked thread: where it lies and what the parent had counted by then. */
+interface Replay {
+  origin: ThreadOrigin;
+  /** task_started events seen so far (the fallback boundary is the second). */
+  tasks: number;
+  firstLine: number | null;
+  lastLine: number | null;
+  /** The line of the thread's own first task_started; null while still in the replay. */
+  endLine: number | null;
+  /** The thread's own start was told by the order of task_started, not by the ids' times. */
+  byPosition: boolean;
 }
 
 function sumsTo(calls: Call[], total: TokenUsage): boolean {
@@ -215,10 +270,14 @@ export const codexCliImporter: Importer = {
 
   async *read(file: string, ctx: ImportContext) {
     const cutter = new CallCutter();
+    // The parent's calls a forked thread replays, cut apart from the thread's own so that none becomes its turn.
+    const replayed = new CallCutter();
     let meta: SessionMeta | null = null;
+    let replay: Replay | null = null;
     let cwd: string | null = null;
     let prompt: string | null = null;
     let firstUserItem: string | null = null;
+    let failure: string | null = null;
     const fail = (line: number, reason: string): ImportError => new ImportError(file, line, reason);
 
     for await (const { lineNo, value } of readJsonLines(file, { maxLineBytes: MAX_LINE_BYTES, onBytes: ctx.onBytes })) {
@@ -229,45 +288,82 @@ export const codexCliImporter: Importer = {
         const m = decodeWith(SessionMeta, payload, 'session_meta');
         if (!m.ok) throw fail(lineNo, m.reason);
         // A resumed or forked session repeats the meta of the one it came from: the first is this file's.
-        meta ??= m.value;
-        cwd ??= m.value.cwd ?? null;
-      } else if (meta === null) {
-        throw fail(lineNo, 'expected a session_meta line before the session');
-      } else if (type === 'turn_context') {
+        if (replay && replay.endLine === null) {
+          replay.firstLine ??= lineNo;
+          replay.lastLine = lineNo;
+        }
+        if (meta === null) {
+          meta = m.value;
+          cwd = m.value.cwd ?? null;
+          const origin = threadOrigin(m.value);
+          if (origin) {
+            replay = { origin, tasks: 0, firstLine: null, lastLine: null, endLine: origin.replays ? null : lineNo, byPosition: false };
+          }
+        }
+        continue;
+      }
+      if (meta === null) throw fail(lineNo, 'expected a session_meta line before the session');
+      const inReplay = replay !== null && replay.endLine === null;
+      if (replay && inReplay) {
+        replay.firstLine ??= lineNo;
+        replay.lastLine = lineNo;
+      }
+      if (replay && inReplay && type === 'event_msg' && payload.type === 'task_started') {
+        replay.tasks++;
+        const threadAt = uuidV7Millis(meta.id);
+        const turnAt = uuidV7Millis(typeof payload.turn_id === 'string' ? payload.turn_id : null);
+        const byPosition = threadAt === null || turnAt === null;
+        if (byPosition ? replay.tasks === 2 : (turnAt ?? 0) >= (threadAt ?? 0)) {
+          replay.endLine = lineNo;
+          replay.lastLine = lineNo - 1;
+          replay.byPosition = byPosition;
+          cutter.seed(replayed.finalTotal);
+          cutter.model = replayed.model;
+        }
+        continue;
+      }
+      const into = inReplay ? replayed : cutter;
+      if (type === 'turn_context') {
         const c = decodeWith(TurnContext, payload, 'turn_context');
         if (!c.ok) throw fail(lineNo, c.reason);
-        if (c.value.model) cutter.model = c.value.model;
+        if (c.value.model) into.model = c.value.model;
         cwd ??= c.value.cwd ?? null;
       } else if (type === 'response_item') {
         if (typeof payload.type !== 'string' || !KNOWN_ITEMS.has(payload.type)) continue;
         const item = decodeWith(ResponseItem, payload, `response_item ${payload.type}`);
         if (!item.ok) throw fail(lineNo, item.reason);
         const it = item.value;
-        if (it.type === 'message' && it.role === 'user' && firstUserItem === null) {
-          const t = textOf(it.content);
-          // Codex injects <environment_context> / <user_instructions> as user messages: not the task.
-          if (t && !t.trimStart().startsWith('<')) firstUserItem = t;
+        const at = timestamp ?? null;
+        if (it.type === 'message' && !inReplay) {
+          const text = textOf(it.content);
+          const role = messageRole(it.role, text);
+          // The first prompt is the task (task.text); every later message the model read is its next call's input.
+          if (role === 'user' && firstUserItem === null && text) firstUserItem = text;
+          else if (role !== null && text) into.input({ role, text, timestamp: at });
         }
-        cutter.item({ item: it, line: lineNo, timestamp: timestamp ?? null });
+        into.item({ item: it, line: lineNo, timestamp: at });
       } else if (type === 'event_msg') {
         if (payload.type === 'token_count') {
           const ev = decodeWith(TokenCountEvent, payload, 'token_count');
           if (!ev.ok) throw fail(lineNo, ev.reason);
-          cutter.tokenCount(ev.value, lineNo, timestamp ?? null);
-        } else if (payload.type === 'user_message' && prompt === null && typeof payload.message === 'string') {
-          prompt = payload.message;
+          if (into.tokenCount(ev.value, lineNo, timestamp ?? null) && !inReplay) failure = null;
+        } else if (!inReplay) {
+          if (payload.type === 'user_message' && prompt === null && typeof payload.message === 'string') prompt = payload.message;
+          failure = failureOf(payload) ?? failure;
         }
       }
     }
     if (meta === null) throw fail(1, 'no session_meta line: not a Codex CLI rollout');
-
-    const calls = cutter.calls();
-    if (calls.length === 0) {
-      ctx.warn(`${file}: Codex session ${meta.id} has no model calls; nothing imported`);
-      return;
+    if (replay && replay.endLine === null) {
+      ctx.warn(
+        `${file}: Codex thread ${meta.id} replays ${replay.origin.parent}'s history and has no task_started of its own after it: ` +
+          'the replayed calls are the parent\'s, so the thread has no turns',
+      );
     }
-    const total = cutter.finalTotal;
-    if (total && !sumsTo(calls, total)) {
+
+    const { calls, after } = cutter.calls();
+    const own = cutter.counted > 0 && cutter.finalTotal ? minus(cutter.finalTotal, cutter.baseline) : null;
+    if (own && calls.length > 0 && !sumsTo(calls, own)) {
       ctx.warn(`${file}: the per-call token counts do not add up to the session's final total_token_usage`);
     }
     const turns: CanonicalTurn[] = [];
@@ -277,16 +373,37 @@ export const codexCliImporter: Importer = {
       turns.push(turn);
       lines.push(line);
     }
+    const first = turns[0];
+    if (replay?.origin.replays && replay.endLine !== null && first) {
+      const n = replayed.calls().calls.length;
+      first.notes = [
+        `the thread opened with ${replay.origin.parent}'s history replayed (lines ${replay.firstLine ?? replay.endLine}–${replay.lastLine ?? replay.endLine}, ${n} model call(s)): ` +
+          `the parent's turns, counted in its episode, not here${replay.byPosition ? '; where the replay ends was read from the order of task_started (the ids carry no time)' : ''}`,
+        ...(first.notes ?? []),
+      ];
+    }
     const project = cwd ? basename(cwd) : null;
+    const finalMessages: ConversationMessage[] = after;
     const episode = {
       schema: CANONICAL_SCHEMA,
       run: ctx.runName ?? (project ? `${FORMAT}/${project}` : FORMAT),
       episode_id: meta.id,
       task: { type: FORMAT, category: project, text: prompt ?? firstUserItem },
-      outcome: {},
+      outcome: failure === null ? {} : { exit: failure },
       agent: { name: FORMAT, version: meta.cli_version ?? null },
       started_at: meta.timestamp ?? null,
       system_prompt: meta.base_instructions?.text ?? null,
+      parent: replay ? { episode_id: replay.origin.parent, t: null } : null,
+      kind: replay?.origin.kind ?? null,
+      log_totals: own
+        ? {
+            source: cutter.baseline
+              ? "the last token_count's total_token_usage less the total the replayed parent history ended on"
+              : "the last token_count's total_token_usage",
+            tokens: tokensOfTotal(own),
+          }
+        : null,
+      final_messages: finalMessages.length ? finalMessages : null,
       turns,
     };
     const parsed = CanonicalEpisode.safeParse(episode);

@@ -14,7 +14,7 @@
  * read from the file itself: whichever of "a model output item" and "a token_count" appears first.
  */
 import { z } from 'zod';
-import { MAX_TOKENS, describeIssue } from '../../shared/canonical.ts';
+import { MAX_TOKENS, describeIssue, type ConversationMessage } from '../../shared/canonical.ts';
 
 const tokenCount = z
   .number()
@@ -45,8 +45,42 @@ export const SessionMeta = z.object({
   originator: z.string().nullish(),
   cli_version: z.string().nullish(),
   base_instructions: z.object({ text: z.string().nullish() }).nullish(),
+  /** The thread this one was forked from: its rollout opens with a replay of that thread's history. */
+  forked_from_id: z.string().nullish(),
+  /** Newer versions lift the spawning thread's id to the top level; older ones keep it under `source` only. */
+  parent_thread_id: z.string().nullish(),
+  /** `"cli"`, `"vscode"`… or `{subagent: {thread_spawn: {parent_thread_id, …}}}` for a thread a subagent tool spawned. */
+  source: z.unknown().optional(),
 });
 export type SessionMeta = z.infer<typeof SessionMeta>;
+
+/** Where a thread came from when another thread started it: the parent's id and how it was started. */
+export interface ThreadOrigin {
+  parent: string;
+  kind: 'subagent' | 'fork';
+  /** The rollout opens with the parent's history, replayed (`forked_from_id`). */
+  replays: boolean;
+}
+
+function spawnParent(source: unknown): string | null {
+  if (typeof source !== 'object' || source === null) return null;
+  const spawn = (source as { subagent?: { thread_spawn?: { parent_thread_id?: unknown } } }).subagent?.thread_spawn;
+  return typeof spawn?.parent_thread_id === 'string' && spawn.parent_thread_id !== '' ? spawn.parent_thread_id : null;
+}
+
+export function threadOrigin(meta: SessionMeta): ThreadOrigin | null {
+  const spawned = spawnParent(meta.source) ?? (meta.parent_thread_id || null);
+  const forked = meta.forked_from_id || null;
+  const parent = forked ?? spawned;
+  if (parent === null || parent === meta.id) return null;
+  return { parent, kind: spawned !== null ? 'subagent' : 'fork', replays: forked !== null };
+}
+
+/** Milliseconds since the epoch a UUIDv7 was made at, or null for any other id (Codex's thread and turn ids are v7). */
+export function uuidV7Millis(id: string | null | undefined): number | null {
+  const m = /^([0-9a-f]{8})-([0-9a-f]{4})-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i.exec(id ?? '');
+  return m ? parseInt(`${m[1]}${m[2]}`, 16) : null;
+}
 
 export const TurnContext = z.object({ model: z.string().nullish(), cwd: z.string().nullish() });
 
@@ -84,6 +118,17 @@ export const KNOWN_ITEMS = new Set([
 ]);
 
 /** True for what the model produced (as opposed to inputs fed back to it). */
+/**
+ * How a message the model read is kept: developer text and the context Codex injects as user messages
+ * (`<environment_context>`, `<user_instructions>`, AGENTS.md) are `system`; anything else a user wrote is `user`.
+ */
+export function messageRole(role: string, text: string): 'user' | 'system' | null {
+  if (role === 'developer' || role === 'system') return 'system';
+  if (role !== 'user') return null;
+  const t = text.trimStart();
+  return t.startsWith('<') || t.startsWith('# AGENTS.md instructions') ? 'system' : 'user';
+}
+
 export function isModelOutput(item: ResponseItem): boolean {
   return item.type === 'message' ? item.role === 'assistant' : item.type !== 'function_call_output' && item.type !== 'custom_tool_call_output';
 }
@@ -111,6 +156,8 @@ export interface Call {
   usage: CallUsage | null;
   /** Model of the latest turn_context when the call's first item or its usage was seen. */
   model: string | null;
+  /** Messages the model read since the previous call (prompts, injected context), in file order. */
+  inputs: ConversationMessage[];
 }
 
 function sameUsage(a: TokenUsage | null | undefined, b: TokenUsage | null | undefined): boolean {
@@ -124,7 +171,8 @@ function sameUsage(a: TokenUsage | null | undefined, b: TokenUsage | null | unde
   );
 }
 
-function minus(a: TokenUsage, b: TokenUsage | null): TokenUsage {
+/** `a − b` per kind, floored at 0; a kind `a` lacks stays null. */
+export function minus(a: TokenUsage, b: TokenUsage | null): TokenUsage {
   const d = (x: number | null | undefined, y: number | null | undefined): number | null =>
     x == null ? null : Math.max(0, x - (y ?? 0));
   return {
@@ -142,10 +190,38 @@ function minus(a: TokenUsage, b: TokenUsage | null): TokenUsage {
  * apart (by call_id): they arrive in the next call's stretch of the file but belong to the call that asked.
  */
 export class CallCutter {
-  private readonly events: ({ kind: 'item'; at: LocatedItem; model: string | null } | { kind: 'usage'; usage: CallUsage })[] = [];
+  private readonly events: (
+    | { kind: 'item'; at: LocatedItem; model: string | null }
+    | { kind: 'usage'; usage: CallUsage }
+    | { kind: 'input'; message: ConversationMessage }
+  )[] = [];
   readonly results = new Map<string, { output: unknown; line: number }>();
   private lastTotal: TokenUsage | null = null;
+  private base: TokenUsage | null = null;
+  private seeded = false;
+  /** token_counts that moved the running total: this file's own counted calls. */
+  counted = 0;
   model: string | null = null;
+
+  /**
+   * Starts the running total where a replayed parent history left it: a forked thread's own token_counts carry
+   * on from the parent's total. When the thread's first own token_count shows a total equal to its own usage,
+   * the thread counted from zero instead, and the seed is dropped.
+   */
+  seed(total: TokenUsage | null): void {
+    this.lastTotal = this.base = total;
+    this.seeded = total !== null;
+  }
+
+  /** The running total this file's own calls started from (null: zero). */
+  get baseline(): TokenUsage | null {
+    return this.base;
+  }
+
+  /** A message the model read before its next call. */
+  input(message: ConversationMessage): void {
+    this.events.push({ kind: 'input', message });
+  }
 
   item(at: LocatedItem): void {
     const it = at.item;
@@ -161,6 +237,8 @@ export class CallCutter {
     const total = event.info?.total_token_usage ?? null;
     let last = event.info?.last_token_usage ?? null;
     if (!total && !last) return false;
+    if (this.seeded && total && last && sameUsage(total, last)) this.lastTotal = this.base = null;
+    this.seeded = false;
     if (total && sameUsage(total, this.lastTotal)) return false;
     let derived = false;
     if (!last && total) {
@@ -169,6 +247,7 @@ export class CallCutter {
     }
     if (total) this.lastTotal = total;
     this.events.push({ kind: 'usage', usage: { last, total, line, timestamp, model: this.model, derived } });
+    this.counted++;
     return true;
   }
 
@@ -176,22 +255,31 @@ export class CallCutter {
     return this.lastTotal;
   }
 
-  calls(): Call[] {
+  /** The calls in file order, and the messages after the last one (read by no call). */
+  calls(): { calls: Call[]; after: ConversationMessage[] } {
     const firstItem = this.events.findIndex((e) => e.kind === 'item');
     const firstUsage = this.events.findIndex((e) => e.kind === 'usage');
     const usageFirst = firstUsage !== -1 && (firstItem === -1 || firstUsage < firstItem);
     const calls: Call[] = [];
     let open: Call | null = null;
+    let pending: ConversationMessage[] = [];
+    const take = (): ConversationMessage[] => {
+      const taken = pending;
+      pending = [];
+      return taken;
+    };
     for (const e of this.events) {
-      if (e.kind === 'item') {
-        open ??= { items: [], usage: null, model: e.model };
+      if (e.kind === 'input') {
+        pending.push(e.message);
+      } else if (e.kind === 'item') {
+        open ??= { items: [], usage: null, model: e.model, inputs: take() };
         open.items.push(e.at);
       } else if (usageFirst) {
         // The usage opens its call; the items that follow (until the next usage) are that call's.
         if (open) calls.push(open);
-        open = { items: [], usage: e.usage, model: e.usage.model };
+        open = { items: [], usage: e.usage, model: e.usage.model, inputs: take() };
       } else {
-        const call: Call = open ?? { items: [], usage: null, model: e.usage.model };
+        const call: Call = open ?? { items: [], usage: null, model: e.usage.model, inputs: take() };
         call.usage = e.usage;
         call.model = e.usage.model ?? call.model;
         calls.push(call);
@@ -199,7 +287,7 @@ export class CallCutter {
       }
     }
     if (open) calls.push(open);
-    return calls;
+    return { calls, after: pending };
   }
 }
 
