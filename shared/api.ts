@@ -65,7 +65,10 @@ export const EpisodeQuery = z.object({
   /** Episodes that used any of these models at some turn. */
   models: z.array(z.string().max(300)).max(100).optional(),
   outcome: z.enum(['any', 'success', 'failure', 'unknown']).default('any'),
-  /** Full-text search over actions and observations (FTS5; words are ANDed, matched as prefixes). */
+  /**
+   * Full-text search over actions, observations and the conversation's other messages (mid-session prompts, system
+   * text, summaries, messages after the last response) (FTS5; words are ANDed, matched as prefixes).
+   */
   search: z.string().max(500).optional(),
   sort: EpisodeSortColumn.default('id'),
   desc: z.boolean().default(false),
@@ -82,9 +85,15 @@ export const SearchHit = z.object({
   index: z.number().int().nonnegative(),
   /** How many of the episode's turns match. */
   turns: z.number().int().positive(),
-  field: z.enum(['action', 'observation']),
+  /** `message`: a message before the turn (one of its `inputs`) or, with `message.final`, after the episode's last turn. */
+  field: z.enum(['action', 'observation', 'message']),
   /** Log text around the hit in pieces, `hit` on the matched words: rendered as text, never as markup. */
   snippet: z.array(z.object({ text: z.string(), hit: z.boolean() })),
+  /**
+   * Which message matched when `field` is `message`: its role and its place among the turn's `inputs` (or among the
+   * episode's `final_messages` when `final`, then `t` and `index` name the last turn).
+   */
+  message: z.object({ role: z.string(), index: z.number().int().nonnegative(), final: z.boolean() }).nullable().optional(),
 });
 export type SearchHit = z.infer<typeof SearchHit>;
 

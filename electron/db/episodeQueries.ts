@@ -61,7 +61,8 @@ export function queryEpisodes(db: Db, q: Required<Pick<EpisodeQuery, 'sort' | 'd
     params.push(`%${q.search.trim().replace(/[%_\\]/g, (c) => `\\${c}`)}%`);
     if (fts) {
       alternatives.push('e.id IN (SELECT t.episode_id FROM turn_fts JOIN turns t ON t.id = turn_fts.rowid WHERE turn_fts MATCH ?)');
-      params.push(fts);
+      alternatives.push('e.id IN (SELECT m.episode_id FROM message_fts JOIN messages m ON m.id = message_fts.rowid WHERE message_fts MATCH ?)');
+      params.push(fts, fts);
     }
     where.push(`(${alternatives.join(' OR ')})`);
   }

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
 import { createApi } from '../services/api.ts';
+import { queryEpisodes } from './episodeQueries.ts';
 import { importPaths } from '../importers/pipeline.ts';
 import { useTempDir } from '../testing/tmp.ts';
 import { openDatabase } from './database.ts';
@@ -44,7 +45,7 @@ type Columns = Map<string, string[]>;
 function tablesOf(db: Database.Database, schema = 'main'): Columns {
   const names = db
     .prepare(`SELECT name FROM ${schema}.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
-      AND name NOT LIKE 'turn_fts%' AND name != 'schema_version' ORDER BY name`)
+      AND name NOT LIKE 'turn_fts%' AND name NOT LIKE 'message_fts%' AND name != 'schema_version' ORDER BY name`)
     .pluck()
     .all() as string[];
   return new Map(names.map((t) => [t, (db.prepare(`PRAGMA ${schema}.table_info("${t}")`).all() as { name: string }[]).map((c) => c.name)]));
@@ -66,6 +67,7 @@ function fillFrom(path: string, source: string): void {
   })();
   const hasFts = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'turn_fts'").get();
   if (hasFts) db.exec("INSERT INTO turn_fts(turn_fts) VALUES ('rebuild')");
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'message_fts'").get()) db.exec("INSERT INTO message_fts(message_fts) VALUES ('rebuild')");
   db.exec('DETACH DATABASE cur');
   db.close();
 }
@@ -115,6 +117,27 @@ describe('schema migrations keep every row', () => {
   if (previous.length === 0) {
     it.skip(`a database at version ${LATEST_SCHEMA_VERSION - 1} migrates without loss (there is one schema version so far)`, () => undefined);
   }
+
+  it('a database from before messages (version 6) keeps its text searchable, and the messages imported after it are found too', async () => {
+    const dir = tempDir();
+    const current = join(dir, 'current.db');
+    await filledCurrent(current);
+    const path = join(dir, 'v6.db');
+    buildAtVersion(path, MIGRATIONS.filter((m) => m.version <= 6));
+    fillFrom(path, current);
+    const db = openDatabase(path);
+    const base = { sort: 'id', desc: false, offset: 0, limit: 50, outcome: 'any' } as const;
+    // Words of the MTRouter sample's first command (router.traj.json: grep -n "def add" -r tiny/), indexed before the upgrade.
+    const old = queryEpisodes(db, { ...base, search: 'def add' });
+    expect(old.total).toBeGreaterThan(0);
+    expect(old.rows[0]?.match?.field).toMatch(/action|observation/);
+    const report = await importPaths(db, [join(fixtures, 'samples/canonical/messages.jsonl')]);
+    expect(report.files.map((f) => f.status)).toEqual(['imported']);
+    // The prompt typed before turn 2 of messages.jsonl (the real session's row 53).
+    expect(queryEpisodes(db, { ...base, search: 'golang' }).rows[0]?.match).toMatchObject({ t: 2, field: 'message', message: { role: 'user', index: 3, final: false } });
+    expect(queryEpisodes(db, { ...base, search: 'def add' }).total).toBe(old.total);
+    db.close();
+  });
 
   it('a database of this version migrates to a next one (synthetic: a column, a table, a backfilled index) without loss', async () => {
     const dir = tempDir();

@@ -274,6 +274,32 @@ CREATE TABLE settings (
 );
 `,
   },
+  {
+    version: 7,
+    name: 'every message of a conversation (inputs before each turn, messages after the last), searchable; one-hour cache writes; episode facts without a column',
+    sql: `
+-- One row per message that is not a model response: t names the turn it reached the model before, NULL after the
+-- last response (final_messages); seq orders all of an episode's messages. Written one statement per episode.
+CREATE TABLE messages (
+  id INTEGER PRIMARY KEY,
+  episode_id INTEGER NOT NULL REFERENCES episodes(id) ON DELETE CASCADE,
+  t INTEGER,
+  seq INTEGER NOT NULL,
+  role TEXT NOT NULL,
+  text TEXT NOT NULL,
+  timestamp TEXT
+);
+CREATE INDEX messages_episode ON messages(episode_id, seq);
+-- Its own index beside turn_fts, so an upgrade leaves turn_fts as it is (no rebuild of every turn's text).
+CREATE VIRTUAL TABLE message_fts USING fts5(text, content='messages', content_rowid='id');
+CREATE TRIGGER messages_ad AFTER DELETE ON messages BEGIN
+  INSERT INTO message_fts(message_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+ALTER TABLE turns ADD COLUMN tokens_cache_write_1h INTEGER;
+-- JSON of what the episode row has no column for (the agent as logged, the parent's tool call, per-model usage totals).
+ALTER TABLE episode_text ADD COLUMN detail TEXT;
+`,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;

@@ -85,6 +85,82 @@ describe('search hits', () => {
   });
 });
 
+describe('search over the messages between and after the turns', () => {
+  // The shape of a Claude Code session as its importer writes it: the first prompt is the task, a prompt typed
+  // mid-session and an injected reminder reach the model before turn 1, a compaction summary before turn 2, and the
+  // user's last words come after the last response.
+  function conversation(id: string): CanonicalEpisode {
+    const ep = episode(id, [['read README.md', 'ok'], ['edit config.ts', 'done'], ['run tests', 'all pass']]);
+    ep.task.text = 'fix the build';
+    ep.turns[1]!.inputs = [
+      { role: 'user', text: 'please also check the zanzibar settings', timestamp: '2025-01-01T00:01:00Z' },
+      { role: 'system', text: '<system-reminder>todo list is empty</system-reminder>' },
+    ];
+    ep.turns[2]!.inputs = [{ role: 'summary', text: 'Earlier: the build failed on a quokka import.' }];
+    ep.final_messages = [{ role: 'user', text: 'thanks, ship it to wombat-prod', timestamp: '2025-01-01T00:09:00Z' }];
+    return ep;
+  }
+
+  it('finds a word only a mid-session prompt holds, and says which turn and message', () => {
+    const db = database([conversation('a'), episode('b', [['ls', 'zanzibar is not here']])]);
+    const id = ids(db);
+    const hit = searchHits(db, [id.a!, id.b!], 'zanzibar');
+    expect(hit.get(id.a!)).toMatchObject({ t: 1, index: 1, turns: 1, field: 'message', message: { role: 'user', index: 0, final: false } });
+    expect(marked(hit.get(id.a!)!.snippet)).toBe('please also check the [zanzibar] settings');
+    expect(hit.get(id.b!)).toMatchObject({ t: 0, field: 'observation' });
+    expect(searchHits(db, [id.a!], 'todo list').get(id.a!)?.message).toEqual({ role: 'system', index: 1, final: false });
+    expect(searchHits(db, [id.a!], 'quokka').get(id.a!)).toMatchObject({ t: 2, index: 2, message: { role: 'summary', index: 0 } });
+    db.close();
+  });
+
+  it('finds a word only a message after the last turn holds, at the last turn', () => {
+    const db = database([conversation('a')]);
+    const id = ids(db);
+    expect(searchHits(db, [id.a!], 'wombat')).toEqual(new Map([[id.a!, {
+      t: 2, index: 2, turns: 1, field: 'message', message: { role: 'user', index: 0, final: true },
+      snippet: [{ text: 'thanks, ship it to ', hit: false }, { text: 'wombat', hit: true }, { text: '-prod', hit: false }],
+    }]]));
+    db.close();
+  });
+
+  it('shows the earlier of a turn and a message, and counts each matching turn once', () => {
+    const ep = conversation('a');
+    ep.turns[0]!.observation = 'the zanzibar settings are in config.ts';
+    ep.turns[1]!.observation = 'zanzibar: on';
+    const db = database([ep]);
+    const id = ids(db);
+    // Turn 0's own text comes before the prompt that reached turn 1; turn 1 counts once for its prompt and its text.
+    expect(searchHits(db, [id.a!], 'zanzibar').get(id.a!)).toMatchObject({ t: 0, field: 'observation', turns: 2 });
+    db.close();
+  });
+
+  it('lists an episode whose only match is a message, and forgets the messages of a replaced episode', () => {
+    const path = join(tempDir(), 'replace.db');
+    const db = openDatabase(path);
+    const writer = new EpisodeWriter(db, defaultErrorRules());
+    const base = { sort: 'id', desc: false, offset: 0, limit: 50, outcome: 'any' } as const;
+    db.transaction(() => {
+      writer.write(conversation('a'), 'canonical', 'f', null);
+      writer.flushText();
+    })();
+    writer.commit();
+    expect(queryEpisodes(db, { ...base, search: 'wombat' }).rows.map((r) => [r.ext_id, r.match?.field])).toEqual([['a', 'message']]);
+    // Re-import of a changed file: the old episode's messages leave the index with it.
+    const changed = conversation('a');
+    changed.final_messages = [{ role: 'user', text: 'never mind' }];
+    db.transaction(() => {
+      writer.write(changed, 'canonical', 'f', null);
+      writer.flushText();
+    })();
+    writer.commit();
+    expect(queryEpisodes(db, { ...base, search: 'wombat' }).total).toBe(0);
+    expect(queryEpisodes(db, { ...base, search: 'never mind' }).total).toBe(1);
+    // The external-content index agrees with the table (SQLITE_CORRUPT_VTAB otherwise).
+    expect(() => db.prepare("INSERT INTO message_fts(message_fts, rank) VALUES ('integrity-check', 1)").run()).not.toThrow();
+    db.close();
+  });
+});
+
 describe('snippet pieces', () => {
   it('splits on the marks, folds white space and merges neighbours', () => {
     expect(snippetPieces('a\n\n  b\uE000c\uE001\uE000d\uE001 e')).toEqual([

@@ -1,7 +1,9 @@
 /**
  * Where a full-text search matched inside each listed episode: its first matching turn, how many turns
  * match, and a snippet of the matching text with the hit marked, so the Episodes view can show why an
- * episode is listed and open it at that turn.
+ * episode is listed and open it at that turn. Two indexes answer: turn_fts (each turn's action and observation)
+ * and message_fts (the other messages: those before a turn and those after the last one); the earlier hit in the
+ * conversation shows, a message before turn t coming before turn t's own text.
  */
 import type { SearchHit } from '../../shared/api.ts';
 import { searchWords } from '../../shared/searchWords.ts';
@@ -95,7 +97,19 @@ export function searchHits(db: Db, episodeIds: readonly number[], search: string
       WHERE turn_fts MATCH ? AND t.episode_id IN (SELECT value FROM json_each(?))
       GROUP BY t.episode_id`)
     .all(fts, JSON.stringify(episodeIds)) as { episode_id: number; t: number; turn_id: number; turns: number }[];
-  if (first.length === 0) return out;
+  const byEpisode = new Map(first.map((f) => [f.episode_id, f]));
+  const shown = new Map<number, MessageMatch>();
+  for (const [episodeId, m] of messageHits(db, episodeIds, fts)) {
+    const f = byEpisode.get(episodeId);
+    if (f && (m.t === null || f.t < m.t)) {
+      f.turns = m.turns;
+      continue;
+    }
+    byEpisode.delete(episodeId);
+    shown.set(episodeId, m);
+  }
+  for (const [episodeId, hit] of messageSearchHits(db, shown, fts)) out.set(episodeId, hit);
+  if (byEpisode.size === 0) return out;
   // `+rowid` keeps the id list out of FTS5's plan (it would run the match once per id); it filters the one scan.
   const snippets = db
     .prepare(`SELECT rowid AS turn_id,
@@ -106,7 +120,7 @@ export function searchHits(db: Db, episodeIds: readonly number[], search: string
   const byTurn = new Map(snippets.map((s) => [s.turn_id, s]));
   // The inspector addresses turns by position; turn numbers from a log may start anywhere or skip.
   const position = db.prepare('SELECT COUNT(*) FROM turns WHERE episode_id = ? AND t < ?').pluck();
-  for (const f of first) {
+  for (const f of byEpisode.values()) {
     const s = byTurn.get(f.turn_id);
     const action = snippetPieces(s?.action ?? '');
     const observation = snippetPieces(s?.observation ?? '');
@@ -118,6 +132,65 @@ export function searchHits(db: Db, episodeIds: readonly number[], search: string
       turns: f.turns,
       field: inAction ? 'action' : 'observation',
       snippet: inAction ? action : observation,
+    });
+  }
+  return out;
+}
+
+interface MessageMatch {
+  id: number;
+  t: number | null;
+  seq: number;
+  role: string;
+  /** Turns that match in their own text or in a message before them, messages after the last turn counting as one. */
+  turns: number;
+}
+
+/** Each episode's first matching message, and how many turns match with their messages counted in. */
+function messageHits(db: Db, episodeIds: readonly number[], fts: string): Map<number, MessageMatch> {
+  const ids = JSON.stringify(episodeIds);
+  // seq orders an episode's messages, those after the last turn last: MIN(seq) is the first in the conversation.
+  const rows = db
+    .prepare(`SELECT m.episode_id AS episode_id, MIN(m.seq) AS seq, m.id AS id, m.t AS t, m.role AS role
+      FROM message_fts JOIN messages m ON m.id = message_fts.rowid
+      WHERE message_fts MATCH ? AND m.episode_id IN (SELECT value FROM json_each(?)) GROUP BY m.episode_id`)
+    .all(fts, ids) as (Omit<MessageMatch, 'turns'> & { episode_id: number })[];
+  if (rows.length === 0) return new Map();
+  const counts = new Map(
+    (db
+      .prepare(`SELECT episode_id, COUNT(*) AS n FROM (
+          SELECT t.episode_id AS episode_id, t.t AS t FROM turn_fts JOIN turns t ON t.id = turn_fts.rowid
+            WHERE turn_fts MATCH @fts AND t.episode_id IN (SELECT value FROM json_each(@ids))
+          UNION SELECT m.episode_id, COALESCE(m.t, -1) FROM message_fts JOIN messages m ON m.id = message_fts.rowid
+            WHERE message_fts MATCH @fts AND m.episode_id IN (SELECT value FROM json_each(@ids)))
+        GROUP BY episode_id`)
+      .all({ fts, ids: JSON.stringify(rows.map((r) => r.episode_id)) }) as { episode_id: number; n: number }[]).map((r) => [r.episode_id, r.n]),
+  );
+  return new Map(rows.map((r) => [r.episode_id, { id: r.id, t: r.t, seq: r.seq, role: r.role, turns: counts.get(r.episode_id) ?? 1 }]));
+}
+
+/** The hit of each episode's message: the turn it came before (the last turn for one after it), its place among them, its text. */
+function messageSearchHits(db: Db, shown: ReadonlyMap<number, MessageMatch>, fts: string): Map<number, SearchHit> {
+  const out = new Map<number, SearchHit>();
+  if (shown.size === 0) return out;
+  const snippets = new Map(
+    (db
+      .prepare(`SELECT rowid AS id, snippet(message_fts, 0, '${OPEN}', '${CLOSE}', '…', ${SNIPPET_TOKENS}) AS text
+        FROM message_fts WHERE message_fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))`)
+      .all(fts, JSON.stringify([...shown.values()].map((m) => m.id))) as { id: number; text: string }[]).map((r) => [r.id, r.text]),
+  );
+  const lastT = db.prepare('SELECT MAX(t) FROM turns WHERE episode_id = ?').pluck();
+  const position = db.prepare('SELECT COUNT(*) FROM turns WHERE episode_id = ? AND t < ?').pluck();
+  const before = db.prepare('SELECT COUNT(*) FROM messages WHERE episode_id = ? AND t IS ? AND seq < ?').pluck();
+  for (const [episodeId, m] of shown) {
+    const t = m.t ?? (lastT.get(episodeId) as number | null) ?? 0;
+    out.set(episodeId, {
+      t,
+      index: position.get(episodeId, t) as number,
+      turns: m.turns,
+      field: 'message',
+      snippet: snippetPieces(snippets.get(m.id) ?? ''),
+      message: { role: m.role, index: before.get(episodeId, m.t, m.seq) as number, final: m.t === null },
     });
   }
   return out;

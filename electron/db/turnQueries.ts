@@ -38,6 +38,20 @@ export function turnsOfEpisode(db: Db, episodeId: number): TurnRowRaw[] {
     .all(episodeId) as TurnRowRaw[];
 }
 
+/** A row of `messages`: t is the turn it came before, null after the last turn. */
+export interface MessageRowRaw {
+  t: number | null;
+  role: string;
+  text: string;
+  timestamp: string | null;
+}
+
+export function messagesOfEpisode(db: Db, episodeId: number): MessageRowRaw[] {
+  return db
+    .prepare('SELECT t, role, text, timestamp FROM messages WHERE episode_id = ? ORDER BY seq')
+    .all(episodeId) as MessageRowRaw[];
+}
+
 export interface TurnErrorRaw {
   turn_id: number;
   type: string;
