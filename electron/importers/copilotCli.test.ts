@@ -1,9 +1,11 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../db/database.ts';
 import { useTempDir } from '../testing/tmp.ts';
 import { copilotCliImporter } from './copilotCli.ts';
+import { importPaths } from './pipeline.ts';
 import { claimedFiles, editJsonLine, readEpisodes, readOneEpisode, rejectionOf } from './testing.ts';
 
 const fixtures = fileURLToPath(new URL('../../fixtures/', import.meta.url));
@@ -15,8 +17,8 @@ const tempDir = useTempDir();
 const readOne = (file: string) => readOneEpisode(copilotCliImporter, file);
 const rawLines = (file: string) => readFileSync(file, 'utf8').split('\n').filter((l) => l.trim());
 
-function write(lines: string[]): string {
-  const file = join(tempDir(), 'events.jsonl');
+function write(lines: string[], name = 'events.jsonl'): string {
+  const file = join(tempDir(), name);
   writeFileSync(file, `${lines.join('\n')}\n`);
   return file;
 }
@@ -160,5 +162,135 @@ describe('Copilot CLI importer: detection', () => {
     expect(claimed.map((f) => basename(f)).sort()).toEqual(
       ['vct-copilot-unedited.jsonl', 'vct-copilot.jsonl', ...(shared ? ['vct-copilot.jsonl'] : [])].sort(),
     );
+  });
+});
+
+type EventRecord = { type: string; data: Record<string, unknown>; id?: string; timestamp?: string };
+const events = (file: string): EventRecord[] => rawLines(file).map((l) => JSON.parse(l) as EventRecord);
+
+describe('Copilot CLI importer: the log\'s own totals', () => {
+  it('the shutdown metrics are the episode\'s log_totals (and still its usage_totals)', async () => {
+    const ep = await readOne(sample);
+    expect(ep.log_totals).toEqual({
+      source: 'session.shutdown modelMetrics, summed over models',
+      requests: 6,
+      tokens: { in: 186_809, out: 2_848, cached: 151_738, cache_write: 0, reasoning: 1_024 },
+    });
+    // One request per response: the six assistant.message events.
+    expect(ep.turns).toHaveLength(ep.log_totals?.requests ?? -1);
+    expect(ep.usage_totals?.[0]?.tokens).toEqual(ep.log_totals?.tokens);
+  });
+
+  it('two models: summed per kind; a kind no model totals stays absent', async () => {
+    const lines = editJsonLine<EventRecord>(rawLines(sample), 55, (r) => {
+      const metrics = r.data.modelMetrics as Record<string, unknown>;
+      metrics['gpt-5-mini'] = { requests: { count: 2, cost: 0 }, usage: { inputTokens: 1000, outputTokens: 10 } };
+    });
+    const ep = await readOne(write(lines));
+    expect(ep.log_totals?.requests).toBe(8);
+    expect(ep.log_totals?.tokens).toEqual({ in: 187_809, out: 2_858, cached: 151_738, cache_write: 0, reasoning: 1_024 });
+  });
+});
+
+describe('Copilot CLI importer: what the model read between responses', () => {
+  it('the real log: one prompt (the task); the autopilot nudge reaches the sixth response as system text', async () => {
+    // Hand count: 2 user.message events, the first with the user's words, the second with content "" and the
+    // agent's nudge as transformedContent; 2 system.message events with the same text.
+    const all = events(sample);
+    const users = all.filter((e) => e.type === 'user.message');
+    expect(users.map((u) => (u.data.content as string).length > 0)).toEqual([true, false]);
+    const systems = all.filter((e) => e.type === 'system.message').map((e) => e.data.content);
+    expect(systems).toHaveLength(2);
+    expect(systems[1]).toBe(systems[0]);
+
+    const ep = await readOne(sample);
+    expect(ep.turns.map((t) => t.inputs?.map((m) => m.role) ?? [])).toEqual([[], [], [], [], [], ['system']]);
+    expect(ep.turns[5]?.inputs?.[0]).toEqual({
+      role: 'system',
+      text: expect.stringMatching(/You have not yet marked the task as complete using the task_complete tool/) as unknown,
+      timestamp: '2026-04-23T17:12:37.464Z',
+    });
+    expect(ep.final_messages ?? null).toBeNull();
+  });
+
+  it('a prompt the user typed later is a user input of the response after it; one after the last, a final message', async () => {
+    const lines = editJsonLine<EventRecord>(rawLines(sample), 48, (r) => {
+      r.data.content = 'Also compare rustdoc with mdBook.';
+    });
+    lines.push(JSON.stringify({ type: 'user.message', data: { content: 'thanks', transformedContent: 'thanks' }, id: 'u9', timestamp: '2026-04-23T17:18:00.000Z' }));
+    const ep = await readOne(write(lines));
+    expect(ep.turns[5]?.inputs).toEqual([{ role: 'user', text: 'Also compare rustdoc with mdBook.', timestamp: '2026-04-23T17:12:37.464Z' }]);
+    expect(ep.final_messages).toEqual([{ role: 'user', text: 'thanks', timestamp: '2026-04-23T17:18:00.000Z' }]);
+    expect(ep.task.text).toMatch(/^請不要修改任何代碼/);
+  });
+});
+
+describe('Copilot CLI importer: a session that only failed', () => {
+  // The real log's opening (start, model, system prompt, the user's prompt, the first turn_start: lines 1-8), then
+  // the 402 a Copilot account without quota gets, in the shape the CLI writes it (session.error with errorType,
+  // errorCode, message, statusCode), and the shutdown of a session that made no request.
+  const noQuota = 'You have exceeded your monthly quota (Request ID: D405:19338C:E333D6:F49278:6A624E86)';
+  const quotaSession = (): string =>
+    write(
+      [
+        ...editJsonLine<EventRecord>(rawLines(sample), 1, (r) => {
+          r.data.sessionId = '5f1c3a2e-0000-4000-8000-000000000402';
+        }).slice(0, 8),
+        JSON.stringify({
+          type: 'session.error',
+          data: { errorType: 'quota', errorCode: 'quota_exceeded', message: noQuota, statusCode: 402 },
+          id: 'e402',
+          timestamp: '2026-04-23T17:11:16.901Z',
+        }),
+        JSON.stringify({
+          type: 'session.shutdown',
+          data: { shutdownType: 'routine', totalPremiumRequests: 0, modelMetrics: {} },
+          id: 'end',
+          timestamp: '2026-04-23T17:11:20.000Z',
+        }),
+      ],
+      'quota.jsonl',
+    );
+
+  it('is an episode with no turns whose exit names the failure', async () => {
+    const { episodes, warnings } = await readEpisodes(copilotCliImporter, quotaSession());
+    expect(warnings).toEqual([]);
+    expect(episodes[0]?.turns).toEqual([]);
+    expect(episodes[0]?.outcome.exit).toBe(`quota 402: ${noQuota}`);
+    expect(episodes[0]?.task.text).toMatch(/^請不要修改任何代碼/);
+    expect(episodes[0]?.log_totals ?? null).toBeNull();
+  });
+
+  it('goes through the import pipeline beside a good session', async () => {
+    const root = join(tempDir(), 'session-state');
+    mkdirSync(root);
+    copyFileSync(quotaSession(), join(root, 'a-quota.jsonl'));
+    copyFileSync(sample, join(root, 'b-events.jsonl'));
+    const db = openDatabase(join(tempDir(), 'quota.db'));
+    const report = await importPaths(db, [root]);
+    expect(report.files.map((f) => [basename(f.path), f.status, f.episodes, f.turns])).toEqual([
+      ['a-quota.jsonl', 'imported', 1, 0],
+      ['b-events.jsonl', 'imported', 1, 6],
+    ]);
+    expect(db.prepare('SELECT n_turns, exit_reason FROM episodes ORDER BY n_turns').all()).toEqual([
+      { n_turns: 0, exit_reason: `quota 402: ${noQuota}` },
+      { n_turns: 6, exit_reason: 'task_complete' },
+    ]);
+    db.close();
+  });
+
+  it('a model call that failed after the last response is the exit; one the agent got past is not', async () => {
+    const failure = JSON.stringify({
+      type: 'model.call_failure',
+      data: { model: 'claude-sonnet-4.6', statusCode: 500, errorMessage: 'Internal Server Error' },
+      id: 'f1',
+      timestamp: '2026-04-23T17:12:09.700Z',
+    });
+    const lines = rawLines(unedited).filter((l) => !l.includes('"session.task_complete"'));
+    const last = (await readOne(write([...lines.slice(0, -1), failure, ...lines.slice(-1)]))).outcome;
+    expect(last).toEqual({ exit: 'model call failed (claude-sonnet-4.6) 500: Internal Server Error' });
+    const midway = lines.findIndex((l) => l.includes('"assistant.turn_end"'));
+    const recovered = (await readOne(write([...lines.slice(0, midway), failure, ...lines.slice(midway)]))).outcome;
+    expect(recovered).toEqual({});
   });
 });

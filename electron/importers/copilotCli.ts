@@ -11,10 +11,24 @@
  *
  * Model: the one a tool execution of the turn names, else the latest `session.model_change`.
  * Run: `copilot-cli/<cwd basename>` from `session.start`'s context.
+ *
+ * Messages: the first prompt is the task; a later `user.message` is the next response's input, as the user's
+ * words (`content`) or, when it has none, as the text the agent sent in their place (`transformedContent`: the
+ * autopilot's "you have not yet marked the task as complete" nudge), which is `system`. A `system.message` equal to
+ * the system prompt is the prompt sent again, not a new message. A session that ended on a failure
+ * (`session.error`, such as 402 "no quota", or `model.call_failure`) names it as its exit, turns or not.
  */
 import { basename } from 'node:path';
 import { z } from 'zod';
-import { CANONICAL_SCHEMA, CanonicalEpisode, MAX_TOKENS, describeIssue, type CanonicalTurn, type TurnError } from '../../shared/canonical.ts';
+import {
+  CANONICAL_SCHEMA,
+  CanonicalEpisode,
+  MAX_TOKENS,
+  describeIssue,
+  type CanonicalTurn,
+  type ConversationMessage,
+  type TurnError,
+} from '../../shared/canonical.ts';
 import { sniffJsonHead } from './jsonHead.ts';
 import { readJsonLines } from './lineReader.ts';
 import { ImportError, type ImportContext, type Importer } from './types.ts';
@@ -73,6 +87,16 @@ const ModelMetrics = z.record(
   }),
 );
 
+const UserMessage = z.object({ content: z.string().nullish(), transformedContent: z.string().nullish() });
+
+const SessionError = z.object({
+  errorType: z.string().nullish(),
+  message: z.string().nullish(),
+  statusCode: z.number().int().nullish(),
+});
+
+const CallFailure = z.object({ model: z.string().nullish(), statusCode: z.number().int().nullish(), errorMessage: z.string().nullish() });
+
 const Shutdown = z.object({ modelMetrics: ModelMetrics.nullish(), totalPremiumRequests: z.number().nonnegative().nullish() });
 
 const FAMILY: Record<string, string> = {
@@ -87,6 +111,32 @@ const FAMILY: Record<string, string> = {
   web_search: 'web_search',
   web_fetch: 'web_fetch',
 };
+
+/** The failure as the episode's exit: `quota 402: You have exceeded your monthly quota`. */
+function failureText(kind: string, status: number | null | undefined, message: string | null | undefined): string {
+  const text = `${kind}${status == null ? '' : ` ${status}`}: ${message?.trim() || 'no message'}`;
+  return text.length > 300 ? `${text.slice(0, 299)}…` : text;
+}
+
+type Metrics = z.infer<typeof ModelMetrics>;
+
+/** The shutdown's per-model totals summed over the models: the session's own totals (premium requests are not USD). */
+function logTotalsOf(metrics: [string, Metrics[string]][]): CanonicalEpisode['log_totals'] {
+  if (metrics.length === 0) return null;
+  const sum = (f: (m: Metrics[string]) => number | null | undefined): number | null =>
+    metrics.reduce<number | null>((a, [, m]) => (f(m) == null ? a : (a ?? 0) + (f(m) ?? 0)), null);
+  return {
+    source: 'session.shutdown modelMetrics, summed over models',
+    requests: sum((m) => m.requests?.count),
+    tokens: {
+      in: sum((m) => m.usage?.inputTokens),
+      out: sum((m) => m.usage?.outputTokens),
+      cached: sum((m) => m.usage?.cacheReadTokens),
+      cache_write: sum((m) => m.usage?.cacheWriteTokens),
+      reasoning: sum((m) => m.usage?.reasoningTokens),
+    },
+  };
+}
 
 function decode<S extends z.ZodType>(file: string, line: number, schema: S, value: unknown, what: string): z.infer<S> {
   const parsed = schema.safeParse(value);
@@ -123,6 +173,7 @@ interface PendingCall {
 
 interface PendingTurn {
   line: number;
+  inputs: ConversationMessage[];
   timestamp: string | null;
   model: string | null;
   text: string;
@@ -167,6 +218,7 @@ function finishTurn(t: number, p: PendingTurn): CanonicalTurn {
     tool_calls: p.calls.length
       ? p.calls.map((c) => ({ id: c.id, name: c.name, input: c.input, result: c.result, is_error: c.isError }))
       : null,
+    inputs: p.inputs.length ? p.inputs : null,
     notes: notes.length ? notes : null,
     timestamp: p.timestamp,
     tokens: null,
@@ -191,6 +243,8 @@ export const copilotCliImporter: Importer = {
     let systemPrompt: string | null = null;
     let prompt: string | null = null;
     let taskComplete = false;
+    let failure: string | null = null;
+    let inputs: ConversationMessage[] = [];
     let shutdown: z.infer<typeof Shutdown> | null = null;
     let shutdownLine = 1;
     const pending: PendingTurn[] = [];
@@ -210,11 +264,28 @@ export const copilotCliImporter: Importer = {
           if (typeof data.newModel === 'string' && data.newModel !== '') model = data.newModel;
           break;
         case 'system.message':
-          if (systemPrompt === null && typeof data.content === 'string') systemPrompt = data.content;
+          if (typeof data.content !== 'string') break;
+          if (systemPrompt === null) systemPrompt = data.content;
+          else if (data.content !== systemPrompt) inputs.push({ role: 'system', text: data.content, timestamp: ev.timestamp ?? null });
           break;
-        case 'user.message':
-          if (prompt === null && typeof data.content === 'string' && data.content.trim() !== '') prompt = data.content;
+        case 'user.message': {
+          const u = decode(file, lineNo, UserMessage, data, 'user.message');
+          const words = u.content?.trim() ? u.content : null;
+          if (words !== null && prompt === null) prompt = words;
+          else if (words !== null) inputs.push({ role: 'user', text: words, timestamp: ev.timestamp ?? null });
+          else if (u.transformedContent?.trim()) inputs.push({ role: 'system', text: u.transformedContent, timestamp: ev.timestamp ?? null });
           break;
+        }
+        case 'session.error': {
+          const e = decode(file, lineNo, SessionError, data, 'session.error');
+          failure = failureText(e.errorType ?? 'error', e.statusCode, e.message);
+          break;
+        }
+        case 'model.call_failure': {
+          const e = decode(file, lineNo, CallFailure, data, 'model.call_failure');
+          failure = failureText(`model call failed${e.model ? ` (${e.model})` : ''}`, e.statusCode, e.errorMessage);
+          break;
+        }
         case 'assistant.message': {
           const m = decode(file, lineNo, AssistantMessage, data, 'assistant.message');
           const calls = (m.toolRequests ?? []).map((r) => {
@@ -231,7 +302,17 @@ export const copilotCliImporter: Importer = {
             if (call.id) byCallId.set(call.id, call);
             return call;
           });
-          pending.push({ line: lineNo, timestamp: ev.timestamp ?? null, model, text: m.content ?? '', reasoning: m.reasoningText || null, calls });
+          pending.push({
+            line: lineNo,
+            inputs,
+            timestamp: ev.timestamp ?? null,
+            model,
+            text: m.content ?? '',
+            reasoning: m.reasoningText || null,
+            calls,
+          });
+          inputs = [];
+          failure = null;
           break;
         }
         case 'tool.execution_start': {
@@ -278,10 +359,6 @@ export const copilotCliImporter: Importer = {
       }
     }
     if (start === null) throw new ImportError(file, 1, 'no session.start event: not a Copilot CLI session');
-    if (pending.length === 0) {
-      ctx.warn(`${file}: Copilot CLI session ${start.sessionId} has no model responses; nothing imported`);
-      return;
-    }
 
     const turns = pending.map((p, t) => finishTurn(t, p));
     const metrics = Object.entries(shutdown?.modelMetrics ?? {});
@@ -313,18 +390,20 @@ export const copilotCliImporter: Importer = {
       episode_id: start.sessionId,
       task: { type: FORMAT, category: project, text: prompt },
       // The agent's own claim that it finished, as logged; whether the task succeeded is not said.
-      outcome: taskComplete ? { exit: 'task_complete' } : {},
+      outcome: taskComplete ? { exit: 'task_complete' } : failure !== null ? { exit: failure } : {},
       agent: { name: FORMAT, version: start.copilotVersion ?? null },
       started_at: start.startTime ?? null,
       system_prompt: systemPrompt,
       usage_totals: usageTotals.length ? usageTotals : null,
+      log_totals: logTotalsOf(metrics),
+      final_messages: inputs.length ? inputs : null,
       turns,
     };
     const parsed = CanonicalEpisode.safeParse(episode);
     if (!parsed.success) {
       const at = parsed.error.issues[0]?.path;
       const line =
-        at?.[0] === 'turns' && typeof at[1] === 'number' ? (pending[at[1]]?.line ?? 1) : at?.[0] === 'usage_totals' ? shutdownLine : 1;
+        at?.[0] === 'turns' && typeof at[1] === 'number' ? (pending[at[1]]?.line ?? 1) : at?.[0] === 'usage_totals' || at?.[0] === 'log_totals' ? shutdownLine : 1;
       throw new ImportError(file, line, describeIssue(parsed.error));
     }
     yield parsed.data;
