@@ -283,6 +283,11 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
       }
       continue;
     }
+    const partner = c.explicit ? null : (importer.readWith?.(c.path) ?? null);
+    if (partner !== null) {
+      report.ignored.push({ path: shown, reason: `read with ${basename(partner)} beside it (${importer.format})` });
+      continue;
+    }
     const hash = await hashFile(c.path);
     const previous = (findSource.get(hash) as string | undefined) ?? (await options.knownSource?.(hash));
     if (previous !== undefined) {

@@ -3,6 +3,7 @@ import { aiderImporter } from './aider.ts';
 import { atifImporter } from './atif.ts';
 import { canonicalImporter } from './canonical.ts';
 import { claudeCodeImporter } from './claudeCode.ts';
+import { clineImporter } from './cline.ts';
 import { codexCliImporter } from './codexCli.ts';
 import { copilotCliImporter } from './copilotCli.ts';
 import { geminiCliImporter } from './geminiCli.ts';
@@ -20,6 +21,8 @@ export const IMPORTERS: readonly Importer[] = [
   geminiCliImporter,
   codexCliImporter,
   copilotCliImporter,
+  // Before mini-swe-agent: a Cline api_conversation_history.json is also a bare array of chat messages.
+  clineImporter,
   miniSweAgentImporter,
   sweAgentImporter,
   inspectImporter,

@@ -41,6 +41,12 @@ export interface Importer {
    * as sidecars rather than as unknown files. Matched against the file's base name.
    */
   readonly sidecars?: readonly RegExp[];
+  /**
+   * For a file this format reads only together with another beside it (a Cline task's api_conversation_history.json,
+   * read with its ui_messages.json): that other file, when it is there and of this format. A folder import then lists
+   * this file as read with the other instead of importing the same episode twice; named on its own, it is read.
+   */
+  readWith?(file: string): string | null;
   /** True when this importer handles the file. Must be cheap: looks at most at `head` (≤ 64 KiB) and the name. */
   detect(head: string, fileName: string): boolean;
   /** Streams the file's episodes. Throws ImportError for a bad file; yields nothing from it then. */
