@@ -3,6 +3,7 @@ import { aiderImporter } from './aider.ts';
 import { atifImporter } from './atif.ts';
 import { canonicalImporter } from './canonical.ts';
 import { claudeCodeImporter } from './claudeCode.ts';
+import { clineImporter } from './cline.ts';
 import { codexCliImporter } from './codexCli.ts';
 import { copilotCliImporter } from './copilotCli.ts';
 import { geminiCliImporter } from './geminiCli.ts';
@@ -21,6 +22,8 @@ export const IMPORTERS: readonly Importer[] = [
   geminiCliImporter,
   codexCliImporter,
   copilotCliImporter,
+  // Before mini-swe-agent: a Cline api_conversation_history.json is also a bare array of chat messages.
+  clineImporter,
   // Before mini-swe-agent: an export is also `{info, messages}`, which mini-swe-agent's trajectories share.
   openCodeImporter,
   miniSweAgentImporter,
