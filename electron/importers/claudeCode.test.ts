@@ -143,6 +143,143 @@ describe('claude-code importer: real sessions', () => {
   });
 });
 
+describe('claude-code importer: one-hour cache writes', () => {
+  it('keeps the one-hour part of the cache writes (usage.cache_creation), as hand-counted', async () => {
+    // python3 over the last line per message.id: spotter main writes 260,451 tokens, all ephemeral_1h; the vct
+    // session (1.0.95) 99,004, all ephemeral_5m.
+    const spotter = await readOneEpisode(claudeCodeImporter, main);
+    expect(sum(spotter, (t) => t.tokens?.cache_write_1h)).toBe(260_451);
+    expect(spotter.turns.every((t) => t.tokens?.cache_write_1h === t.tokens?.cache_write)).toBe(true);
+    const sub = await readOneEpisode(claudeCodeImporter, subagent);
+    expect(sum(sub, (t) => t.tokens?.cache_write_1h)).toBe(13_554);
+    const old = await readOneEpisode(claudeCodeImporter, vct);
+    expect(old.turns.filter((t) => t.tokens != null).every((t) => t.tokens?.cache_write_1h === 0)).toBe(true);
+  });
+
+  it('a log without the split leaves the one-hour part unknown; more one-hour writes than writes is refused', async () => {
+    const lines = readFileSync(vct, 'utf8').split('\n');
+    // A response written as one line, so its usage is the one kept.
+    const idOf = (l: string): string | null => (l.includes('"cache_creation":{') ? (JSON.parse(l) as { message: { id: string } }).message.id : null);
+    const ids = lines.map(idOf);
+    const n = ids.findIndex((id) => id !== null && ids.indexOf(id) === ids.lastIndexOf(id));
+    const o = JSON.parse(lines[n] as string) as { message: { usage: Record<string, unknown> } };
+    delete o.message.usage.cache_creation;
+    const file = join(tempDir(), 'nosplit.jsonl');
+    writeFileSync(file, [...lines.slice(0, n), JSON.stringify(o), ...lines.slice(n + 1)].join('\n'));
+    const ep = await readOneEpisode(claudeCodeImporter, file);
+    expect(ep.turns.filter((t) => t.tokens != null && t.tokens.cache_write_1h == null)).toHaveLength(1);
+
+    o.message.usage.cache_creation = { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 1e6 };
+    writeFileSync(file, [...lines.slice(0, n), JSON.stringify(o), ...lines.slice(n + 1)].join('\n'));
+    expect(await rejectionOf(claudeCodeImporter, file)).toMatchObject({ line: n + 1, reason: expect.stringMatching(/ephemeral_1h_input_tokens: 1000000 is more than/) });
+  });
+});
+
+describe('claude-code importer: side questions and other forks of the conversation', () => {
+  // Built by hand from the real spotter session (fixtures/samples/claude-code/constructed/PROVENANCE.md): its first
+  // 32 lines (6 responses) copied under their own ids, then the side question and one answer of its own.
+  const aside = join(samples, 'claude-code', 'constructed', 'agent-aside_question-5f0c2a9e71d4b836.jsonl');
+  const tree = (): { root: string; file: string } => {
+    const root = join(tempDir(), 'projects');
+    const sub = join(root, 'spotter', SESSION, 'subagents');
+    mkdirSync(sub, { recursive: true });
+    copyFileSync(main, join(root, 'spotter', `${SESSION}.jsonl`));
+    copyFileSync(aside, join(sub, 'agent-aside_question-5f0c2a9e71d4b836.jsonl'));
+    return { root, file: join(sub, 'agent-aside_question-5f0c2a9e71d4b836.jsonl') };
+  };
+
+  it('a side question is a child of the turn it forked from, with only its own response as a turn', async () => {
+    const { file } = tree();
+    const { episodes, warnings } = await readEpisodes(claudeCodeImporter, file);
+    const ep = episodes[0] as CanonicalEpisode;
+    expect(ep.turns).toHaveLength(1);
+    expect(ep).toMatchObject({
+      episode_id: `${SESSION}/agent-aside_question-5f0c2a9e71d4b836`,
+      kind: 'side_question',
+      parent: { episode_id: SESSION, t: 5, tool_call_id: null },
+      task: { text: 'Side question: what does `bd ready` list, in one sentence?' },
+    });
+    expect(ep.turns[0]).toMatchObject({
+      model: 'claude-opus-4-6',
+      action: { type: 'message', text: expect.stringMatching(/^`bd ready` lists/) },
+      tokens: { in: 3 + 23_000 + 1_200, out: 31, cached: 23_000, cache_write: 1_200, cache_write_1h: 1_000 },
+    });
+    // The copied conversation is the parent's: not repeated as this episode's inputs.
+    expect(ep.turns[0]?.inputs ?? null).toBeNull();
+    expect(warnings).toEqual([expect.stringMatching(/^6 response\(s\) copied from the parent session/)]);
+  });
+
+  it('a session tree counts each response once: 143 + 1 opus calls, not 143 + 7', async () => {
+    const { root } = tree();
+    const db = openDatabase(join(tempDir(), 'aside.db'));
+    const report = await importPaths(db, [root]);
+    for (const f of report.files) expect(f.status, f.reason).toBe('imported');
+    expect(report.files.reduce((n, f) => n + f.turns, 0)).toBe(143 + 1);
+    const outTokens = db.prepare('SELECT SUM(tokens_out) FROM turns').pluck().get();
+    expect(outTokens).toBe(40_320 + 31);
+    db.close();
+  });
+
+  it('alone, without its parent, the copies cannot be told from its own responses: kept, with a warning', async () => {
+    const { episodes, warnings } = await readEpisodes(claudeCodeImporter, aside);
+    expect(episodes[0]?.turns).toHaveLength(7);
+    expect(episodes[0]?.parent).toMatchObject({ episode_id: SESSION, t: null });
+    expect(warnings).toEqual([expect.stringMatching(/not found .*cannot be told apart/)]);
+  });
+});
+
+describe('claude-code importer: every message between responses', () => {
+  // Hand count (python3 over the vct session's user lines, tool results aside): 4 prompts typed, 2 slash commands,
+  // 2 interruption notices, 2 local-command outputs, 2 caveats (isMeta); before turns 5, 19, 22 and 31.
+  it('vct: the first prompt is the task; the 3 later prompts and 2 slash commands are user inputs of the turn they preceded', async () => {
+    const ep = await readOneEpisode(claudeCodeImporter, vct);
+    expect(ep.task.text).toMatch(/^幫我檢查一下 go\.mod/);
+    const inputs = ep.turns.flatMap((t) => (t.inputs ?? []).map((m) => ({ t: t.t, ...m })));
+    expect(inputs.filter((m) => m.role === 'user').map((m) => [m.t, m.text.slice(0, 12), m.timestamp])).toEqual([
+      [5, 'toolchain不用保', '2025-08-28T12:58:18.216Z'],
+      [19, '<command-nam', '2025-08-28T13:09:13.737Z'],
+      [19, '幫我查一下 golang', '2025-08-28T13:09:25.724Z'],
+      [22, '不對 幫我查一下pyda', '2025-08-28T13:11:10.638Z'],
+      [31, '<command-nam', '2025-08-28T13:13:47.546Z'],
+    ]);
+    expect(inputs.filter((m) => m.role === 'user' && m.text.startsWith('<command-name>')).map((m) => /\/\w+/.exec(m.text)?.[0])).toEqual(['/mcp', '/exit']);
+    const system = inputs.filter((m) => m.role === 'system');
+    expect(system.map((m) => m.t)).toEqual([5, 19, 19, 22, 31, 31]);
+    expect(system.filter((m) => m.text.startsWith('[Request interrupted by user'))).toHaveLength(2);
+    expect(system.filter((m) => m.text.startsWith('<local-command-stdout>'))).toHaveLength(2);
+    expect(system.filter((m) => m.text.startsWith('Caveat:'))).toHaveLength(2);
+    // The inputs of a turn are in the order they were logged.
+    expect(ep.turns[19]?.inputs?.map((m) => m.role)).toEqual(['system', 'user', 'system', 'user']);
+    expect(ep.final_messages ?? null).toBeNull();
+  });
+
+  it('spotter: the compaction summary and the task notification reach the turns after them', async () => {
+    const ep = await readOneEpisode(claudeCodeImporter, main);
+    const inputs = ep.turns.flatMap((t) => (t.inputs ?? []).map((m) => ({ t: t.t, role: m.role, text: m.text })));
+    expect(inputs.map((m) => [m.t, m.role])).toEqual([[71, 'summary'], [142, 'system']]);
+    expect(inputs[0]?.text).toMatch(/^This session is being continued from a previous conversation/);
+    expect(inputs[1]?.text).toMatch(/^<task-notification>/);
+  });
+
+  it('messages after the last response are final_messages; <synthetic> replies are kept as assistant messages', async () => {
+    const lines = readFileSync(vct, 'utf8').split('\n').filter((l) => l.trim() !== '');
+    const template = JSON.parse(lines.find((l) => l.includes('"type":"assistant"')) as string);
+    const prompt = JSON.parse(lines[0] as string);
+    const asked = { ...prompt, uuid: 'late-1', timestamp: '2025-08-28T13:20:00.000Z', message: { role: 'user', content: 'one more thing' } };
+    const synthetic = {
+      ...template, uuid: 'late-2', timestamp: '2025-08-28T13:20:01.000Z',
+      message: { ...template.message, id: undefined, model: '<synthetic>', content: [{ type: 'text', text: 'No response requested.' }] },
+    };
+    const file = join(tempDir(), 'late.jsonl');
+    writeFileSync(file, [...lines, JSON.stringify(asked), JSON.stringify(synthetic)].join('\n'));
+    const ep = await readOneEpisode(claudeCodeImporter, file);
+    expect(ep.final_messages).toEqual([
+      { role: 'user', text: 'one more thing', timestamp: '2025-08-28T13:20:00.000Z' },
+      { role: 'assistant', text: 'No response requested.', timestamp: '2025-08-28T13:20:01.000Z' },
+    ]);
+  });
+});
+
 describe('claude-code importer: layout and odd lines', () => {
   it('a sidechain whose parent session is absent is still a child, with an unknown turn and a warning', async () => {
     const d = join(tempDir(), 'proj', SESSION, 'subagents');

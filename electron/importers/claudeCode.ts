@@ -5,19 +5,29 @@
  * - A response is written as one line per content block, all sharing `message.id`; they make one turn.
  *   `usage` repeats on each and is final only on the last line, so the last one wins.
  * - Tokens: Anthropic's `input_tokens` leaves out cache reads and cache writes; canonical `in` adds them back.
+ *   `usage.cache_creation` splits the writes by cache lifetime; the one-hour part is `cache_write_1h` (it costs
+ *   more). Logs before the split leave it null: which tier was written is unknown.
  * - Tool results come in later `user` lines and are joined to their call by `tool_use_id`.
  * - Lines with model `<synthetic>` are messages Claude Code made up locally (API errors, interruptions): not
  *   model calls, so not turns; they are counted in a warning.
  * - `progress` lines are skipped: `agent_progress` ones copy the subagent's messages, which its own file has.
+ * - Every other message reaches the turn it preceded as `inputs` (claudeCodeMessages.ts says who wrote what);
+ *   the first prompt is the task, and what follows the last response is `final_messages`.
  * - A subagent (`agent-<id>.jsonl`) is a child episode `<session>/agent-<id>` of the turn whose Task/Agent
  *   call launched it, found in the parent session file; `agent-acompact-*` is the compaction call, a
- *   `compaction` child of the last turn before the compaction.
+ *   `compaction` child of the last turn before the compaction; `agent-aside_question-*` is a side question
+ *   (`/btw`), a `side_question` child of the turn it forked from.
+ * - A sidechain that forks the conversation (side questions, some compaction runs) first copies the parent's
+ *   messages, responses under their own `message.id` and `requestId`. One response is one turn across the
+ *   session tree: a copied response stays the parent's turn (the last one copied is where the child forked), and
+ *   the messages copied with it are the parent's too; only what follows is the child's.
  * - No cost and no outcome are logged: cost comes from pricing the tokens, and the outcome stays unknown.
  */
 import { basename } from 'node:path';
-import { CANONICAL_SCHEMA, CanonicalEpisode, type CanonicalTurn, type ToolCall } from '../../shared/canonical.ts';
-import { parentFileOf, parentLinks, placeOf, type SessionPlace } from './claudeCodeLayout.ts';
+import { CANONICAL_SCHEMA, CanonicalEpisode, type CanonicalTurn, type ConversationMessage, type ToolCall } from '../../shared/canonical.ts';
+import { parentFileOf, parentLinks, placeOf, type ParentLinks, type SessionPlace } from './claudeCodeLayout.ts';
 import { parseSessionLine, TurnIndex, type AssistantMessage, type Envelope, type Usage, type UserBlock, type UserMessage } from './claudeCodeLines.ts';
+import { syntheticMessageOf, systemMessageOf, userMessageOf } from './claudeCodeMessages.ts';
 import { toolFamily, toolSummary } from './claudeCodeTools.ts';
 import { readLines } from './lineReader.ts';
 import { ImportError, type ImportContext, type Importer } from './types.ts';
@@ -39,10 +49,8 @@ interface TurnDraft {
   summaries: string[];
   usage: Usage | null;
   notes: string[];
+  inputs: ConversationMessage[];
 }
-
-/** User text that is not the user asking: local command echoes, their caveat, hook reminders, notifications. */
-const NOT_A_PROMPT = /^\s*(<command-|<local-command-|<system-reminder>|<task-notification>|Caveat: The messages below were generated)/;
 
 function resultText(block: UserBlock): string {
   const c = block.content;
@@ -51,21 +59,33 @@ function resultText(block: UserBlock): string {
   return c.map((p) => (p.type === 'text' ? (p.text ?? '') : `[${p.type}]`)).join('\n');
 }
 
-function promptText(message: UserMessage): string | null {
-  const c = message.content;
-  const text = typeof c === 'string' ? c : c.some((b) => b.type === 'tool_result') ? '' : c.map((b) => (b.type === 'text' ? (b.text ?? '') : '')).join('\n');
-  return text.trim() === '' || NOT_A_PROMPT.test(text) ? null : text;
-}
-
 function tokensOf(u: Usage | null): CanonicalTurn['tokens'] {
   if (u === null) return null;
   const input = u.input_tokens ?? null;
   const read = u.cache_read_input_tokens ?? null;
-  const write = u.cache_creation_input_tokens ?? null;
+  const split = u.cache_creation ?? null;
+  const oneHour = split === null ? null : (split.ephemeral_1h_input_tokens ?? (split.ephemeral_5m_input_tokens != null ? 0 : null));
+  const write = u.cache_creation_input_tokens ?? (split === null ? null : sumKnown(split.ephemeral_5m_input_tokens, split.ephemeral_1h_input_tokens));
   const out = u.output_tokens ?? null;
   if (input === null && read === null && write === null && out === null) return null;
-  return { in: input === null ? null : input + (read ?? 0) + (write ?? 0), out, cached: read, cache_write: write, reasoning: null };
+  return { in: input === null ? null : input + (read ?? 0) + (write ?? 0), out, cached: read, cache_write: write, cache_write_1h: oneHour, reasoning: null };
 }
+
+function sumKnown(a: number | null | undefined, b: number | null | undefined): number | null {
+  return a == null && b == null ? null : (a ?? 0) + (b ?? 0);
+}
+
+/** The one-hour writes are part of the writes: more of them than writes in all is a broken count. */
+function checkCacheSplit(file: string, lineNo: number, u: Usage): void {
+  const oneHour = u.cache_creation?.ephemeral_1h_input_tokens;
+  const total = u.cache_creation_input_tokens;
+  if (oneHour != null && total != null && oneHour > total) {
+    throw new ImportError(file, lineNo, `message.usage.cache_creation.ephemeral_1h_input_tokens: ${oneHour} is more than cache_creation_input_tokens (${total})`);
+  }
+}
+
+/** The parent session of a sidechain, read once: its responses (to tell copies) and the turns that launched it. */
+type ParentScan = { file: string; links: ParentLinks } | { file: string | null; links: null; why: string };
 
 /** Gathers one file's lines into turns, then the episode. */
 class SessionAssembler {
@@ -73,7 +93,14 @@ class SessionAssembler {
   private readonly index = new TurnIndex();
   private readonly calls = new Map<string, ToolCall>();
   private pendingNote: string | null = null;
+  /** Messages since the last response: the next turn's inputs, or the episode's final messages. */
+  pending: ConversationMessage[] = [];
   prompt: { text: string; parentUuid: string | null } | null = null;
+  /** The parent's responses, for a sidechain whose parent was read: copies of them are not this episode's turns. */
+  parentResponses: ParentLinks | null = null;
+  /** Copied parent responses skipped (by id: one response is several lines), and the parent turn of the last one (where this sidechain forked). */
+  readonly copied = new Set<string>();
+  forkT: number | null = null;
   sessionId: string | null = null;
   agentId: string | null = null;
   cwd: string | null = null;
@@ -95,18 +122,40 @@ class SessionAssembler {
     this.startedAt ??= env.timestamp ?? null;
   }
 
+  /** The parent's turn when this response is a copy of one of the parent's. */
+  private parentTurnOf(env: Envelope, message: AssistantMessage): number | undefined {
+    const p = this.parentResponses;
+    if (p === null || message.id == null) return undefined;
+    return p.responses.get(message.id) ?? (env.requestId ? p.requests.get(env.requestId) : undefined);
+  }
+
   assistant(lineNo: number, env: Envelope, message: AssistantMessage): void {
+    const copiedT = this.parentTurnOf(env, message);
+    if (copiedT !== undefined) {
+      this.copied.add(message.id ?? '');
+      this.forkT = copiedT;
+      // What came with the copy is the parent's conversation, kept in the parent's episode; the child's own
+      // prompt (the side question) follows the last copied response.
+      if (this.turns.length === 0) {
+        this.pending = [];
+        this.prompt = null;
+      }
+      return;
+    }
     const t = this.index.turnOf(message);
     if (t === null) {
       this.synthetic++;
+      const shown = syntheticMessageOf(env, message);
+      if (shown !== null) this.pending.push(shown);
       return;
     }
     let turn = this.turns[t];
     if (turn === undefined) {
       turn = {
         line: lineNo, usageLine: lineNo, model: message.model, timestamp: env.timestamp ?? null,
-        texts: [], thinking: [], calls: [], summaries: [], usage: null, notes: [],
+        texts: [], thinking: [], calls: [], summaries: [], usage: null, notes: [], inputs: this.pending,
       };
+      this.pending = [];
       if (this.pendingNote !== null) turn.notes.push(this.pendingNote);
       this.pendingNote = null;
       this.turns.push(turn);
@@ -129,6 +178,7 @@ class SessionAssembler {
       }
     }
     if (message.usage != null) {
+      checkCacheSplit(this.file, lineNo, message.usage);
       turn.usage = message.usage;
       turn.usageLine = lineNo;
     }
@@ -144,13 +194,19 @@ class SessionAssembler {
         call.is_error = b.is_error ?? null;
       }
     }
-    if (this.prompt === null && env.isMeta !== true && env.isCompactSummary !== true) {
-      const text = promptText(message);
-      if (text !== null) this.prompt = { text, parentUuid: env.parentUuid ?? null };
+    const said = userMessageOf(env, message);
+    if (said === null) return;
+    // The first thing the person typed before any response is the task; everything else reaches a turn.
+    if (this.prompt === null && this.turns.length === 0 && said.role === 'user') {
+      this.prompt = { text: said.text, parentUuid: env.parentUuid ?? null };
+      return;
     }
+    this.pending.push(said);
   }
 
   system(env: Envelope): void {
+    const said = systemMessageOf(env);
+    if (said !== null) this.pending.push(said);
     if (env.subtype !== 'compact_boundary') return;
     const m = env.compactMetadata;
     const how = [m?.trigger ? `${m.trigger} trigger` : null, m?.preTokens != null ? `${m.preTokens} tokens before` : null].filter(Boolean);
@@ -175,6 +231,7 @@ class SessionAssembler {
         // The words written beside the tool calls: the action text is their summary, so they would be lost.
         message: d.calls.length > 0 && d.texts.length > 0 ? d.texts.join('\n\n') : null,
         tool_calls: d.calls.length ? d.calls : null,
+        inputs: d.inputs.length ? d.inputs : null,
         notes: d.notes.length ? d.notes : null,
         timestamp: d.timestamp,
         tokens: tokensOf(d.usage),
@@ -217,39 +274,49 @@ function runAndEpisode(file: string, place: SessionPlace, s: SessionAssembler, c
   return { run, project, session };
 }
 
-async function parentOf(
-  place: SessionPlace,
+async function scanParentOf(place: SessionPlace, session: string): Promise<ParentScan> {
+  const file = parentFileOf(place, session);
+  if (file === null) return { file, links: null, why: `parent session ${session}.jsonl not found beside this sidechain` };
+  try {
+    return { file, links: await parentLinks(file) };
+  } catch (err) {
+    if (!(err instanceof ImportError)) throw err;
+    return { file, links: null, why: `parent session unreadable (${err.message})` };
+  }
+}
+
+const sideQuestion = (agentId: string): boolean => agentId.startsWith('aside_question');
+const compactionRun = (agentId: string): boolean => agentId.startsWith('acompact');
+
+function parentOf(
+  scan: ParentScan,
   s: SessionAssembler,
   session: string,
   agentId: string,
   ctx: ImportContext,
-): Promise<NonNullable<CanonicalEpisode['parent']>> {
-  const parentFile = parentFileOf(place, session);
+): NonNullable<CanonicalEpisode['parent']> {
   const unknown = { episode_id: session, t: null, tool_call_id: null };
-  if (parentFile === null) {
-    ctx.warn(`parent session ${session}.jsonl not found beside this sidechain: the turn that launched it is unknown`);
+  if (scan.links === null) {
+    ctx.warn(`${scan.why}: the turn that launched it is unknown${sideQuestion(agentId) ? ', and responses it copied from the parent cannot be told apart from its own' : ''}`);
     return unknown;
   }
-  let links;
-  try {
-    links = await parentLinks(parentFile);
-  } catch (err) {
-    if (!(err instanceof ImportError)) throw err;
-    ctx.warn(`parent session unreadable (${err.message}): the turn that launched this sidechain is unknown`);
-    return unknown;
-  }
-  if (agentId.startsWith('acompact')) {
+  const parentName = basename(scan.file);
+  const forked = { episode_id: session, t: s.forkT, tool_call_id: null };
+  if (compactionRun(agentId)) {
     const key = s.prompt?.parentUuid ?? null;
-    const t = key === null ? undefined : links.compactions.get(key);
-    if (t === undefined) ctx.warn(`no compaction in ${basename(parentFile)} matches this compaction run: the turn before it is unknown`);
-    return { episode_id: session, t: t ?? null, tool_call_id: null };
+    const t = key === null ? undefined : scan.links.compactions.get(key);
+    if (t !== undefined) return { episode_id: session, t, tool_call_id: null };
+    if (s.forkT === null) ctx.warn(`no compaction in ${parentName} matches this compaction run: the turn before it is unknown`);
+    return forked;
   }
-  const link = links.agents.get(agentId);
-  if (link === undefined) {
-    ctx.warn(`no Task/Agent result in ${basename(parentFile)} names agent ${agentId}: the turn that launched it is unknown`);
-    return unknown;
+  if (sideQuestion(agentId)) {
+    if (s.forkT === null) ctx.warn(`no response of ${parentName} is copied in this side question: the turn it forked from is unknown`);
+    return forked;
   }
-  return { episode_id: session, t: link.t, tool_call_id: link.toolCallId };
+  const link = scan.links.agents.get(agentId);
+  if (link !== undefined) return { episode_id: session, t: link.t, tool_call_id: link.toolCallId };
+  if (s.forkT === null) ctx.warn(`no Task/Agent result in ${parentName} names agent ${agentId}: the turn that launched it is unknown`);
+  return forked;
 }
 
 export const claudeCodeImporter: Importer = {
@@ -266,6 +333,7 @@ export const claudeCodeImporter: Importer = {
     let isAgentFile: boolean | null = place.agentId !== null ? true : null;
     let skippedSidechain = 0;
     let lines = 0;
+    let scan: ParentScan | null = null;
     for await (const { lineNo, text } of readLines(file, { maxLineBytes: MAX_LINE_BYTES, onBytes: ctx.onBytes })) {
       lines = lineNo;
       const line = parseSessionLine(file, lineNo, text);
@@ -278,17 +346,26 @@ export const claudeCodeImporter: Importer = {
         continue;
       }
       s.envelope(env);
+      // The parent is read before the sidechain's first response, so copies of its responses are known as such.
+      const session = place.sessionId ?? s.sessionId;
+      if (isAgentFile && scan === null && line.type === 'assistant' && session !== null) {
+        scan = await scanParentOf(place, session);
+        s.parentResponses = scan.links;
+      }
       if (line.type === 'assistant') s.assistant(lineNo, env, line.message);
       else if (line.type === 'user') s.user(env, line.message);
       else s.system(env);
     }
-    if (s.turns.length === 0) {
+    if (s.turns.length === 0 && s.copied.size === 0) {
       throw new ImportError(file, Math.max(lines, 1), 'no model calls in this session (nothing but local commands, metadata or synthetic messages)');
     }
     const { run, project, session } = runAndEpisode(file, place, s, ctx);
     const agentId = place.agentId ?? (isAgentFile ? s.agentId : null);
-    const kind = agentId === null ? null : agentId.startsWith('acompact') ? 'compaction' : 'subagent';
-    const parent = agentId === null ? null : await parentOf(place, s, session, agentId, ctx);
+    const kind = agentId === null ? null : compactionRun(agentId) ? 'compaction' : sideQuestion(agentId) ? 'side_question' : 'subagent';
+    const parent = agentId === null ? null : parentOf(scan ?? (await scanParentOf(place, session)), s, session, agentId, ctx);
+    if (s.copied.size > 0) {
+      ctx.warn(`${s.copied.size} response(s) copied from the parent session are its turns, counted there, not again in this sidechain${s.turns.length === 0 ? ' (it has no response of its own)' : ''}`);
+    }
     if (s.synthetic > 0) ctx.warn(`${s.synthetic} local message line(s) with model "<synthetic>" (API errors, interruptions) are not model calls: not turns`);
     if (skippedSidechain > 0) ctx.warn(`${skippedSidechain} sidechain line(s) inside the session file skipped: subagents are read from their own files`);
     if (s.otherSessions.size > 0) ctx.warn(`lines of ${s.otherSessions.size + 1} session ids (a resumed or continued session): read as one episode`);
@@ -303,6 +380,7 @@ export const claudeCodeImporter: Importer = {
       kind,
       agent: { name: FORMAT, version: s.version },
       started_at: s.startedAt,
+      final_messages: s.pending.length ? s.pending : null,
       turns: s.canonicalTurns(kind === 'compaction' ? 'compaction' : null),
     };
     const parsed = CanonicalEpisode.safeParse(candidate);

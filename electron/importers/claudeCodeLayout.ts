@@ -52,6 +52,13 @@ export interface ParentLinks {
   agents: Map<string, { t: number; toolCallId: string }>;
   /** Each compaction: the uuid of the last message before it → the last turn before it (null: none yet). */
   compactions: Map<string, number | null>;
+  /**
+   * Each model response of the parent by `message.id`, and by the `requestId` of its lines, → its turn. A
+   * sidechain that forks the conversation (a side question, a compaction) starts with a copy of the parent's
+   * messages under the same ids: those responses are the parent's turns, counted there.
+   */
+  responses: Map<string, number>;
+  requests: Map<string, number>;
 }
 
 /** Older results carry the agent only in their text ("agentId: a7be2f0 (for resuming…)"). */
@@ -66,7 +73,7 @@ const MAX_LINE_BYTES = 64 * 1024 * 1024;
 async function scanParent(file: string): Promise<ParentLinks> {
   const turns = new TurnIndex();
   const launches = new Map<string, number>();
-  const links: ParentLinks = { agents: new Map(), compactions: new Map() };
+  const links: ParentLinks = { agents: new Map(), compactions: new Map(), responses: new Map(), requests: new Map() };
   for await (const { lineNo, text } of readLines(file, { maxLineBytes: MAX_LINE_BYTES })) {
     // Cheap pre-filter: the scan needs only message lines, and progress lines are most of a long session.
     if (!text.includes('"assistant"') && !text.includes('"user"') && !text.includes('compact_boundary')) continue;
@@ -74,7 +81,10 @@ async function scanParent(file: string): Promise<ParentLinks> {
     if (line === null || line.type === 'other' || line.env.isSidechain === true) continue;
     if (line.type === 'assistant') {
       const t = turns.turnOf(line.message);
-      if (t === null || !Array.isArray(line.message.content)) continue;
+      if (t === null || line.message.id == null) continue;
+      links.responses.set(line.message.id, t);
+      if (line.env.requestId) links.requests.set(line.env.requestId, t);
+      if (!Array.isArray(line.message.content)) continue;
       for (const b of line.message.content) {
         if (b.type === 'tool_use' && b.id && b.name && SUBAGENT_TOOLS.has(b.name)) launches.set(b.id, t);
       }

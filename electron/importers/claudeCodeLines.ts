@@ -20,6 +20,10 @@ const Usage = z.object({
   output_tokens: tokenCount.nullish(),
   cache_read_input_tokens: tokenCount.nullish(),
   cache_creation_input_tokens: tokenCount.nullish(),
+  /** The cache writes by lifetime (Claude Code 1.0.80+); their sum is cache_creation_input_tokens. */
+  cache_creation: z
+    .object({ ephemeral_5m_input_tokens: tokenCount.nullish(), ephemeral_1h_input_tokens: tokenCount.nullish() })
+    .nullish(),
 });
 export type Usage = z.infer<typeof Usage>;
 
@@ -60,6 +64,8 @@ const Envelope = z.object({
   type: z.string(),
   sessionId: z.string().max(300).nullish(),
   uuid: z.string().max(300).nullish(),
+  /** The API request of an assistant line: a response copied into a sidechain keeps it. */
+  requestId: z.string().max(300).nullish(),
   parentUuid: z.string().max(300).nullish(),
   timestamp: z.string().max(100).nullish(),
   cwd: z.string().max(4096).nullish(),
@@ -71,6 +77,8 @@ const Envelope = z.object({
   agentId: z.string().max(300).nullish(),
   subtype: z.string().nullish(),
   logicalParentUuid: z.string().max(300).nullish(),
+  /** A system line's text (a local command's output); other line types carry `message` instead. */
+  content: z.unknown().optional(),
   compactMetadata: z.object({ trigger: z.string().nullish(), preTokens: tokenCount.nullish() }).nullish(),
 });
 export type Envelope = z.infer<typeof Envelope>;
