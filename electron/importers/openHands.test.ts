@@ -1,16 +1,22 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import type { CanonicalEpisode } from '../../shared/canonical.ts';
+import { openDatabase } from '../db/database.ts';
 import { useTempDir } from '../testing/tmp.ts';
 import { miniSweAgentImporter } from './miniSweAgent.ts';
 import { openHandsImporter } from './openHands.ts';
-import { claimedFiles, head, readEpisodes, readOneEpisode, rejectionOf } from './testing.ts';
+import { detectImporter, importPaths } from './pipeline.ts';
+import { claimedFiles, head, readEpisodes, readOneEpisode, rejectionOf, tokenSums, walk } from './testing.ts';
 
 const fixtures = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 const shared = fileURLToPath(new URL('../../../shared/data/', import.meta.url));
 const gui = join(fixtures, 'samples/openhands/basic_gui_mode.json');
 const resolver = join(fixtures, 'samples/openhands/resolver-output.jsonl');
+const sessions = join(fixtures, 'samples/openhands/sessions');
+const SESSION_A = '9b1f0c2e7d4a4b6c8e3f5a1d2c7b9e04';
+const SESSION_B = 'c4e7a9d13b2f4e8a9c6d0f1e2a3b4c5d';
 const tempDir = useTempDir();
 
 function copyWith(source: string, edit: (text: string) => string, name = basename(source)): string {
@@ -123,6 +129,117 @@ describe('OpenHands importer: resolver output (JSON Lines)', () => {
   });
 });
 
+describe('OpenHands importer: server sessions (metadata.json, events/, event_cache/)', () => {
+  it('a folder of two sessions imports both, each from all its event files, as the session id', async () => {
+    const db = openDatabase(join(tempDir(), 'oh.db'));
+    const report = await importPaths(db, [sessions]);
+    expect(report.files.map((f) => [relative(sessions, f.path), f.status, f.episodes, f.turns])).toEqual([
+      [`${SESSION_A}/metadata.json`, 'imported', 1, 8],
+      [`${SESSION_B}/metadata.json`, 'imported', 1, 7],
+    ]);
+    expect(db.prepare('SELECT ext_id, n_turns FROM episodes ORDER BY ext_id').all()).toEqual([
+      { ext_id: SESSION_A, n_turns: 8 },
+      { ext_id: SESSION_B, n_turns: 7 },
+    ]);
+    // The cache pages (events 0–24) and the event files are read with the session, never on their own.
+    const ignored = report.ignored.map((i) => relative(sessions, i.path));
+    expect(ignored).toContain(`${SESSION_A}/event_cache/0-25.json`);
+    expect(ignored.filter((p) => p.includes('/events/'))).toHaveLength(29 + 27);
+    expect(new Set(report.ignored.map((i) => i.reason.replace(/\(.*/, '')))).toEqual(new Set(['sidecar of openhands logs ']));
+    db.close();
+  });
+
+  it('the turns past the cache page are there: 8 calls of session A, 3 of them after event 24', async () => {
+    const { episodes, warnings } = await readEpisodes(openHandsImporter, join(sessions, SESSION_A, 'metadata.json'));
+    const ep = episodes[0] as CanonicalEpisode;
+    expect(ep).toMatchObject({ run: 'openhands', episode_id: SESSION_A, task: { id: SESSION_A, type: 'openhands' }, outcome: { exit: 'awaiting_user_input' } });
+    expect(ep.task.text).toMatch(/^I want to create a VueJS app/);
+    // 6 model responses (4 from the real trajectory, 2 after the second prompt) and 2 closing replies without one.
+    expect(ep.turns.map((t) => [t.action.type, t.tokens?.in ?? null])).toEqual([
+      ['tool', 3439], ['tool', 3601], ['tool', 4769], ['tool', 5488], ['message', null], ['tool', 6412], ['tool', 6921], ['message', null],
+    ]);
+    expect(ep.turns[6]?.tool_calls?.[0]?.result).toMatch(/^app\.js:39:/);
+    // The responses name the model; the replies take the previous call's, not metadata's provider-prefixed llm_model.
+    expect(new Set(ep.turns.map((t) => t.model))).toEqual(new Set(['claude-3-5-sonnet-20241022']));
+    expect(ep.turns[7]?.notes).toEqual(['model inferred from the previous call (this one logged no model_response)']);
+    expect(warnings).toEqual([]);
+  });
+
+  it('a later prompt and the condenser\'s summary are the next call\'s inputs; a prompt never answered is a final message', async () => {
+    const a = await readOneEpisode(openHandsImporter, join(sessions, SESSION_A, 'metadata.json'));
+    // Counted by hand: session A's events hold 2 user messages (4, 18) and one condensation (21).
+    expect(a.turns.map((t) => (t.inputs ?? []).map((m) => m.role))).toEqual([[], [], [], [], [], ['user', 'summary'], [], []]);
+    expect(a.turns[5]?.inputs?.[0]).toEqual({ role: 'user', text: 'Please also add a button that clears all completed todos.', timestamp: '2025-01-20T20:31:52.118204' });
+    expect(a.turns[5]?.inputs?.[1]?.text).toMatch(/^USER_CONTEXT: Vue\.js todo app/);
+    expect(a.final_messages ?? null).toBeNull();
+    const b = await readOneEpisode(openHandsImporter, join(sessions, SESSION_B, 'metadata.json'));
+    expect(b.turns.flatMap((t) => t.inputs ?? []).map((m) => m.text)).toEqual(['Now show the due date in red when a todo is overdue.']);
+    expect(b.final_messages).toEqual([{ role: 'user', text: 'Thanks!', timestamp: '2025-01-20T20:35:02.004417' }]);
+  });
+
+  it('metadata.json totals beside the turns: B equal; A higher by the condenser\'s call, which logs no response', async () => {
+    const a = await readOneEpisode(openHandsImporter, join(sessions, SESSION_A, 'metadata.json'));
+    const b = await readOneEpisode(openHandsImporter, join(sessions, SESSION_B, 'metadata.json'));
+    expect(a.log_totals).toEqual({ source: 'metadata.json', cost_usd: 0.092308, tokens: { in: 35_840, out: 2_921 } });
+    expect(b.log_totals).toEqual({ source: 'metadata.json', cost_usd: 0.062701, tokens: { in: 23_284, out: 2_275 } });
+    expect(tokenSums(b)).toMatchObject({ in: 23_284, out: 2_275 });
+    expect(tokenSums(a)).toMatchObject({ in: 30_630, out: 2_509 });
+  });
+
+  it('a session whose totals were never written (all 0) has no totals, not totals of 0', async () => {
+    const dir = join(tempDir(), 'sessions', SESSION_B);
+    cpSync(join(sessions, SESSION_B), dir, { recursive: true });
+    const meta = JSON.parse(readFileSync(join(dir, 'metadata.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(dir, 'metadata.json'), JSON.stringify({ ...meta, accumulated_cost: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }));
+    expect((await readOneEpisode(openHandsImporter, join(dir, 'metadata.json'))).log_totals ?? null).toBeNull();
+  });
+
+  it('a bad event file refuses the session at that file and line; a missing event is said; no events folder is refused', async () => {
+    const dir = join(tempDir(), 'sessions', SESSION_A);
+    cpSync(join(sessions, SESSION_A), dir, { recursive: true });
+    const meta = join(dir, 'metadata.json');
+    const bad = join(dir, 'events', '22.json');
+    writeFileSync(bad, JSON.stringify(JSON.parse(readFileSync(bad, 'utf8')), null, 2).replace('"prompt_tokens": 6412', '"prompt_tokens": -1'));
+    const err = await rejectionOf(openHandsImporter, meta);
+    expect(err.file).toBe(bad);
+    expect(readFileSync(bad, 'utf8').split('\n')[err.line - 1]).toContain('-1');
+
+    rmSync(bad);
+    const { episodes, warnings } = await readEpisodes(openHandsImporter, meta);
+    expect(episodes[0]?.turns).toHaveLength(7);
+    expect(warnings).toEqual([`${SESSION_A}: event file(s) 22 missing from events/; read without them`]);
+
+    rmSync(join(dir, 'events'), { recursive: true });
+    expect((await rejectionOf(openHandsImporter, meta)).reason).toMatch(/no events folder/);
+  });
+});
+
+describe('OpenHands importer: the logs\' own totals and messages on the real files', () => {
+  it('resolver output: metrics.accumulated_cost equals the sum of the turns, one cost per call', async () => {
+    const { episodes } = await readEpisodes(openHandsImporter, resolver);
+    const [five, one] = episodes;
+    expect(five?.log_totals).toEqual({ source: 'metrics', cost_usd: 0.070713, requests: 4, tokens: null });
+    expect(one?.log_totals).toEqual({ source: 'metrics', cost_usd: 1.152933, requests: 22, tokens: null });
+    const total = (ep: CanonicalEpisode | undefined) => ep?.turns.reduce((a, t) => a + (t.cost_usd ?? 0), 0) ?? 0;
+    expect(total(five)).toBeCloseTo(five?.log_totals?.cost_usd ?? NaN, 9);
+    expect(total(one)).toBeCloseTo(one?.log_totals?.cost_usd ?? NaN, 9);
+    expect(five?.turns).toHaveLength(five?.log_totals?.requests ?? -1);
+    expect(one?.turns).toHaveLength(one?.log_totals?.requests ?? -1);
+  });
+
+  it('counted by hand: each real file has one user message (the task), no later prompt, no summary', async () => {
+    for (const file of [gui, resolver, join(shared, 'openhands/basic_gui_mode.json')]) {
+      const { episodes } = await readEpisodes(openHandsImporter, file);
+      for (const ep of episodes) {
+        expect(ep.turns.flatMap((t) => t.inputs ?? []), file).toEqual([]);
+        expect(ep.final_messages ?? null, file).toBeNull();
+      }
+    }
+    // A saved event list records no totals.
+    expect((await readOneEpisode(openHandsImporter, gui)).log_totals ?? null).toBeNull();
+  });
+});
+
 describe('OpenHands importer: broken files', () => {
   it('a corrupt JSON Lines line is refused at its line', async () => {
     const file = copyWith(resolver, (text) => text.replace(/\n(.)/, '\n{oops$1'));
@@ -171,7 +288,11 @@ describe('OpenHands importer: broken files', () => {
 describe('OpenHands importer: detection', () => {
   it('claims exactly the OpenHands samples, and not the legacy bare-array mini-swe-agent trajectory', () => {
     const claimed = claimedFiles(openHandsImporter, [join(fixtures, 'samples'), shared]);
-    expect(claimed.map((f) => basename(f)).sort()).toEqual(['basic_gui_mode.json', 'basic_gui_mode.json', 'resolver-output.jsonl', 'resolver-output.jsonl']);
+    expect(claimed.map((f) => basename(f)).sort()).toEqual([
+      'basic_gui_mode.json', 'basic_gui_mode.json', 'metadata.json', 'metadata.json', 'resolver-output.jsonl', 'resolver-output.jsonl',
+    ]);
+    // No importer reads a session's event files or cache pages on their own.
+    for (const f of walk(sessions).filter((p) => basename(p) !== 'metadata.json')) expect(detectImporter(head(f), basename(f)), f).toBeNull();
     const legacy = join(fixtures, 'samples/mtrouter/local.traj.json');
     expect(openHandsImporter.detect(head(legacy), 'local.traj.json')).toBe(false);
     expect(miniSweAgentImporter.detect(head(gui), 'basic_gui_mode.json')).toBe(false);

@@ -1,7 +1,9 @@
 /**
- * OpenHands logs, two kinds of file under one format id:
+ * OpenHands logs, three kinds of file under one format id:
  * - a saved trajectory: a bare JSON array of events (one episode, named after the file; OpenHands writes no
  *   session id into it);
+ * - a server session's `metadata.json`, read with the event files beside it (openHandsSession.ts): one episode
+ *   whose id is the conversation id;
  * - evaluation or resolver output: JSON Lines, one instance per line with its `history`, `metrics`
  *   (`accumulated_cost`, `costs[]`, `token_usages[]`) and `metadata.llm_config.model` (one episode per line).
  *
@@ -16,12 +18,13 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { basename } from 'node:path';
 import { z } from 'zod';
-import { CANONICAL_SCHEMA, CanonicalEpisode, MAX_COST_USD, MAX_LATENCY_MS, describeIssue, type CanonicalTurn } from '../../shared/canonical.ts';
+import { CANONICAL_SCHEMA, CanonicalEpisode, MAX_COST_USD, MAX_LATENCY_MS, MAX_TOKENS, describeIssue, type CanonicalTurn } from '../../shared/canonical.ts';
 import { decodeJson, failAt, parseJson, readTextFile } from './jsonDocument.ts';
 import { sniffJsonHead } from './jsonHead.ts';
 import { readJsonLines } from './lineReader.ts';
 import { isRegularFile } from './regularFile.ts';
 import { OpenHandsCost, OpenHandsEvent, OpenHandsHistory, readEvents, type EventReading } from './openHandsEvents.ts';
+import { CACHE_PAGE, EVENT_FILE, isSessionMetadata, readSession, sessionTotals } from './openHandsSession.ts';
 import { ImportError, type ImportContext, type Importer } from './types.ts';
 
 export const OPENHANDS_FORMAT = 'openhands';
@@ -37,6 +40,14 @@ const OutputLine = z.looseObject({
   metrics: z
     .looseObject({
       accumulated_cost: z.number().nonnegative().max(MAX_COST_USD).nullish(),
+      accumulated_token_usage: z
+        .looseObject({
+          prompt_tokens: z.number().int().nonnegative().max(MAX_TOKENS).nullish(),
+          completion_tokens: z.number().int().nonnegative().max(MAX_TOKENS).nullish(),
+          cache_read_tokens: z.number().int().nonnegative().max(MAX_TOKENS).nullish(),
+          cache_write_tokens: z.number().int().nonnegative().max(MAX_TOKENS).nullish(),
+        })
+        .nullish(),
       costs: z.array(OpenHandsCost).nullish(),
       response_latencies: z
         .array(z.looseObject({ latency: z.number().nonnegative().max(MAX_LATENCY_MS / 1000), response_id: z.string().nullish() }))
@@ -60,10 +71,21 @@ const EventArray = z.array(OpenHandsEvent);
 
 const EVENT_KEYS = ['id', 'timestamp', 'source'];
 
+/**
+ * The model a call that logged none is given. An evaluation's configured model (`llm_config.model`) is the run's
+ * own setting and comes before the previous call's; a session's `llm_model` is its latest setting, written with a
+ * provider prefix the responses lack, so the previous call's model comes first there.
+ */
+interface RunModel {
+  name: string;
+  from: string;
+  beforePrevious: boolean;
+}
+
 /** Fills in each turn's model and per-call cost; returns the turns and what had to be inferred. */
 function finishTurns(
   reading: EventReading,
-  runModel: string | null,
+  runModel: RunModel | null,
   costs: number[] | null,
   latencies: Map<string, number>,
   warn: (m: string) => void,
@@ -75,9 +97,9 @@ function finishTurns(
     const notes: string[] = [];
     let name = model;
     if (name) previous = name;
-    else if (runModel) {
-      name = runModel;
-      notes.push('model from metadata.llm_config.model (the call logged none)');
+    else if (runModel && (runModel.beforePrevious || !previous)) {
+      name = runModel.name;
+      notes.push(`model from ${runModel.from} (the call logged none)`);
     } else if (previous) {
       name = previous;
       notes.push('model inferred from the previous call (this one logged no model_response)');
@@ -99,10 +121,29 @@ function finishTurns(
   return turns;
 }
 
+const configured = (model: string | null | undefined): RunModel | null =>
+  model ? { name: model, from: 'metadata.llm_config.model', beforePrevious: true } : null;
+
 function checked(episode: CanonicalEpisode, file: string, line: number): CanonicalEpisode {
   const parsed = CanonicalEpisode.safeParse(episode);
   if (!parsed.success) throw new ImportError(file, line, describeIssue(parsed.error));
   return parsed.data;
+}
+
+/** An evaluation line's own totals: `metrics.accumulated_cost`, `accumulated_token_usage`, one `costs` entry per completion. */
+function outputTotals(metrics: OutputLine['metrics']): CanonicalEpisode['log_totals'] {
+  if (!metrics) return null;
+  const usage = metrics.accumulated_token_usage;
+  const costs = metrics.costs?.length ?? 0;
+  const totals = {
+    source: 'metrics',
+    cost_usd: metrics.accumulated_cost ?? null,
+    requests: costs > 0 ? costs : null,
+    tokens: usage
+      ? { in: usage.prompt_tokens ?? null, out: usage.completion_tokens ?? null, cached: usage.cache_read_tokens ?? null, cache_write: usage.cache_write_tokens ?? null }
+      : null,
+  };
+  return totals.cost_usd === null && totals.requests === null && totals.tokens === null ? null : totals;
 }
 
 function resolvedOf(line: OutputLine): boolean | null {
@@ -159,7 +200,9 @@ function outputEpisode(line: OutputLine, file: string, lineNo: number, ctx: Impo
       started_at: reading.startedAt,
       system_prompt: reading.systemPrompt,
       cost_usd: perCall ? null : (line.metrics?.accumulated_cost ?? null),
-      turns: finishTurns(reading, line.metadata?.llm_config?.model ?? null, perCall ? costs : null, latencies, ctx.warn, `${basename(file)}:${lineNo}`),
+      log_totals: outputTotals(line.metrics),
+      final_messages: reading.finalMessages.length > 0 ? reading.finalMessages : null,
+      turns: finishTurns(reading, configured(line.metadata?.llm_config?.model), perCall ? costs : null, latencies, ctx.warn, `${basename(file)}:${lineNo}`),
     },
     file,
     lineNo,
@@ -199,7 +242,35 @@ function readTrajectory(file: string, ctx: ImportContext): CanonicalEpisode {
       agent: { name: 'openhands', version: null },
       started_at: reading.startedAt,
       system_prompt: reading.systemPrompt,
+      final_messages: reading.finalMessages.length > 0 ? reading.finalMessages : null,
       turns: finishTurns(reading, null, null, new Map(), ctx.warn, basename(file)),
+    },
+    file,
+    1,
+  );
+}
+
+function readServerSession(file: string, ctx: ImportContext): CanonicalEpisode {
+  const { metadata, events } = readSession(file, ctx);
+  const reading = readEvents(events);
+  const id = metadata.conversation_id;
+  if (reading.turns.length === 0) throw new ImportError(file, 1, `session ${id}: no agent action among its ${events.length} events`);
+  return checked(
+    {
+      schema: CANONICAL_SCHEMA,
+      run: ctx.runName ?? OPENHANDS_FORMAT,
+      episode_id: id,
+      task: { id, type: OPENHANDS_FORMAT, category: metadata.selected_repository ?? null, text: reading.taskText },
+      outcome: { exit: reading.lastState },
+      agent: { name: 'openhands', version: null },
+      started_at: reading.startedAt ?? metadata.created_at ?? null,
+      system_prompt: reading.systemPrompt,
+      log_totals: sessionTotals(metadata),
+      final_messages: reading.finalMessages.length > 0 ? reading.finalMessages : null,
+      turns: finishTurns(
+        reading, metadata.llm_model ? { name: metadata.llm_model, from: 'metadata.json llm_model', beforePrevious: false } : null,
+        null, new Map(), ctx.warn, `session ${id}`,
+      ),
     },
     file,
     1,
@@ -218,17 +289,25 @@ export const openHandsImporter: Importer = {
   expects:
     'an OpenHands log: a JSON array of events ({id, timestamp, source, action|observation}) or evaluation / resolver output (JSON Lines with "instruction" and "history")',
 
-  detect(head) {
+  sidecars: [CACHE_PAGE, EVENT_FILE],
+
+  detect(head, fileName) {
     const sniff = sniffJsonHead(head);
+    // A session's cache page repeats events its events/ folder holds: the session is read from its metadata.json.
+    if (CACHE_PAGE.test(fileName)) return false;
     if (sniff.container === 'array') {
       // An event, not a chat message (mini-swe-agent's legacy bare array is `[{role, content}, …]`).
       const first = sniff.keys;
       return EVENT_KEYS.every((k) => first.includes(k)) && (first.includes('action') || first.includes('observation'));
     }
-    return sniff.container === 'object' && isOutputLine(sniff.keys);
+    return sniff.container === 'object' && (isOutputLine(sniff.keys) || isSessionMetadata(sniff.keys, fileName));
   },
 
   async *read(file: string, ctx: ImportContext) {
+    if (basename(file) === 'metadata.json' && !opensWithArray(file)) {
+      yield readServerSession(file, ctx);
+      return;
+    }
     if (opensWithArray(file)) {
       yield readTrajectory(file, ctx);
       return;

@@ -10,7 +10,7 @@
  * Observations join their action by `cause`, else by tool_call_id, else (old shape) by position.
  */
 import { z } from 'zod';
-import { MAX_COST_USD, MAX_TOKENS, type CanonicalTurn, type ToolCall } from '../../shared/canonical.ts';
+import { MAX_COST_USD, MAX_TOKENS, type CanonicalTurn, type ConversationMessage, type ToolCall } from '../../shared/canonical.ts';
 
 const tokenCount = z.number().int().nonnegative().max(MAX_TOKENS);
 
@@ -173,6 +173,8 @@ export interface EventReading {
   startedAt: string | null;
   /** The last agent state the environment announced (`finished`, `error`, `awaiting_user_input`…). */
   lastState: string | null;
+  /** Prompts and summaries after the last model call. */
+  finalMessages: ConversationMessage[];
 }
 
 interface Call {
@@ -205,7 +207,11 @@ function argumentsFor(meta: z.infer<typeof ToolCallMetadata>): string | null {
 export function readEvents(history: z.infer<typeof OpenHandsHistory>): EventReading {
   const events = history.flatMap((h) => (Array.isArray(h) ? h : [h])).map(normalise).filter((e) => e !== null);
   const flat = events.every((e) => e.id === null);
-  const reading: EventReading = { turns: [], taskText: null, systemPrompt: null, startedAt: events.find((e) => e.timestamp)?.timestamp ?? null, lastState: null };
+  const reading: EventReading = {
+    turns: [], taskText: null, systemPrompt: null, startedAt: events.find((e) => e.timestamp)?.timestamp ?? null, lastState: null, finalMessages: [],
+  };
+  // What reached the model since its last call: the user's later prompts and the condenser's summaries.
+  let pending: ConversationMessage[] = [];
   const byResponse = new Map<string, Call>();
   const byActionId = new Map<number, ToolCall>();
   const byToolCallId = new Map<string, ToolCall>();
@@ -231,9 +237,17 @@ export function readEvents(history: z.infer<typeof OpenHandsHistory>): EventRead
     const source = e.source ?? (e.type === 'message' && !seenUserMessage ? 'user' : 'agent');
     if (source === 'user') {
       if (e.type === 'message') {
+        const text = str(e.args.content) ?? str(e.args.message);
+        if (seenUserMessage && text !== null) pending.push({ role: 'user', text, timestamp: e.timestamp });
         seenUserMessage = true;
-        reading.taskText ??= str(e.args.content);
+        reading.taskText ??= text;
       }
+      continue;
+    }
+    if (e.type === 'condensation') {
+      // The condenser's summary stands in for the events it forgot from here on.
+      const summary = str(e.args.summary);
+      if (summary !== null && summary.trim() !== '') pending.push({ role: 'summary', text: summary, timestamp: e.timestamp });
       continue;
     }
     if (source !== 'agent' || NOT_MODEL_CALLS.has(e.type)) continue;
@@ -254,6 +268,10 @@ export function readEvents(history: z.infer<typeof OpenHandsHistory>): EventRead
         written: textOf(response?.choices?.[0]?.message?.content),
         thoughts: [],
       };
+      if (pending.length > 0) {
+        call.draft.turn.inputs = pending;
+        pending = [];
+      }
       calls.push(call);
       if (responseId) byResponse.set(responseId, call);
     }
@@ -298,5 +316,6 @@ export function readEvents(history: z.infer<typeof OpenHandsHistory>): EventRead
     }
     reading.turns.push(call.draft);
   }
+  reading.finalMessages = pending;
   return reading;
 }
