@@ -53,6 +53,11 @@ export const PARQUET_TABLES: Record<string, TableSpec> = {
     sql: `SELECT ${EPISODE}, t.t, x.action, x.observation FROM turn_text x JOIN turns t ON t.id = x.turn_id
       JOIN episodes e ON e.id = t.episode_id JOIN runs r ON r.id = e.run_id ORDER BY t.episode_id, t.t`,
   },
+  messages: {
+    columns: [['run', 'VARCHAR'], ['episode', 'VARCHAR'], ['t', 'BIGINT'], ['seq', 'BIGINT'], ['role', 'VARCHAR'], ['text', 'VARCHAR'], ['timestamp', 'VARCHAR']],
+    sql: `SELECT ${EPISODE}, x.t, x.seq, x.role, x.text, x.timestamp FROM messages x JOIN episodes e ON e.id = x.episode_id
+      JOIN runs r ON r.id = e.run_id ORDER BY x.episode_id, x.seq`,
+  },
   turn_errors: {
     columns: [['run', 'VARCHAR'], ['episode', 'VARCHAR'], ['t', 'BIGINT'], ['error_type', 'VARCHAR'], ['severity', 'BIGINT'], ['source', 'VARCHAR']],
     sql: `SELECT ${EPISODE}, t.t, y.name, x.severity, x.source FROM turn_errors x JOIN error_types y ON y.id = x.error_type_id
