@@ -3,6 +3,7 @@
  * "N other files ignored" without names left users guessing whether their logs were read at all.
  */
 import { extname } from 'node:path';
+import { closestFormat } from './closestFormat.ts';
 import { sniffJsonHead } from './jsonHead.ts';
 import type { Importer } from './types.ts';
 
@@ -40,6 +41,14 @@ function firstLineKeys(head: string): string[] | null {
 }
 
 export function whyIgnored(fileName: string, head: string, size: number, importers: readonly Importer[]): string {
+  const reason = whyNotRead(fileName, head, size, importers);
+  if (!reason.startsWith('unknown format')) return reason;
+  // A variant of a known format is the likeliest reason a log goes unread: name the format it resembles.
+  const near = closestFormat(head, importers);
+  return near ? `${reason}; closest: ${near.format} (${near.expects})` : reason;
+}
+
+function whyNotRead(fileName: string, head: string, size: number, importers: readonly Importer[]): string {
   if (size === 0) return 'empty file';
   for (const imp of importers) {
     if (imp.sidecars?.some((re) => re.test(fileName))) {

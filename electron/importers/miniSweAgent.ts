@@ -31,7 +31,8 @@ import { ImportError, type ImportContext, type Importer } from './types.ts';
 const BASH_BLOCK = /```bash\s*\n([\s\S]*?)\n```/g;
 // The commands that end an episode: 1.x prints COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT, older versions the other.
 const SUBMIT = /^\s*echo\s+['"]?(?:COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT|MINI_SWE_AGENT_FINAL_OUTPUT)\b/;
-const CHAT_ROLES = new Set(['system', 'user', 'assistant']);
+/** Keys of the `info` object only mini-swe-agent's save_traj writes (an OpenCode export's `info` has id, slug, projectID). */
+const MINI_INFO_KEY = /"(exit_status|model_stats|mini_version)"\s*:/;
 const KNOWN_FORMATS: ReadonlySet<string> = new Set(TRAJECTORY_FORMATS);
 
 const textOf = (content: Content | null | undefined): string =>
@@ -244,17 +245,20 @@ export const miniSweAgentImporter: Importer = {
   expects: 'a mini-swe-agent / MTRouter trajectory: one JSON object with "messages" (or a bare array of messages) and "info"',
   sidecars: [/^report\.json$/, /^results_summary\.(json|csv)$/, /^results\.json$/, /^summary_[\w-]+\.json$/, /^preds\.json$/, /^swe-bench_[\w.-]+\.json$/],
 
+  // Positive signatures only (issue 34): a bare array of chat messages or an object with `messages` and `info` is
+  // also what Cline's api_conversation_history.json and an OpenCode export look like, so each form must show
+  // something only mini-swe-agent writes.
   detect(head, fileName) {
     const sniff = sniffJsonHead(head);
     if (sniff.container === 'array') {
-      // The legacy form: a bare array whose first element is a chat message.
-      const role = sniff.strings.get('role');
-      return sniff.keys.includes('content') && role !== undefined && CHAT_ROLES.has(role);
+      // The legacy form: a bare array opening with the agent's system prompt as plain text (Cline's history opens
+      // with a user message whose content is an array of blocks).
+      return sniff.strings.get('role') === 'system' && sniff.keys.includes('content') && /"content"\s*:\s*"/.test(head);
     }
     if (sniff.container !== 'object') return false;
     const format = sniff.strings.get('trajectory_format');
     if (format !== undefined) return /^mini-(swe-agent|agentic-router)-/.test(format);
-    if (sniff.keys.includes('messages') && sniff.keys.includes('info')) return true;
+    if (sniff.keys.includes('messages') && sniff.keys.includes('info') && MINI_INFO_KEY.test(head)) return true;
     // save_traj writes `info` first, opening with `exit_status`; a long `info` (prompt templates, a big
     // diff) can push `messages` and `trajectory_format` past the head, so the name has to help.
     return fileName.endsWith('.traj.json') && /^\uFEFF?\s*\{\s*"info"\s*:\s*\{\s*"exit_status"\s*:/.test(head);
