@@ -79,7 +79,9 @@ async function runCase(format: string, ext: string, bytes: Buffer, mutations: re
       if (result?.status === 'rejected') {
         counts.rejected++;
         tally.rejected++;
-        expect(result.reason, what).toMatch(new RegExp(`^${escapeRe(file)}:[1-9]\\d*: \\S`));
+        // A database has no lines: its faults are reported at line 0.
+        const line = format === 'crush' ? '0' : '[1-9]\\d*';
+        expect(result.reason, what).toMatch(new RegExp(`^${escapeRe(file)}:${line}: \\S`));
       } else {
         counts.skipped++;
       }
@@ -121,6 +123,7 @@ const SEEDS: Seed[] = [
   { format: 'gemini-cli', file: 'samples/gemini-cli/vct-gemini-legacy-2026-03.json' },
   { format: 'codex', file: 'samples/codex/vct-codex.jsonl' },
   { format: 'copilot-cli', file: 'samples/copilot-cli/vct-copilot.jsonl' },
+  { format: 'crush', file: 'samples/crush/scn-ts-core/.crush/crush.db' },
   { format: 'cline', file: 'samples/cline/gmfstu-task-1769053680585/ui_messages.json' },
   { format: 'openhands', file: 'samples/openhands/basic_gui_mode.json' },
   { format: 'openhands', file: 'samples/openhands/resolver-output.jsonl' },
@@ -158,6 +161,7 @@ const RUNS: Record<string, number> = {
   'gemini-cli': 80,
   codex: 80,
   'copilot-cli': 80,
+  crush: 60,
   cline: 40,
   openhands: 80,
   atif: 80,

@@ -6,6 +6,7 @@ import { claudeCodeImporter } from './claudeCode.ts';
 import { clineImporter } from './cline.ts';
 import { codexCliImporter } from './codexCli.ts';
 import { copilotCliImporter } from './copilotCli.ts';
+import { crushImporter } from './crush.ts';
 import { geminiCliImporter } from './geminiCli.ts';
 import { inspectImporter } from './inspect.ts';
 import { miniSweAgentImporter } from './miniSweAgent.ts';
@@ -22,6 +23,7 @@ export const IMPORTERS: readonly Importer[] = [
   geminiCliImporter,
   codexCliImporter,
   copilotCliImporter,
+  crushImporter,
   // Before mini-swe-agent: a Cline api_conversation_history.json is also a bare array of chat messages.
   clineImporter,
   // Before mini-swe-agent: an export is also `{info, messages}`, which mini-swe-agent's trajectories share.

@@ -16,7 +16,7 @@ import { pathParts } from './pathParts.ts';
 import { fromFileList } from './pickedFiles.ts';
 import './import.css';
 
-const FORMATS = 'canonical JSONL, mini-swe-agent and SWE-agent run folders, Inspect AI logs (.eval, .json), OpenTelemetry traces, UNO plans';
+const FORMATS = 'canonical JSONL, mini-swe-agent and SWE-agent run folders, Inspect AI logs (.eval, .json), OpenTelemetry traces, UNO plans, Crush session databases (crush.db)';
 
 /** Warnings past this many are counted, not listed (a folder of unpriced models can warn once per model). */
 const MAX_WARNINGS_SHOWN = 50;

@@ -90,7 +90,7 @@ export function ImportHost() {
         <div className="drop-overlay" data-testid="drop-overlay" aria-hidden="true">
           <div className="drop-overlay-card">
             <strong>Drop trajectory logs or folders to import</strong>
-            <span>Canonical JSONL, mini-swe-agent and SWE-agent run folders, Inspect AI logs, OpenTelemetry traces, UNO plans</span>
+            <span>Canonical JSONL, mini-swe-agent and SWE-agent run folders, Inspect AI logs, OpenTelemetry traces, UNO plans, Crush databases</span>
           </div>
         </div>
       )}
