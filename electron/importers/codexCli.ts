@@ -24,7 +24,6 @@ import {
   CanonicalEpisode,
   describeIssue,
   type CanonicalTurn,
-  type ConversationMessage,
   type TurnError,
 } from '../../shared/canonical.ts';
 import {
@@ -231,17 +230,7 @@ function failureOf(payload: Record<string, unknown>): string | null {
   return null;
 }
 
-function tokensOfTotal(u: TokenUsage): NonNullable<CanonicalTurn['tokens']> {
-  return {
-    in: u.input_tokens ?? null,
-    out: u.output_tokens ?? null,
-    cached: u.cached_input_tokens ?? null,
-    cache_write: u.cache_write_input_tokens ?? null,
-    reasoning: u.reasoning_output_tokens ?? null,
-  };
-}
-
-/** The replayed start of a forked thread: where it lies and what the parent had counted by then. */
+/** The replayed start of a forked thread: the lines it spans and where the thread's own work begins. */
 interface Replay {
   origin: ThreadOrigin;
   /** task_started events seen so far (the fallback boundary is the second). */
@@ -383,7 +372,6 @@ export const codexCliImporter: Importer = {
       ];
     }
     const project = cwd ? basename(cwd) : null;
-    const finalMessages: ConversationMessage[] = after;
     const episode = {
       schema: CANONICAL_SCHEMA,
       run: ctx.runName ?? (project ? `${FORMAT}/${project}` : FORMAT),
@@ -400,10 +388,10 @@ export const codexCliImporter: Importer = {
             source: cutter.baseline
               ? "the last token_count's total_token_usage less the total the replayed parent history ended on"
               : "the last token_count's total_token_usage",
-            tokens: tokensOfTotal(own),
+            tokens: tokensOf(own),
           }
         : null,
-      final_messages: finalMessages.length ? finalMessages : null,
+      final_messages: after.length ? after : null,
       turns,
     };
     const parsed = CanonicalEpisode.safeParse(episode);
