@@ -71,6 +71,13 @@ describe('walking dropped folders', () => {
     expect(picked.unreadable).toEqual([]);
   });
 
+  it('keeps a project’s .crush folder, where Crush keeps its session database', async () => {
+    const project = dirEntry('proj', [dirEntry('.crush', [fileEntry('crush.db'), fileEntry('crush.db-wal')]), dirEntry('.git', [fileEntry('HEAD')])]);
+    const picked = await collectDrop([{ entry: project, file: null }]);
+    expect(picked.files.map((f) => f.path)).toEqual(['proj/.crush/crush.db', 'proj/.crush/crush.db-wal']);
+    expect(picked.hidden).toBe(1);
+  });
+
   it('uses the file when the browser gives no entry (a synthetic drop), and lists what it cannot read', async () => {
     const picked = await collectDrop([
       { entry: null, file: new File(['{}'], 'x.jsonl') },
@@ -98,6 +105,7 @@ describe('picked files', () => {
     expect(isHiddenPath('.DS_Store')).toBe(true);
     expect(isHiddenPath('run/.cache/x.json')).toBe(true);
     expect(isHiddenPath('run/a.b.jsonl')).toBe(false);
+    expect(isHiddenPath('proj/.crush/crush.db')).toBe(false);
   });
 
   it('merges a second choice, the later file winning a path chosen twice, sorted by path', () => {

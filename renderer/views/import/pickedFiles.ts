@@ -49,9 +49,13 @@ export interface DropItem {
 const isFileEntry = (e: EntryLike): e is FileEntryLike => e.isFile && 'file' in e;
 const isDirectoryEntry = (e: EntryLike): e is DirectoryEntryLike => e.isDirectory && 'createReader' in e;
 
-/** True when any segment of the path starts with a dot (`.DS_Store`, `.git/config`, `run/.cache/x`). */
+/** Hidden folders that hold agent logs, kept: Crush writes its sessions to `<project>/.crush/crush.db`. */
+const LOG_FOLDERS = new Set(['.crush']);
+const isHiddenName = (name: string): boolean => name.startsWith('.') && !LOG_FOLDERS.has(name);
+
+/** True when any segment of the path starts with a dot (`.DS_Store`, `.git/config`, `run/.cache/x`), bar LOG_FOLDERS. */
 export function isHiddenPath(path: string): boolean {
-  return path.split('/').some((part) => part.startsWith('.'));
+  return path.split('/').some(isHiddenName);
 }
 
 /** Files from an `<input type=file>` (a folder picker fills `webkitRelativePath`). */
@@ -105,7 +109,7 @@ export async function readAllEntries(dir: DirectoryEntryLike): Promise<EntryLike
 
 async function walk(entry: EntryLike, prefix: string, out: Picked): Promise<void> {
   const path = prefix + entry.name;
-  if (entry.name.startsWith('.')) {
+  if (isHiddenName(entry.name)) {
     // A hidden folder counts as one left-out item: walking .git only to count it is not worth the time.
     out.hidden++;
     return;
