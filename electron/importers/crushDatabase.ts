@@ -113,6 +113,9 @@ function nonEmptyFile(path: string): boolean {
 }
 
 export class CrushDatabase {
+  /** Prepared once: a database may hold thousands of sessions. */
+  private messageQuery: Database.Statement | null = null;
+
   private constructor(
     private readonly file: string,
     private readonly dir: string,
@@ -181,11 +184,12 @@ export class CrushDatabase {
 
   /** A session's messages in the order Crush wrote them (created_at has whole seconds; rowid breaks the ties). */
   messages(sessionId: string): CrushMessage[] {
-    const sql = `SELECT id, role, typeof(parts) AS parts_type, octet_length(parts) AS parts_bytes,
+    this.messageQuery ??= this.guard(() => this.db.prepare(`SELECT id, role, typeof(parts) AS parts_type, octet_length(parts) AS parts_bytes,
       CASE WHEN typeof(parts) = 'text' AND octet_length(parts) <= ${MAX_PARTS_BYTES} THEN parts END AS parts,
       model, ${this.column('messages', 'provider')}, created_at, ${this.column('messages', 'is_summary_message', 'is_summary')}
-      FROM messages WHERE session_id = ? ORDER BY rowid`;
-    return this.guard(() => this.db.prepare(sql).all(sessionId)).map((row) => {
+      FROM messages WHERE session_id = ? ORDER BY rowid`));
+    const query = this.messageQuery;
+    return this.guard(() => query.all(sessionId)).map((row) => {
       const r = this.decode(MessageRow, row, `a message of session ${sessionId}`);
       const where = `message ${r.id}`;
       if (r.parts_type !== 'text') throw new ImportError(this.file, 0, `${where}: parts is ${r.parts_type}, not JSON text`);
