@@ -36,6 +36,10 @@ export const DEMO_SOURCES: readonly { path: string; run?: string }[] = [
   { path: 'samples/openhands/basic_gui_mode.json' },
   { path: 'samples/atif/openagents-tbench-regex-log' },
   { path: 'samples/aider/chat-history.md', run: "aider (the Aider author's own history)" },
+  // Issue 34's agents: a Cline task folder, a Crush session database (read from a private copy), an OpenCode export.
+  { path: 'samples/cline/gmfstu-task-1769053680585' },
+  { path: 'samples/crush/scn-ts-core/.crush/crush.db' },
+  { path: 'samples/opencode/session__hidden-river__ses_39b709b7fffea1aT6PAuEvX6Zq.json' },
 ];
 
 /** Simulated episodes per preset: enough for every figure to have something to show, quick to build (~2 s). */
