@@ -130,6 +130,15 @@ export const TurnErrorInfo = z.object({
   source: z.enum(['log', 'rule']),
 });
 
+/** A message of the conversation that is not a model response (canonical `ConversationMessage`), as stored. */
+export const MessageDetail = z.object({
+  /** One of the canonical MESSAGE_ROLES (`user`, `system`, `summary`, `assistant`, `tool`). */
+  role: z.string(),
+  text: z.string(),
+  timestamp: z.string().nullable(),
+});
+export type MessageDetail = z.infer<typeof MessageDetail>;
+
 export const TurnDetail = z.object({
   id,
   t: z.number().int(),
@@ -165,6 +174,11 @@ export const TurnDetail = z.object({
   ),
   /** What the importer inferred rather than read (shown as such). */
   notes: z.array(z.string()),
+  /**
+   * Messages that reached the model between the previous response and this one (mid-session prompts, injected
+   * system text, compaction summaries), in order; the results of the previous turn's tool calls are on its calls.
+   */
+  inputs: z.array(MessageDetail),
   timestamp: z.string().nullable(),
   latency_ms: nullableNumber,
   propensity: nullableNumber,
@@ -202,6 +216,8 @@ export const EpisodeDetail = z.object({
     parent: z.object({ id: id.nullable(), ext_id: z.string(), t: z.number().int().nullable() }).nullable(),
   }),
   turns: z.array(TurnDetail),
+  /** Messages after the last model response (a prompt never answered, a closing notice), in order. */
+  final_messages: z.array(MessageDetail),
   /** Episodes this one launched (subagents, compactions), with the turn that launched each. */
   children: z.array(
     z.object({

@@ -127,4 +127,21 @@ describe('queries', () => {
     expect(ep.turns[9]?.cumulative_cost).toBeCloseTo(0.055, 12);
     expect(ep.turns.filter((t) => t.switched).map((t) => t.t)).toEqual([2, 5, 7]);
   });
+
+  it('reads back every message: those before each turn and those after the last, in order, with role and time', async () => {
+    // Messages of the real Claude Code session vct-claude_code.jsonl (fixtures/samples/canonical/PROVENANCE-messages.md).
+    const path = join(tempDir(), 'messages.db');
+    const db = openDatabase(path);
+    await importPaths(db, [fileURLToPath(new URL('../../fixtures/samples/canonical/messages.jsonl', import.meta.url))]);
+    db.close();
+    const own = createApi(openApiDatabase(path), path);
+    const result = await dispatch(own, 'getEpisode', { ext_id: 'e9f146fa-3b20-48d0-9be4-d99ca901cae4' });
+    if (!result.ok) throw new Error(JSON.stringify(result));
+    const ep = apiContract.getEpisode.output.parse(result.value);
+    expect(ep.turns.map((t) => t.inputs.map((m) => m.role))).toEqual([[], ['system', 'user'], ['system', 'user', 'system', 'user'], ['system', 'user'], []]);
+    expect(ep.turns[1]?.inputs[1]).toEqual({ role: 'user', text: 'toolchain不用保留吧?', timestamp: '2025-08-28T12:58:18.216Z' });
+    expect(ep.turns[3]?.inputs[1]?.text).toBe('不對 幫我查一下pydantic文檔的Field用法 整理成markdown保存');
+    expect(ep.final_messages.map((m) => m.role)).toEqual(['system', 'user', 'system']);
+    expect(ep.final_messages[1]?.text).toMatch(/^<command-name>\/exit<\/command-name>/);
+  });
 });

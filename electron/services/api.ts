@@ -9,12 +9,12 @@ import {
   type RouteLensApi,
 } from '../../shared/api.ts';
 import { episodeTargets } from '../analysis/targets.ts';
-import { turnDetails } from './turnDetails.ts';
+import { messageDetails, turnDetails } from './turnDetails.ts';
 import { existsSync } from 'node:fs';
 import { openDatabase, SchemaError, schemaVersion, type Db } from '../db/database.ts';
 import { episodeRowById, findEpisodeIds, listRuns, queryEpisodes } from '../db/episodeQueries.ts';
 import {
-  candidatesOfEpisode, childrenOfEpisode, episodeMeta, errorsOfEpisode, turnsOfEpisode, 
+  candidatesOfEpisode, childrenOfEpisode, episodeMeta, errorsOfEpisode, messagesOfEpisode, turnsOfEpisode,
 } from '../db/turnQueries.ts';
 import { InputError, NotFoundError, onlyEpisode } from './dispatch.ts';
 import { estimatorServices } from './estimatorService.ts';
@@ -33,7 +33,11 @@ export function episodeDetail(db: Db, episodeId: number): EpisodeDetail {
   const row = episodeRowById(db, episodeId);
   const meta = episodeMeta(db, episodeId);
   if (!row || !meta) throw new NotFoundError(`no episode with id ${episodeId}`);
-  const turns = turnDetails(turnsOfEpisode(db, episodeId), errorsOfEpisode(db, episodeId), candidatesOfEpisode(db, episodeId), episodeTargets(db, episodeId).turns);
+  const messages = messageDetails(messagesOfEpisode(db, episodeId));
+  const turns = turnDetails(
+    turnsOfEpisode(db, episodeId), errorsOfEpisode(db, episodeId), candidatesOfEpisode(db, episodeId), episodeTargets(db, episodeId).turns,
+    messages.inputs,
+  );
   return {
     episode: {
       ...row,
@@ -53,6 +57,7 @@ export function episodeDetail(db: Db, episodeId: number): EpisodeDetail {
       parent: meta.parent_ext_id === null ? null : { id: meta.parent_id, ext_id: meta.parent_ext_id, t: meta.parent_t },
     },
     turns,
+    final_messages: messages.final,
     children: childrenOfEpisode(db, meta.run_id, row.ext_id).map((c) => ({
       id: c.id,
       ext_id: c.ext_id,

@@ -32,6 +32,7 @@ function shownDetail(d: EpisodeDetail): unknown {
   return {
     episode: { ...shown(d.episode), parent: d.episode.parent && { ext_id: d.episode.parent.ext_id, t: d.episode.parent.t, found: d.episode.parent.id !== null } },
     turns: d.turns.map(({ id: _id, ...t }) => t),
+    final_messages: d.final_messages,
     children: d.children.map(({ id: _id, ...c }) => c),
   };
 }
@@ -110,14 +111,16 @@ describe.skipIf(skip !== null)('the API on a ClickHouse store answers as on SQLi
   });
 
   it('searches the turns\' text: same episodes, same first matching turn, the words marked in the snippet', async () => {
-    for (const search of ['error', 'pytest', 'Traceback', 'def test', 'ls -la', 'no_such_word_anywhere', 'sw-0', '(']) {
+    // Words of the Claude Code sessions' messages (samples/canonical/messages.jsonl and the sessions its importer reads):
+    // caveat, local-command-stdout: injected before turns and after the last one; context7: a prompt and the next turn's call.
+    for (const search of ['error', 'pytest', 'Traceback', 'def test', 'ls -la', 'no_such_word_anywhere', 'sw-0', '(', 'caveat', 'local-command-stdout', 'context7']) {
       const [a, b] = [await ch.queryEpisodes({ search, sort: 'run', limit: 5000 }), await lite.queryEpisodes({ search, sort: 'run', limit: 5000 })];
       expect(a.total, search).toBe(b.total);
       expect(a.rows.map((r) => `${r.run}/${r.ext_id}`), search).toEqual(b.rows.map((r) => `${r.run}/${r.ext_id}`));
       a.rows.forEach((r, i) => {
         const m = b.rows[i]?.match;
-        expect(r.match ? { t: r.match.t, index: r.match.index, turns: r.match.turns } : null, `${search} in ${r.ext_id}`).toEqual(
-          m ? { t: m.t, index: m.index, turns: m.turns } : null,
+        expect(r.match ? { t: r.match.t, index: r.match.index, turns: r.match.turns, message: r.match.message ?? null } : null, `${search} in ${r.ext_id}`).toEqual(
+          m ? { t: m.t, index: m.index, turns: m.turns, message: m.message ?? null } : null,
         );
         if (r.match) {
           const marked = r.match.snippet.filter((p) => p.hit).map((p) => p.text.toLowerCase());

@@ -1,17 +1,31 @@
 /** An episode's turns as the contract gives them to the inspector (shared/api.ts TurnDetail), from either store's rows. */
 import { z } from 'zod';
-import type { TurnDetail } from '../../shared/api.ts';
+import type { MessageDetail, TurnDetail } from '../../shared/api.ts';
 import { ToolCall } from '../../shared/canonical.ts';
 import { severityFromLevel } from '../../shared/formulas.ts';
-import type { TurnErrorRaw, TurnRowRaw } from '../db/turnQueries.ts';
+import type { MessageRowRaw, TurnErrorRaw, TurnRowRaw } from '../db/turnQueries.ts';
+
+/** An episode's messages (in order) as the contract gives them: those before each turn by its `t`, and those after the last. */
+export function messageDetails(messages: readonly MessageRowRaw[]): { inputs: Map<number, MessageDetail[]>; final: MessageDetail[] } {
+  const inputs = new Map<number, MessageDetail[]>();
+  const final: MessageDetail[] = [];
+  for (const m of messages) {
+    const detail = { role: m.role, text: m.text, timestamp: m.timestamp };
+    if (m.t === null) final.push(detail);
+    else (inputs.get(m.t) ?? (inputs.set(m.t, []).get(m.t) as MessageDetail[])).push(detail);
+  }
+  return { inputs, final };
+}
 
 /**
  * An episode's turns as the inspector reads them, from its rows in either store: errors and candidate scores are
- * matched to their turn by `turn_id`, AEC targets by position; the cumulative cost stops at the first unknown one.
+ * matched to their turn by `turn_id`, AEC targets by position, messages by `t`; the cumulative cost stops at the
+ * first unknown one.
  */
 export function turnDetails(
   rows: TurnRowRaw[], errors: TurnErrorRaw[], candidates: { turn_id: number; model: string; score: number }[],
   targets: readonly { s_tilde: number | null; penalty: number | null }[],
+  inputs: ReadonlyMap<number, MessageDetail[]> = new Map(),
 ): TurnDetail[] {
   const byTurn = <T extends { turn_id: number }>(list: T[]): Map<number, T[]> => {
     const out = new Map<number, T[]>();
@@ -47,6 +61,7 @@ export function turnDetails(
       message: detail.message,
       tool_calls: detail.tool_calls,
       notes: detail.notes,
+      inputs: inputs.get(t.t) ?? [],
       timestamp: detail.timestamp,
       latency_ms: t.latency_ms,
       propensity: t.propensity,

@@ -6,7 +6,7 @@
  * staging database (stagedRows.ts); the rows sent so far belong to an import id that never completes.
  */
 import { behaviourMode } from '../../../shared/behaviourModes.ts';
-import type { ResolvedEpisode } from '../../db/episodeWriter.ts';
+import { episodeDetail, type ResolvedEpisode } from '../../db/episodeWriter.ts';
 import { StageInstead, type ImportedFile } from '../../importers/pipeline.ts';
 import {
   addEpisode, addTurnPart, addTurns, emptySummary, episodeKey, noteRun, sessionName, sessionsOf,
@@ -34,7 +34,7 @@ function episodeRow(r: ResolvedEpisode, fileOrd: number, runPolicy: string | nul
     budget_mode: ep.budget?.mode ?? null, budget_usd: ep.budget?.usd ?? null, max_turns: ep.budget?.max_turns ?? null,
     train_step: ep.policy?.train_step ?? null, exit_reason: ep.outcome.exit ?? null, kind: ep.kind ?? null, agent: r.agent,
     parent_ext_id: ep.parent?.episode_id ?? null, started_at: ep.started_at ?? null, task_text: ep.task.text ?? null,
-    system_prompt: ep.system_prompt ?? null, parent_t: ep.parent?.t ?? null, expected_steps: r.expectedSteps,
+    system_prompt: ep.system_prompt ?? null, parent_t: ep.parent?.t ?? null, expected_steps: r.expectedSteps, detail: episodeDetail(ep),
     policy_name: ep.policy?.name ?? runPolicy, file_ord: fileOrd,
   };
 }
@@ -47,7 +47,7 @@ function turnRows(r: ResolvedEpisode): TurnRow[] {
       t: turn.t, model: x.model.name, prev_model: i > 0 ? (r.turns[i - 1]?.model.name ?? null) : null, switched: x.switched ? 1 : 0,
       max_severity: x.level, action_type: turn.action.type, tool: turn.action.tool ?? null,
       tokens_in: k?.in ?? null, tokens_out: k?.out ?? null, tokens_cached: k?.cached ?? null, tokens_cache_write: k?.cache_write ?? null,
-      tokens_reasoning: k?.reasoning ?? null, cost: x.cost, cost_source: x.costSource, latency_ms: turn.latency_ms ?? null,
+      tokens_reasoning: k?.reasoning ?? null, tokens_cache_write_1h: k?.cache_write_1h ?? null, cost: x.cost, cost_source: x.costSource, latency_ms: turn.latency_ms ?? null,
       propensity: turn.propensity ?? null, error_mask: x.mask, verdict: turn.verify?.verdict ?? null,
       verify_correct: turn.verify?.correct == null ? null : turn.verify.correct ? 1 : 0, greedy_model: x.greedy?.name ?? null,
       was_greedy: turn.router?.was_greedy == null ? null : turn.router.was_greedy ? 1 : 0, beta: turn.router?.beta ?? null,
@@ -175,6 +175,12 @@ export interface FilePlace {
 export function writeEpisodeRows(sink: RowSink, importId: number, s: SessionEntry, r: ResolvedEpisode, at: FilePlace, index: SessionIndex, summary: FileSummary): void {
   const head = addEpisode(sink, importId, s, episodeRow(r, at.fileOrd, at.runPolicy), modeOf(r), index, summary);
   addTurns(sink, importId, head, turnRows(r), summary);
+  // The messages numbered as SQLite's writer numbers them (episodeMessages): each turn's inputs, then the final ones.
+  let seq = 0;
+  for (const turn of r.ep.turns) {
+    for (const m of turn.inputs ?? []) addTurnPart(sink, 'messages', importId, head, [seq++, turn.t, m.role, m.text, m.timestamp ?? null]);
+  }
+  for (const m of r.ep.final_messages ?? []) addTurnPart(sink, 'messages', importId, head, [seq++, null, m.role, m.text, m.timestamp ?? null]);
   let node = at.planFrom;
   let edge = at.edgeFrom;
   r.turns.forEach((t, pos) => {

@@ -33,14 +33,15 @@ export interface SessionIndex {
 /** The columns each sharded table is written with, in the order a row's values hold them. */
 export const COLUMNS = {
   episodes: ['import_id', 'episode_key', 'root_key', 'run', 'ext_id', 'task_id', 'task_type', 'task_category', 'split', 'difficulty', 'difficulty_num',
-    'final_score', 'score_norm', 'success', 'expert_call', 'total_cost', 'cost_known', 'unpriced_turns', 'n_turns', 'n_switches', 'n_errors', 'budget_mode', 'budget_usd', 'max_turns',
+    'detail', 'final_score', 'score_norm', 'success', 'expert_call', 'total_cost', 'cost_known', 'unpriced_turns', 'n_turns', 'n_switches', 'n_errors', 'budget_mode', 'budget_usd', 'max_turns',
     'train_step', 'exit_reason', 'kind', 'agent', 'parent_ext_id', 'started_at', 'task_text', 'system_prompt', 'behaviour_mode',
     'parent_t', 'expected_steps', 'policy_name', 'file_ord'],
   turns: ['import_id', 'episode_key', 'root_key', 'run', 'split', 'is_child', 'episode_success', 'episode_turn_costs_known', 'episode_difficulty', 'pos', 't', 'model',
     'prev_model', 'switched', 'next_switched', 'severity', 'next_severity', 'category', 'action_type', 'tool', 'tokens_in', 'tokens_out', 'tokens_cached',
-    'tokens_cache_write', 'tokens_reasoning', 'cost', 'cost_source', 'cum_cost', 'latency_ms', 'propensity', 'error_mask', 'verdict', 'verify_correct',
+    'tokens_cache_write', 'tokens_reasoning', 'tokens_cache_write_1h', 'cost', 'cost_source', 'cum_cost', 'latency_ms', 'propensity', 'error_mask', 'verdict', 'verify_correct',
     'greedy_model', 'was_greedy', 'beta', 'role', 's_tilde', 'penalty'],
   turn_text: ['import_id', 'episode_key', 'root_key', 'pos', 'action', 'observation', 'detail'],
+  messages: ['import_id', 'episode_key', 'root_key', 'seq', 't', 'role', 'text', 'timestamp'],
   turn_errors: ['import_id', 'episode_key', 'root_key', 'run', 'pos', 'error_type', 'severity', 'source'],
   turn_candidates: ['import_id', 'episode_key', 'root_key', 'run', 'pos', 'model', 'logged_score'],
   plan_nodes: ['import_id', 'episode_key', 'root_key', 'run', 'pos', 'round', 'ord', 'subtask_id', 'model', 'primitive', 'status'],
@@ -108,6 +109,8 @@ export interface EpisodeRow {
   policy_name: unknown;
   /** The episode's place in its file: the Episodes list's order within an import. */
   file_ord: number;
+  /** episode_text.detail (episodeWriter.ts episodeDetail): what the row has no column for. */
+  detail: unknown;
 }
 
 /** What the rows of an episode's turns, errors, candidates and plans need to know of the episode. */
@@ -130,7 +133,7 @@ export function addEpisode(sink: RowSink, importId: number, s: SessionEntry, e: 
   const difficulty = Number.isFinite(d) ? d : null;
   sink.add('episodes', s.rootKey, [
     importId, s.key, s.rootKey, e.run, e.ext_id, e.task_id, e.task_type, e.task_category, s.split, e.difficulty, difficulty,
-    e.final_score, e.score_norm, e.success, e.expert_call, e.total_cost, e.unpriced_turns > 0 ? 0 : 1, e.unpriced_turns, e.n_turns, e.n_switches, e.n_errors,
+    e.detail, e.final_score, e.score_norm, e.success, e.expert_call, e.total_cost, e.unpriced_turns > 0 ? 0 : 1, e.unpriced_turns, e.n_turns, e.n_switches, e.n_errors,
     e.budget_mode, e.budget_usd, e.max_turns, e.train_step, e.exit_reason, e.kind, e.agent, e.parent_ext_id, e.started_at, e.task_text, e.system_prompt,
     mode, e.parent_t, e.expected_steps, e.policy_name, e.file_ord,
   ]);
@@ -151,6 +154,7 @@ export interface TurnRow {
   tokens_cached: unknown;
   tokens_cache_write: unknown;
   tokens_reasoning: unknown;
+  tokens_cache_write_1h: unknown;
   cost: number;
   cost_source: string;
   latency_ms: unknown;
@@ -183,7 +187,7 @@ export function addTurns(sink: RowSink, importId: number, ep: EpisodeHead, turns
     sink.add('turns', s.rootKey, [
       importId, s.key, s.rootKey, ep.run, s.split, child, ep.success, allKnown, difficulty, pos, r.t, r.model, r.prev_model, r.switched,
       next === undefined ? null : next.model !== r.model ? 1 : 0, r.max_severity, next === undefined ? null : next.max_severity, r.tool ?? r.action_type, r.action_type, r.tool,
-      r.tokens_in, r.tokens_out, r.tokens_cached, r.tokens_cache_write, r.tokens_reasoning, cost, r.cost_source, cumulative, r.latency_ms, r.propensity, r.error_mask,
+      r.tokens_in, r.tokens_out, r.tokens_cached, r.tokens_cache_write, r.tokens_reasoning, r.tokens_cache_write_1h, cost, r.cost_source, cumulative, r.latency_ms, r.propensity, r.error_mask,
       r.verdict, r.verify_correct, r.greedy_model, r.was_greedy, r.beta, r.role, r.s_tilde, r.penalty,
     ]);
     sink.add('turn_text', s.rootKey, [importId, s.key, s.rootKey, pos, r.action, r.observation, r.detail]);
@@ -191,7 +195,10 @@ export function addTurns(sink: RowSink, importId: number, ep: EpisodeHead, turns
   }
 }
 
-/** A row of a table keyed by turn position or plan round (errors, candidates, plan nodes and edges): `rest` in COLUMNS order. */
+/**
+ * A row of a table keyed by turn position, plan round or message order (errors, candidates, plan nodes and edges,
+ * messages): `rest` in COLUMNS order.
+ */
 export function addTurnPart(sink: RowSink, table: Exclude<ShardedTable, 'episodes' | 'turns' | 'turn_text'>, importId: number, ep: EpisodeHead, rest: readonly unknown[]): void {
   const { key, rootKey } = ep.s;
   const r = rest;
@@ -203,8 +210,9 @@ export function addTurnPart(sink: RowSink, table: Exclude<ShardedTable, 'episode
     case 'turn_errors': row = [importId, key, rootKey, ep.run, r[0], r[1], r[2], r[3]]; break;
     case 'plan_nodes': row = [importId, key, rootKey, ep.run, r[0], r[1], r[2], r[3], r[4], r[5], r[6]]; break;
     case 'plan_edges': row = [importId, key, rootKey, r[0], r[1], r[2], r[3]]; break;
+    case 'messages': row = [importId, key, rootKey, r[0], r[1], r[2], r[3], r[4]]; break;
   }
-  if (row.length - 3 - (table === 'plan_edges' ? 0 : 1) !== r.length) throw new Error(`${table}: a row part of ${r.length} values`);
+  if (row.length - 3 - (table === 'plan_edges' || table === 'messages' ? 0 : 1) !== r.length) throw new Error(`${table}: a row part of ${r.length} values`);
   sink.add(table, rootKey, row);
 }
 

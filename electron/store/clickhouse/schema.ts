@@ -15,8 +15,10 @@ import { StoreError, type ClickHouseStore } from './connection.ts';
  * 2: episodes gained parent_t, expected_steps and policy_name (the inspector's header) and file_ord (the order of
  * the episodes in their file, the Episodes list's default), added by `store init`.
  * 3: estimates (ŝ per turn × candidate model, storeScoring.ts) and the scorings ledger, created by `store init`.
+ * 5: messages (every message that is not a model response, as SQLite's `messages`), episodes.detail and
+ * turns.tokens_cache_write_1h, added by `store init`.
  */
-export const STORE_SCHEMA_VERSION = 3;
+export const STORE_SCHEMA_VERSION = 5;
 
 /** Sharded tables: columns and sort key. `root_key` is the sharding key. */
 const SHARDED: Record<string, { columns: string; orderBy: string }> = {
@@ -24,7 +26,7 @@ const SHARDED: Record<string, { columns: string; orderBy: string }> = {
     columns: `import_id UInt64, episode_key UInt64, root_key UInt64, run String, ext_id String,
       task_id Nullable(String), task_type Nullable(String), task_category Nullable(String), split Nullable(String),
       difficulty Nullable(String), difficulty_num Nullable(Float32), final_score Nullable(Float64), score_norm Nullable(Float32),
-      success Nullable(UInt8), expert_call UInt8,
+      success Nullable(UInt8), expert_call UInt8, detail Nullable(String),
       total_cost Float64, cost_known UInt8, unpriced_turns UInt32, n_turns UInt32, n_switches UInt32, n_errors UInt32,
       budget_mode Nullable(String), budget_usd Nullable(Float64), max_turns Nullable(Int32), train_step Nullable(Int32),
       exit_reason Nullable(String), kind Nullable(String), agent Nullable(String), parent_ext_id Nullable(String),
@@ -37,7 +39,7 @@ const SHARDED: Record<string, { columns: string; orderBy: string }> = {
       episode_success Nullable(UInt8), episode_turn_costs_known UInt8, episode_difficulty Nullable(Float32), pos UInt32, t Int32, model String,
       prev_model Nullable(String), switched UInt8, next_switched Nullable(UInt8), severity UInt8, next_severity Nullable(UInt8),
       category String, action_type String, tool Nullable(String), tokens_in Nullable(Int64), tokens_out Nullable(Int64),
-      tokens_cached Nullable(Int64), tokens_cache_write Nullable(Int64), tokens_reasoning Nullable(Int64),
+      tokens_cached Nullable(Int64), tokens_cache_write Nullable(Int64), tokens_reasoning Nullable(Int64), tokens_cache_write_1h Nullable(Int64),
       cost Nullable(Float32), cost_source String, cum_cost Float64, latency_ms Nullable(Float64), propensity Nullable(Float64),
       error_mask UInt32, verdict Nullable(String), verify_correct Nullable(UInt8), greedy_model Nullable(String),
       was_greedy Nullable(UInt8), beta Nullable(Float64), role Nullable(String), s_tilde Nullable(Float64), penalty Nullable(Float64)`,
@@ -46,6 +48,11 @@ const SHARDED: Record<string, { columns: string; orderBy: string }> = {
   turn_text: {
     columns: 'import_id UInt64, episode_key UInt64, root_key UInt64, pos UInt32, action Nullable(String), observation Nullable(String), detail Nullable(String)',
     orderBy: '(episode_key, pos)',
+  },
+  /** Messages before a turn (t) or after the last one (t null), in the episode's order (seq), as SQLite's `messages`. */
+  messages: {
+    columns: 'import_id UInt64, episode_key UInt64, root_key UInt64, seq UInt32, t Nullable(Int32), role String, text String, timestamp Nullable(String)',
+    orderBy: '(episode_key, seq)',
   },
   turn_errors: {
     columns: 'import_id UInt64, episode_key UInt64, root_key UInt64, run String, pos UInt32, error_type String, severity UInt8, source String',

@@ -49,7 +49,7 @@ export async function stagedRows(staging: Db, sourceId: number, importId: number
   /** What the turns pass needs of each episode (not its text: a file may hold hundreds of thousands). */
   const byId = new Map<number, EpisodeHead>();
   for (const e of staging
-    .prepare(`SELECT e.*, r.name AS run, r.source_format, r.source_path, r.policy_name AS run_policy, r.policy_kind, x.task_text, x.system_prompt,
+    .prepare(`SELECT e.*, r.name AS run, r.source_format, r.source_path, r.policy_name AS run_policy, r.policy_kind, x.task_text, x.system_prompt, x.detail,
         COALESCE(x.policy_name, r.policy_name) AS policy_name, e.id AS file_ord,
         EXISTS (SELECT 1 FROM turns t2 WHERE t2.episode_id = e.id AND t2.model_id !=
           (SELECT t3.model_id FROM turns t3 WHERE t3.episode_id = e.id ORDER BY t3.t, t3.id LIMIT 1)) AS expert_call
@@ -71,7 +71,7 @@ export async function stagedRows(staging: Db, sourceId: number, importId: number
   };
   for (const r of staging
     .prepare(`SELECT t.episode_id, t.t, m.name AS model, pm.name AS prev_model, t.switched, t.max_severity, t.action_type, t.tool, t.tokens_in,
-        t.tokens_out, t.tokens_cached, t.tokens_cache_write, t.tokens_reasoning, t.cost, t.cost_source, t.latency_ms, t.propensity, t.error_mask,
+        t.tokens_out, t.tokens_cached, t.tokens_cache_write, t.tokens_reasoning, t.tokens_cache_write_1h, t.cost, t.cost_source, t.latency_ms, t.propensity, t.error_mask,
         t.verdict, t.verify_correct, gm.name AS greedy_model, t.was_greedy, t.beta, t.role, g.s_tilde, g.penalty, x.action, x.observation, x.detail
       FROM episodes e JOIN turns t ON t.episode_id = e.id LEFT JOIN models m ON m.id = t.model_id LEFT JOIN models pm ON pm.id = t.prev_model_id
         LEFT JOIN models gm ON gm.id = t.greedy_model_id LEFT JOIN targets g ON g.turn_id = t.id LEFT JOIN turn_text x ON x.turn_id = t.id
@@ -96,6 +96,8 @@ export async function stagedRows(staging: Db, sourceId: number, importId: number
   await perTurn('plan_nodes', `${POSITIONS} SELECT p.episode_id, tp.pos, p.round, p.id, p.subtask_id, m.name, p.primitive, p.status FROM plan_nodes p
     LEFT JOIN tp ON tp.id = p.turn_id LEFT JOIN models m ON m.id = p.model_id
     WHERE p.episode_id IN (SELECT id FROM episodes WHERE source_id = @source) ORDER BY p.id`);
+  await perTurn('messages', `SELECT episode_id, seq, t, role, text, timestamp FROM messages
+    WHERE episode_id IN (SELECT id FROM episodes WHERE source_id = @source) ORDER BY episode_id, seq`);
   await perTurn('plan_edges', 'SELECT episode_id, round, rowid, src, dst FROM plan_edges WHERE episode_id IN (SELECT id FROM episodes WHERE source_id = @source)');
   return summary;
 }

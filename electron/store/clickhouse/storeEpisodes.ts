@@ -9,11 +9,11 @@ import type { EpisodeDetail, EpisodePage, EpisodeQuery, EpisodeRow, EpisodeSortC
 import { loadPool, shippedPriceOf } from '../../db/models.ts';
 import type { EpisodeMetaRaw, TurnErrorRaw, TurnRowRaw } from '../../db/turnQueries.ts';
 import { NotFoundError } from '../../services/dispatch.ts';
-import { turnDetails } from '../../services/turnDetails.ts';
+import { messageDetails, turnDetails } from '../../services/turnDetails.ts';
 import { episodeKey } from './episodeRows.ts';
 import type { ClickHouseStore } from './connection.ts';
 import { visibleImports, visibleRows } from './schema.ts';
-import { matchingEpisodes, searchHitsOnStore, textCondition } from './storeSearch.ts';
+import { episodesWithMessage, matchingEpisodes, messageCondition, searchHitsOnStore, textCondition } from './storeSearch.ts';
 import { storeInfo } from './storeInfo.ts';
 
 /** A run's id on the store: 48 bits of sha256 of its name (what the window's run filters send back). */
@@ -179,6 +179,8 @@ export async function queryEpisodesOnStore(store: ClickHouseStore, q: Required<P
     params.like = search;
     const alternatives = ['positionCaseInsensitiveUTF8(ext_id, {like:String}) > 0'];
     if (condition) alternatives.push(`episode_key ${store.globalIn} (${matchingEpisodes(store, condition)})`);
+    const inMessages = messageCondition(search);
+    if (inMessages) alternatives.push(`episode_key ${store.globalIn} (${episodesWithMessage(store, inMessages)})`);
     where.push(`(${alternatives.join(' OR ')})`);
   }
   const from = `FROM ${store.table('episodes')} WHERE ${where.join(' AND ')}`;
@@ -245,6 +247,10 @@ export async function episodeDetailOnStore(store: ClickHouseStore, id: number): 
     ),
     modelsOf(store, [id]),
   ]);
+  const messageRows = await store.query<{ t: number | string | null; role: string; text: string; timestamp: string | null }>(
+    `SELECT t, role, text, timestamp ${of('messages')} ORDER BY seq`, key,
+  );
+  const messages = messageDetails(messageRows.map((m) => ({ ...m, t: numOrNull(m.t) })));
   const textAt = new Map(text.map((x) => [num(x.pos), x]));
   const rows: TurnRowRaw[] = turns.map((t) => {
     const x = textAt.get(num(t.pos));
@@ -296,7 +302,8 @@ export async function episodeDetailOnStore(store: ClickHouseStore, id: number): 
       unpriced_turns: num(e.unpriced_turns),
       parent,
     },
-    turns: turnDetails(rows, errorRows, candidateRows, targets),
+    turns: turnDetails(rows, errorRows, candidateRows, targets, messages.inputs),
+    final_messages: messages.final,
     children: children.map((c) => ({
       id: num(c.k),
       ext_id: c.ext_id,

@@ -1,8 +1,9 @@
 /**
  * Full-text search on the ClickHouse store, with the rule of the SQLite path (shared/searchWords.ts): every word
- * typed must start a word of the turn's action or observation, case-insensitively. ClickHouse has no FTS index
- * on 18.16, so the turns' text is scanned with a regular expression per word on the shards; only the matching
- * episodes' keys come back, and for one page of them the first matching turn's text, cut to a snippet here.
+ * typed must start a word of the turn's action or observation, or of one message (`messages`: those before a turn
+ * and after the last), case-insensitively. ClickHouse has no FTS index on 18.16, so the text is scanned with a
+ * regular expression per word on the shards; only the matching episodes' keys come back, and for one page of them
+ * the first match in the conversation (a message before turn t before turn t's own text), cut to a snippet here.
  */
 import type { SearchHit } from '../../../shared/api.ts';
 import { searchMatches, searchWords } from '../../../shared/searchWords.ts';
@@ -20,6 +21,13 @@ export function textCondition(search: string): string | null {
   if (words.length === 0) return null;
   const text = "lowerUTF8(concat(ifNull(action, ''), '\\n', ifNull(observation, '')))";
   return words.map((w) => `match(${text}, ${wordStart(w)})`).join(' AND ');
+}
+
+/** The same condition on a `messages` row's text. */
+export function messageCondition(search: string): string | null {
+  const words = searchWords(search);
+  if (words.length === 0) return null;
+  return words.map((w) => `match(lowerUTF8(text), ${wordStart(w)})`).join(' AND ');
 }
 
 /** The regex (as a SQL literal) of `word` starting a word; `_` separates words, as in FTS5's unicode61 tokenizer. */
@@ -68,6 +76,11 @@ export function matchingEpisodes(store: ClickHouseStore, condition: string): str
   return `SELECT DISTINCT episode_key FROM ${store.table('turn_text')} WHERE ${visibleRows(store)} AND ${condition}`;
 }
 
+/** The keys of episodes with a message matching `condition` (messageCondition). */
+export function episodesWithMessage(store: ClickHouseStore, condition: string): string {
+  return `SELECT DISTINCT episode_key FROM ${store.table('messages')} WHERE ${visibleRows(store)} AND ${condition}`;
+}
+
 /** Where the search matched in each of these episodes (one page of results): the first matching turn and a snippet. */
 export async function searchHitsOnStore(store: ClickHouseStore, keys: readonly number[], search: string): Promise<Map<number, SearchHit>> {
   const out = new Map<number, SearchHit>();
@@ -82,14 +95,15 @@ export async function searchHitsOnStore(store: ClickHouseStore, keys: readonly n
   };
   const around = (column: string) =>
     `argMin(substring(ifNull(${column}, ''), ${from(column)}, 1600), pos) AS ${column}_text, argMin(${from(column)}, pos) AS ${column}_from`;
-  const rows = await store.query<{ k: string; first_pos: number; turns: string; action_text: string; observation_text: string; action_from: string; observation_from: string }>(
-    `SELECT episode_key AS k, min(pos) AS first_pos, count() AS turns,
+  const rows = await store.query<{ k: string; first_pos: number; turns: string; positions: (number | string)[]; action_text: string; observation_text: string; action_from: string; observation_from: string }>(
+    `SELECT episode_key AS k, min(pos) AS first_pos, count() AS turns, groupUniqArray(pos) AS positions,
        ${around('action')}, ${around('observation')}
      FROM ${store.table('turn_text')} WHERE ${visibleRows(store)} AND has({keys:Array(UInt64)}, episode_key) AND ${condition}
      GROUP BY episode_key`,
     { keys },
   );
-  if (rows.length === 0) return out;
+  const messages = await messageHitsOnStore(store, keys, search, from);
+  if (rows.length === 0 && messages.size === 0) return out;
   const numbers = await store.query<{ k: string; pos: number; t: number }>(
     `SELECT episode_key AS k, pos, t FROM ${store.table('turns')}
      WHERE ${visibleRows(store)} AND has({keys:Array(UInt64)}, episode_key) AND has({positions:Array(UInt32)}, pos)`,
@@ -97,6 +111,14 @@ export async function searchHitsOnStore(store: ClickHouseStore, keys: readonly n
   );
   const turnNumber = new Map(numbers.map((n) => [`${n.k}:${n.pos}`, Number(n.t)]));
   for (const r of rows) {
+    const m = messages.get(Number(r.k));
+    // A message before turn t comes before turn t's own text; one after the last turn after every turn.
+    if (m && m.t !== null && m.t <= Number(r.first_pos)) {
+      m.turns = new Set([...r.positions.map(Number), ...m.ts]).size;
+      continue;
+    }
+    const turns = m ? new Set([...r.positions.map(Number), ...m.ts]).size : Number(r.turns);
+    if (m) messages.delete(Number(r.k));
     // A cut inside a word (or a character) leaves that word out: its tail is not a word start.
     const cut = (text: string, offset: string) => (Number(offset) > 1 ? text.replace(/^\S*/, '') : text).replace(/\S*\uFFFD+$/, '');
     const action = snippetOf(cut(r.action_text, r.action_from), words);
@@ -107,10 +129,69 @@ export async function searchHitsOnStore(store: ClickHouseStore, keys: readonly n
     out.set(Number(r.k), {
       t: turnNumber.get(`${r.k}:${r.first_pos}`) ?? Number(r.first_pos),
       index: Number(r.first_pos),
-      turns: Number(r.turns),
+      turns,
       field: inAction ? 'action' : 'observation',
       snippet: inAction ? action : observation,
     });
+  }
+  for (const [k, m] of messages) out.set(k, m.hit(words));
+  return out;
+}
+
+interface StoreMessageHit {
+  /** The turn the message came before; null after the last turn. */
+  t: number | null;
+  /** The turns (their t, -1 for after the last) with a matching message. */
+  ts: number[];
+  turns: number;
+  hit(words: readonly string[]): SearchHit;
+}
+
+/** Each episode's first matching message (by its order in the episode), with what its hit says. */
+async function messageHitsOnStore(
+  store: ClickHouseStore, keys: readonly number[], search: string, from: (column: string) => string,
+): Promise<Map<number, StoreMessageHit>> {
+  const out = new Map<number, StoreMessageHit>();
+  const condition = messageCondition(search);
+  if (!condition) return out;
+  // Aliases unlike the columns' names: 18.16 resolves a column to an alias of the same name (an aggregate in an aggregate).
+  const rows = await store.query<{ k: string; first_seq: number; first_t: number | string; first_role: string; first_text: string; text_from: string; ts: (number | string)[] }>(
+    `SELECT episode_key AS k, min(seq) AS first_seq, argMin(ifNull(t, -1), seq) AS first_t, argMin(role, seq) AS first_role,
+       argMin(substring(text, ${from('text')}, 1600), seq) AS first_text, argMin(${from('text')}, seq) AS text_from, groupUniqArray(ifNull(t, -1)) AS ts
+     FROM ${store.table('messages')} WHERE ${visibleRows(store)} AND has({keys:Array(UInt64)}, episode_key) AND ${condition}
+     GROUP BY episode_key`,
+    { keys },
+  );
+  if (rows.length === 0) return out;
+  const hitKeys = rows.map((r) => Number(r.k));
+  // Where each hit stands among the messages of its turn, and the last turn for those after it.
+  const all = await store.query<{ k: string; seq: number; at: number | string }>(
+    `SELECT episode_key AS k, seq, ifNull(t, -1) AS at FROM ${store.table('messages')} WHERE ${visibleRows(store)} AND has({keys:Array(UInt64)}, episode_key)`,
+    { keys: hitKeys },
+  );
+  const last = new Map((await store.query<{ k: string; last_pos: number; last_t: number }>(
+    `SELECT episode_key AS k, max(pos) AS last_pos, argMax(t, pos) AS last_t FROM ${store.table('turns')} WHERE ${visibleRows(store)} AND has({keys:Array(UInt64)}, episode_key) GROUP BY episode_key`,
+    { keys: hitKeys },
+  )).map((r) => [Number(r.k), { pos: Number(r.last_pos), t: Number(r.last_t) }]));
+  for (const r of rows) {
+    const k = Number(r.k);
+    const t = Number(r.first_t) === -1 ? null : Number(r.first_t);
+    const ts = r.ts.map(Number);
+    const index = all.filter((x) => Number(x.k) === k && Number(x.at) === Number(r.first_t) && Number(x.seq) < Number(r.first_seq)).length;
+    const cut = (Number(r.text_from) > 1 ? r.first_text.replace(/^\S*/, '') : r.first_text).replace(/\S*\uFFFD+$/, '');
+    const entry: StoreMessageHit = {
+      t, ts, turns: new Set(ts).size,
+      hit: (words) => ({
+        // Canonical turns are numbered by position, so a message's turn number is its turn's index.
+        t: t ?? last.get(k)?.t ?? 0,
+        index: t ?? last.get(k)?.pos ?? 0,
+        turns: entry.turns,
+        field: 'message',
+        snippet: snippetOf(cut, words),
+        message: { role: r.first_role, index, final: t === null },
+      }),
+    };
+    out.set(k, entry);
   }
   return out;
 }

@@ -110,6 +110,31 @@ function Launched({ children }: { children: Child[] }) {
   );
 }
 
+const INPUT_TITLE: Record<string, string> = {
+  user: 'User prompt',
+  system: 'Injected by the agent',
+  summary: 'Compaction summary',
+  assistant: 'Shown as the assistant (no model call)',
+  tool: 'Tool result (no call of this episode)',
+};
+
+/** The messages that reached the model between the previous response and this one, in order, as text. */
+function TurnInputs({ turn, highlight }: { turn: TurnDetail; highlight?: string }) {
+  return (
+    <>
+      {turn.inputs.map((m, i) => (
+        <TextBlock
+          key={`i${turn.t}-${i}`}
+          title={`${INPUT_TITLE[m.role] ?? m.role}${m.timestamp ? ` · ${m.timestamp}` : ''}`}
+          text={m.text}
+          testId="turn-input"
+          highlight={highlight}
+        />
+      ))}
+    </>
+  );
+}
+
 /** The tool calls of the response, each with the result the log joined to it. */
 function ToolCalls({ calls, highlight }: { calls: TurnDetail['tool_calls']; highlight?: string }) {
   if (calls.length === 0) return null;
@@ -273,6 +298,7 @@ export function TurnDetailPanel({
       ) : (
         <>
           {episode && <EpisodeContext episode={episode} firstTurn={turn.t === 0} highlight={highlight} />}
+          <TurnInputs turn={turn} highlight={highlight} />
           {reasoning && <TextBlock key={`r${turn.t}`} title="Reasoning" text={reasoning} testId="turn-reasoning" format="markdown" highlight={highlight} />}
           {turn.message && <TextBlock key={`m${turn.t}`} title="Message" text={turn.message} testId="turn-message" format="markdown" highlight={highlight} />}
           {/* The calls' digest (`bash: ls`) is for the turn list; here the calls below say it in full. */}
