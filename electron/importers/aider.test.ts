@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../testing/tmp.ts';
 import { aiderImporter } from './aider.ts';
-import { costOf, tokensLine } from './aiderLines.ts';
+import { costOf, sessionCostOf, tokensLine } from './aiderLines.ts';
 import { claimedFiles, readEpisodes, rejectionOf } from './testing.ts';
 
 const fixtures = fileURLToPath(new URL('../../fixtures/', import.meta.url));
@@ -91,6 +91,104 @@ describe('Aider importer: the Aider author’s chat history (1,133 sessions)', (
     const retried = episodes.find((e) => e.episode_id === '2024-08-12 20:56:40')?.turns[0]?.action.text;
     expect(retried).toMatch(/^Voici la traduction en français :/);
     expect(retried).toContain('- Correction de bogue pour `/add` lorsque aider est lancé dans\n\n\nde GPT-4 Turbo (`gpt-4-1106-preview`).');
+  });
+});
+
+describe('Aider importer: every user message of the real history', () => {
+  /**
+   * The user's messages counted from the file itself: a message is a run of `#### ` lines ending in two spaces (a
+   * blank line inside one is `####` and the two spaces), in the sessions that have a Tokens line (the 452 episodes).
+   */
+  function userMessagesBySession(): string[][] {
+    const sessions: { lines: string[] }[] = [];
+    for (const line of readFileSync(history, 'utf8').split('\n')) {
+      if (line.startsWith('# aider chat started at')) sessions.push({ lines: [] });
+      else sessions.at(-1)?.lines.push(line);
+    }
+    return sessions
+      .filter((s) => s.lines.some((l) => l.startsWith('> Tokens:')))
+      .map((s) => {
+        const messages: string[][] = [];
+        let open = false;
+        for (const l of s.lines) {
+          // Aider ends each line of a user message with a hard break (two spaces); a reply's `#### Heading` has none.
+          const user = /^####( .*)?  $/.test(l);
+          if (user && !open) messages.push([]);
+          if (user) messages.at(-1)?.push(l.trimEnd().slice(5));
+          open = user;
+        }
+        return messages.map((m) => m.join('\n').trim()).filter((m) => m !== '');
+      });
+  }
+
+  it('each lands in order: the first prompt as the task, the rest as the next turn’s inputs or final messages', async () => {
+    const bySession = userMessagesBySession();
+    expect(bySession).toHaveLength(452);
+    expect(bySession.flat()).toHaveLength(1459);
+    expect(bySession.flat().filter((m) => m.includes('\n'))).toHaveLength(49);
+    const { episodes } = await readEpisodes(aiderImporter, history);
+    let inputs = 0;
+    let finals = 0;
+    episodes.forEach((ep, i) => {
+      const typed = bySession[i] ?? [];
+      const kept = [...ep.turns.flatMap((t) => t.inputs ?? []), ...(ep.final_messages ?? [])];
+      expect(kept.every((m) => m.role === 'user')).toBe(true);
+      inputs += ep.turns.reduce((a, t) => a + (t.inputs?.length ?? 0), 0);
+      finals += ep.final_messages?.length ?? 0;
+      // The task is the first prompt that is not a command (`/ask Q` gives Q); every other message is kept as typed.
+      const at = typed.findIndex((m) => !m.startsWith('/') || /^\/(ask|code|architect)\s+\S/.test(m));
+      const task = at < 0 ? null : (typed[at] ?? '').replace(/^\/(ask|code|architect)\s+/, '');
+      expect(ep.task.text, ep.episode_id).toBe(task);
+      expect(kept.map((m) => m.text), ep.episode_id).toEqual(typed.filter((_, j) => j !== at));
+    });
+    expect(inputs + finals + episodes.filter((e) => e.task.text !== null).length).toBe(1459);
+    expect(finals).toBe(232);
+  });
+
+  it('a prompt with blank lines is one message; two typed before a reply are two; those after the last reply are final', async () => {
+    const { episodes } = await readEpisodes(aiderImporter, history);
+    // Lines 5590–: a test and its Windows traceback pasted as one message, blank lines written as `#### `.
+    const pasted = episodes.find((e) => e.episode_id === '2024-08-06 10:25:14')?.task.text;
+    expect(pasted).toMatch(/^def test_subtree_only\(self\):\n        with GitTemporaryDirectory\(\):\n/);
+    expect(pasted).toContain('>           self.assertFalse(git_repo.ignored_file(str(subdir_file)))\n\ntests\\basic\\test_repo.py:378:\n');
+    const spinner = episodes.find((e) => e.episode_id === '2024-08-05 19:33:32');
+    expect(spinner?.final_messages).toEqual([{ role: 'user', text: '/diff' }, { role: 'user', text: '/ex' }]);
+    // Line 25745: the prompt typed again after ^C cut the first before any reply: both reached the model.
+    const retyped = episodes.find((e) => e.episode_id === '2024-08-09 17:34:38');
+    expect(retyped?.task.text).toBe("don't use confirm(), just prompt()");
+    expect(retyped?.turns[0]?.inputs).toEqual([{ role: 'user', text: "don't use confirm(), just prompt() with default=y" }]);
+  });
+
+  it('a `#### Heading` in a reply (no hard break) stays in the reply', async () => {
+    const { episodes } = await readEpisodes(aiderImporter, history);
+    const webUi = episodes.find((e) => e.episode_id === '2024-08-08 15:59:20')?.turns[0];
+    expect(webUi?.inputs).toBeNull();
+    expect(webUi?.action.text).toContain('\n#### `InputOutput` Class\n');
+    expect(webUi?.action.text).toContain('\n#### `Coder` Class\n');
+  });
+});
+
+describe('Aider importer: the session total Aider prints', () => {
+  it('is the log total: the "$… session" figure of the last Cost line', async () => {
+    const { episodes } = await readEpisodes(aiderImporter, history);
+    // 11 of the 452 sessions have no Cost line at all (Tokens lines without one).
+    const totalled = episodes.filter((e) => e.log_totals != null);
+    expect(totalled).toHaveLength(441);
+    expect(totalled.reduce((a, e) => a + (e.log_totals?.cost_usd ?? 0), 0)).toBeCloseTo(30.0393768, 6);
+    const spinner = episodes.find((e) => e.episode_id === '2024-08-05 19:33:32');
+    expect(spinner?.log_totals).toEqual({ source: 'the "$… session" total on the last Cost line', cost_usd: 0.02 });
+    // Line 5184: the only reply under the 09:51:03 header says "$0.06 request, $0.34 session": the running total of
+    // another Aider process writing the same history (the totals under the next headers go on from it: 0.41, 0.47).
+    // A real difference, so the import warns.
+    const shared = episodes.find((e) => e.episode_id === '2024-08-06 09:51:03');
+    expect(shared?.turns.map((t) => t.cost_usd)).toEqual([0.06]);
+    expect(shared?.log_totals?.cost_usd).toBe(0.34);
+  });
+
+  it('reads the session figure on the Tokens line and on the Cost line after it', () => {
+    expect(sessionCostOf('> Tokens: 5,244 sent, 604 received. Cost: $0.02 request, $0.05 session.')).toBe(0.05);
+    expect(sessionCostOf('Cost: $0.0027 message, $0.0049 session.')).toBe(0.0049);
+    expect(sessionCostOf('> Tokens: 5,244 sent, 604 received.')).toBeUndefined();
   });
 });
 

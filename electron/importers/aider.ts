@@ -62,7 +62,7 @@ export const aiderImporter: Importer = {
         continue;
       }
       try {
-        session.feed(line, lineNo);
+        session.feed(text, lineNo);
       } catch (err) {
         if (err instanceof AiderValueError) throw new ImportError(file, lineNo, err.message);
         throw err;

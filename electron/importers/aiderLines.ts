@@ -90,6 +90,27 @@ export function costOf(line: string): number | null | undefined {
   return usd;
 }
 
+/**
+ * Aider's running total for the session, `$0.05 session` at the end of a Cost line (the Tokens line or the line
+ * after it): kept by Aider itself, not summed from the lines, so it checks the turns' costs.
+ */
+export function sessionCostOf(line: string): number | undefined {
+  const m = /Cost: .*?\$(\S+?) session\b/.exec(line);
+  if (!m) return undefined;
+  const usd = Number(m[1]);
+  if (!Number.isFinite(usd) || usd < 0) throw new AiderValueError(`unreadable session cost "$${m[1]}"`);
+  if (usd > MAX_COST_USD) throw new AiderValueError(`session cost $${m[1]} is over the limit of $${MAX_COST_USD.toLocaleString('en-US')}`);
+  return usd;
+}
+
+/**
+ * A line of a user message, as read (trailing spaces kept): Aider writes each line of what was typed as
+ * `#### LINE` ending in a markdown hard break (two spaces), a blank line inside it as `####` and the two spaces,
+ * and a blank line between two messages. A model's reply can hold a `#### Heading` too, but without the hard break
+ * (7 such lines in the Aider author's history).
+ */
+export const isUserLine = (raw: string): boolean => /^####(?: .*)? {2}\r?$/.test(raw);
+
 export const APPLIED_EDIT = /^> Applied edit to (.+)$/;
 export const COMMIT = /^> Commit ([0-9a-f]{7,40})\b/;
 /** Aider's own account of a reply whose edits it could not apply. */

@@ -10,9 +10,23 @@
  * command's output, the previous turn's notices) and the Tokens line, edit blocks included; the
  * `> Applied edit to F` / `> Commit …` lines after it are what the reply did. An edit's action text is their
  * summary, so its reply goes into the turn's `message`.
+ *
+ * The first prompt is the task; every other user message (a later prompt, a command such as `/diff`, several typed
+ * before the model answered) is an input of the next turn, or a final message after the last one. The session's
+ * log total is Aider's own running `$… session` figure on the last Cost line.
  */
-import { CANONICAL_SCHEMA, type CanonicalEpisode, type CanonicalTurn } from '../../shared/canonical.ts';
-import { APPLIED_EDIT, COMMIT, EDIT_FAILED, costOf, headerFact, tokensLine, type TokensLine } from './aiderLines.ts';
+import { CANONICAL_SCHEMA, type CanonicalEpisode, type CanonicalTurn, type ConversationMessage } from '../../shared/canonical.ts';
+import {
+  APPLIED_EDIT,
+  COMMIT,
+  EDIT_FAILED,
+  costOf,
+  headerFact,
+  isUserLine,
+  sessionCostOf,
+  tokensLine,
+  type TokensLine,
+} from './aiderLines.ts';
 
 export const AIDER_FORMAT = 'aider';
 
@@ -26,6 +40,7 @@ function append(buf: string[], size: { n: number }, line: string): void {
 }
 
 interface TurnBuild {
+  inputs: ConversationMessage[];
   tokens: TokensLine | null;
   cost: number | null;
   model: string;
@@ -62,6 +77,10 @@ export class AiderSession {
   private user: string[] | null = null;
   private userSize = { n: 0 };
   private task: string | null = null;
+  /** User messages since the last turn, other than the task. */
+  private pending: ConversationMessage[] = [];
+  /** The last `$… session` figure: Aider's running total, so the last one is the session's. */
+  private sessionCost: number | null = null;
   private callsSinceUser = 0;
   /** The last turn, while the lines after its Tokens line still describe it. */
   private open: TurnBuild | null = null;
@@ -78,17 +97,19 @@ export class AiderSession {
     return this.turns.length;
   }
 
-  /** Feeds one line (trailing spaces already stripped). */
-  feed(line: string, lineNo: number): void {
+  /** Feeds one line as read. */
+  feed(raw: string, lineNo: number): void {
+    const line = raw.trimEnd();
     if (this.awaitingCost) {
       this.awaitingCost = false;
       const cost = /^(> )?Cost: /.test(line) ? costOf(line) : undefined;
       if (cost !== undefined && this.open) {
         this.open.cost = cost;
+        this.sessionCost = sessionCostOf(line) ?? this.sessionCost;
         return;
       }
     }
-    if (line.startsWith('#### ')) {
+    if (isUserLine(raw)) {
       this.closeTurn();
       if (this.user === null) {
         this.user = [];
@@ -161,13 +182,17 @@ export class AiderSession {
     if (this.user === null) return;
     const text = this.user.join('\n').trim();
     this.user = null;
-    this.task ??= text ? promptOf(text) : null;
+    if (text === '') return;
+    const prompt = this.task === null ? promptOf(text) : null;
+    if (prompt !== null) this.task = prompt;
+    else this.pending.push({ role: 'user', text });
   }
 
   private startTurn(line: string, lineNo: number): void {
     this.closeTurn();
     const tokens = tokensLine(line);
     const cost = costOf(line);
+    this.sessionCost = sessionCostOf(line) ?? this.sessionCost;
     const architect = this.editFormat === 'architect';
     const notes: string[] = [];
     let model = this.main;
@@ -189,6 +214,7 @@ export class AiderSession {
     if (!tokens) notes.push('Tokens line not in a known shape: tokens unknown');
     this.callsSinceUser++;
     const turn: TurnBuild = {
+      inputs: this.pending,
       tokens,
       cost: cost ?? null,
       model: model ?? 'unknown',
@@ -202,6 +228,7 @@ export class AiderSession {
       noticeSize: { n: 0 },
       lineNo,
     };
+    this.pending = [];
     this.reply = [];
     this.replySize = { n: 0 };
     this.turns.push(turn);
@@ -241,6 +268,7 @@ export class AiderSession {
         // An edit's action text is its summary: the reply that made it (SEARCH/REPLACE blocks and all) is kept here.
         message: action.type !== 'message' && b.reply !== '' ? b.reply : null,
         observation: b.notices.length ? b.notices.join('\n') : null,
+        inputs: b.inputs.length ? b.inputs : null,
         tokens: tk ? { in: tk.sent, out: tk.received, cached: tk.cacheHit, cache_write: tk.cacheWrite } : null,
         cost_usd: b.cost,
         notes: b.notes.length ? b.notes : null,
@@ -256,6 +284,8 @@ export class AiderSession {
       outcome: {},
       agent: { name: 'aider', version: this.version },
       started_at: this.startedAt.replace(' ', 'T'),
+      log_totals: this.sessionCost === null ? null : { source: 'the "$… session" total on the last Cost line', cost_usd: this.sessionCost },
+      final_messages: this.pending.length ? this.pending : null,
       turns,
     };
   }
