@@ -29,10 +29,42 @@ describe('routelens CLI', () => {
     const parsed = JSON.parse(info.stdout);
     expect(parsed.runs).toHaveLength(2);
     expect(Object.keys(parsed.runs[0]).sort()).toEqual([
-      'child_episodes', 'episodes', 'format', 'known_cost', 'models', 'name', 'splits', 'success_rate', 'total_cost', 'turns',
-      'unknown_outcome', 'unpriced_episodes', 'unpriced_turns',
+      'child_episodes', 'cost_sources', 'episodes', 'format', 'known_cost', 'log_totals', 'models', 'name', 'splits', 'success_rate', 'total_cost',
+      'turns', 'unknown_outcome', 'unpriced_episodes', 'unpriced_turns',
     ]);
     expect(parsed.runs[0]).toMatchObject({ name: 'hle-router-demo', format: 'canonical', episodes: 7, turns: 51, splits: { test: 7 } });
+  });
+
+  it("says per run whether the logs' own totals reconcile, and where each turn's cost came from", () => {
+    const samples = join(root, 'fixtures', 'samples', 'canonical');
+    const totals = join(dir, 'totals.db');
+    const imp = routelens('import', join(samples, 'log-totals-agree.jsonl'), example, '--db', totals, '--json');
+    expect(imp.code, imp.stderr).toBe(0);
+    // The same episode with a call lost (a run of its own).
+    expect(routelens('import', join(samples, 'log-totals-differ.jsonl'), '--db', totals).code).toBe(0);
+    const info = routelens('info', '--db', totals, '--json');
+    expect(info.code, info.stderr).toBe(0);
+    const runs = new Map((JSON.parse(info.stdout).runs as { name: string }[]).map((r) => [r.name, r]));
+    expect(runs.get('codex-vct')).toMatchObject({
+      log_totals: { status: 'reconciled', episodes_with_totals: 1, episodes_differing: 0, episodes_not_comparable: 0, worst_rel: null, log_cost: null, counted_cost: null },
+      // aide-gpt-5 is a custom provider's alias: no price, so its cost is unknown and said to be.
+      cost_sources: [{ source: 'none', provenance: null, turns: 19 }],
+    });
+    expect(runs.get('mini-swe-agent-gemini-3-pro')).toMatchObject({
+      log_totals: { status: 'reconciled', episodes_with_totals: 1, log_cost: expect.closeTo(0.0893484, 9), counted_cost: expect.closeTo(0.0893484, 9) },
+      cost_sources: [{ source: 'logged', provenance: null, turns: 17 }],
+    });
+    expect(runs.get('mini-swe-agent-lost-call')).toMatchObject({
+      log_totals: {
+        status: 'differs', episodes_with_totals: 1, episodes_differing: 1, worst_rel: expect.closeTo(1 / 17, 9),
+        log_cost: expect.closeTo(0.0893484, 9), counted_cost: expect.closeTo(0.0858016, 9),
+      },
+    });
+    // The simulator's demo runs carry no totals of their own, and their tokens are priced from the pool.
+    expect(runs.get('hle-router-demo')).toMatchObject({ log_totals: { status: 'no totals in the log', episodes_with_totals: 0 } });
+    const text = routelens('info', '--db', totals);
+    expect(text.stdout).toContain('  log totals: differ in 1 of 1 episode (up to 5.9%): log $0.0893, turns $0.0858');
+    expect(text.stdout).toContain('  log totals: none in the log');
   });
 
   it('prints the AEC targets of an episode as JSON', () => {

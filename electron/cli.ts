@@ -18,6 +18,7 @@ import { err, out, requireDb, UsageError, withRuns, type Command } from './cliCo
 import { visibleText as v } from '../shared/displayText.ts';
 import { estimatorCommands } from './cliEstimator.ts';
 import { databaseErrorOf, describeWait, openDatabase, SchemaError } from './db/database.ts';
+import { runCostSources } from './db/runCostChecks.ts';
 import { doctorCommands } from './cliDoctor.ts';
 import { buildDemo } from './demo.ts';
 import { importPaths, type ImportReport } from './importers/pipeline.ts';
@@ -203,6 +204,7 @@ const baseCommands: Record<string, Command> = {
           .all() as { run: string; split: string; n: number }[]) {
           splits.set(run, { ...splits.get(run), [split]: n });
         }
+        const costSources = runCostSources(db);
         // Turns whose cost is unknown (no cost logged, no price known, not covered by a logged total).
         const unpriced = new Map(
           (db.prepare('SELECT r.name AS run, COALESCE(SUM(e.unpriced_turns), 0) AS n FROM runs r LEFT JOIN episodes e ON e.run_id = r.id GROUP BY r.id')
@@ -214,6 +216,7 @@ const baseCommands: Record<string, Command> = {
           total_cost: r.total_cost, known_cost: r.known_cost, unpriced_turns: unpriced.get(r.name) ?? 0,
           unpriced_episodes: r.unpriced_episodes, success_rate: r.success_rate, unknown_outcome: r.unknown_outcome,
           splits: splits.get(r.name) ?? {},
+          log_totals: r.log_totals, cost_sources: costSources.get(r.id) ?? [],
         })), values.json === true);
       } finally {
         db.close();

@@ -2,6 +2,7 @@
  * How `routelens info` and `analyze` print what both stores answer (SQLite's typed arrays and ClickHouse's SQL):
  * one printer each, so `--db` and `--store` print alike.
  */
+import type { RunLogTotals } from '../shared/api.ts';
 import type { ErrorRecoveryResult, LiftResult, ParetoResult, SwitchCostResult, TargetsResult, UsageByTurnResult } from '../shared/analysisResults.ts';
 import { visibleText as v } from '../shared/displayText.ts';
 import { money, out, print } from './cliCommon.ts';
@@ -71,7 +72,7 @@ export function showAnalysis<A extends StoreAnalysis>(id: A[0], result: A[1], js
 
 const RUNS_INFO_FIELDS = [
   'name', 'format', 'episodes', 'child_episodes', 'turns', 'models', 'total_cost', 'known_cost', 'unpriced_turns', 'unpriced_episodes',
-  'success_rate', 'unknown_outcome', 'splits',
+  'success_rate', 'unknown_outcome', 'splits', 'log_totals', 'cost_sources',
 ] as const;
 export type RunsInfoLine = Pick<StoreRunInfo, (typeof RUNS_INFO_FIELDS)[number]>;
 
@@ -96,8 +97,25 @@ export function showRunsInfo(runs: RunsInfoLine[], json: boolean): number {
     out(`  models: ${r.models.map(v).join(', ')}`);
     const bySplit = Object.entries(r.splits);
     if (bySplit.length) out(`  splits: ${bySplit.map(([s, k]) => `${v(s)} ${k}`).join(', ')}`);
+    out(`  log totals: ${logTotalsLine(r.log_totals)}`);
+    out(`  costs: ${r.cost_sources.map((c) => `${c.turns} ${c.source === 'priced' ? `priced (${c.provenance})` : c.source === 'none' ? 'unknown' : c.source}`).join(', ') || 'no turns'}`);
   }
   return 0;
+}
+
+/**
+ * `reconciled (12 episodes)`, `differ in 3 of 12 episodes (up to 10.6%): log $1.23, turns $1.10`, `not comparable (2
+ * episodes: …)`, `none in the log`; episodes that could not be compared are named beside the others.
+ */
+export function logTotalsLine(t: RunLogTotals): string {
+  if (t.status === 'no totals in the log') return 'none in the log';
+  const n = `${t.episodes_with_totals} episode${t.episodes_with_totals === 1 ? '' : 's'}`;
+  if (t.status === 'not comparable') return `not comparable (${n}: the logs total only what the turns do not carry)`;
+  const cost = t.log_cost === null ? '' : `: log ${money(t.log_cost)}, turns ${t.counted_cost === null ? 'unknown' : money(t.counted_cost)}`;
+  const unchecked = t.episodes_not_comparable > 0 ? `, ${t.episodes_not_comparable} not comparable` : '';
+  if (t.status === 'reconciled') return `reconciled (${n}${unchecked})${cost}`;
+  const worst = t.worst_rel === null ? '' : ` (up to ${(t.worst_rel * 100).toFixed(1)}%)`;
+  return `differ in ${t.episodes_differing} of ${n}${worst}${unchecked}${cost}`;
 }
 
 /** budget-modes, usage-ratio, confusion: small nested tables, whose readable form is indented JSON. */

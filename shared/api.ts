@@ -14,6 +14,26 @@ import { analysisContract } from './apiAnalysis.ts';
 const id = z.number().int().nonnegative();
 const nullableNumber = z.number().nullable();
 
+/**
+ * A run against the totals its logs record for each episode (`log_totals`), compared with the episodes' turns on
+ * each kind both carry: `reconciled` when every episode compared agrees within 0.5%, `differs` when some do not,
+ * `not comparable` when the logs total only what the turns do not carry (Copilot's per-session tokens, a cost that
+ * is the log's own total), and `no totals in the log` when no episode has any. Only compared figures reconcile.
+ */
+export const RunLogTotals = z.object({
+  status: z.enum(['reconciled', 'differs', 'not comparable', 'no totals in the log']),
+  episodes_with_totals: z.number().int(),
+  episodes_differing: z.number().int(),
+  /** Episodes with totals but no kind the turns carry too: not checked, never counted as agreeing. */
+  episodes_not_comparable: z.number().int(),
+  /** The largest |turns − log| / log among the differing figures; null when none has both sides known. */
+  worst_rel: nullableNumber,
+  /** Over the episodes whose log cost and turns' cost are both known: the log's sum and the turns'. */
+  log_cost: nullableNumber,
+  counted_cost: nullableNumber,
+});
+export type RunLogTotals = z.infer<typeof RunLogTotals>;
+
 export const RunSummary = z.object({
   id,
   name: z.string(),
@@ -39,6 +59,7 @@ export const RunSummary = z.object({
   unpriced_episodes: z.number().int(),
   child_episodes: z.number().int(),
   priced_turns: z.number().int(),
+  log_totals: RunLogTotals,
 });
 export type RunSummary = z.infer<typeof RunSummary>;
 
@@ -156,6 +177,11 @@ export const TurnDetail = z.object({
   /** Null when the cost is unknown (cost_source 'none'): shown as '—', never $0. */
   cost: nullableNumber,
   cost_source: z.enum(['logged', 'priced', 'none']),
+  /**
+   * For a priced cost, how it was priced: `pool.json, cache 5m`, `genai-prices 0.1.8, no cache writes`; null for a
+   * logged or unknown cost, and for a turn priced by a version that did not record it (shown as such).
+   */
+  price_provenance: z.string().nullable(),
   /** Cost of turns 0..t; null from the first turn of unknown cost on (a partial sum is not a total). */
   cumulative_cost: nullableNumber,
   /** The agent's part at this turn (Aider `architect` / `editor`, `compaction`). */

@@ -66,7 +66,7 @@ export function priceProvenanceOf(model: ModelPrice, tokens: CanonicalTurn['toke
 }
 
 /** `pool.json, cache 5m` / `genai-prices 0.1.8, no cache writes`: one line for the inspector and the CLI. */
-export function describeProvenance(p: PriceProvenance): string {
+export function describeProvenance(p: { price_table: string; version: string; cache_tier: string }): string {
   const table = p.version ? `${p.price_table} ${p.version}` : p.price_table;
   return `${table}, ${p.cache_tier === 'none' ? 'no cache writes' : `cache ${p.cache_tier}`}`;
 }

@@ -4,6 +4,7 @@
  */
 import type { EpisodeQuery, EpisodeRow, EpisodeSortColumn, RunSummary } from '../../shared/api.ts';
 import type { Db } from './database.ts';
+import { NO_LOG_TOTALS, runLogTotals } from './runCostChecks.ts';
 import { ftsQuery, searchHits } from './searchHits.ts';
 
 const SORT_SQL: Record<EpisodeSortColumn, string> = {
@@ -136,6 +137,7 @@ export function listRuns(db: Db): RunSummary[] {
       FROM runs r LEFT JOIN episodes e ON e.run_id = r.id GROUP BY r.id ORDER BY r.name`)
     .all() as Pick<RunSummary, 'id' | 'name' | 'format' | 'source_path' | 'imported_at' | 'policy_name' | 'turns' | 'known_cost'>[];
   const facts = sessionFacts(db);
+  const logTotals = runLogTotals(db);
   // Outcomes over sessions; children are few, so they are subtracted from the run's sums rather than joined out.
   const outcomes = new Map(
     (db
@@ -174,6 +176,7 @@ export function listRuns(db: Db): RunSummary[] {
       child_episodes: f?.children.size ?? 0,
       models: mine.map((m) => m.name),
       priced_turns: mine.reduce((a, m) => a + m.priced, 0),
+      log_totals: logTotals.get(r.id) ?? NO_LOG_TOTALS,
     };
   });
 }

@@ -9,7 +9,9 @@ import { SEVERITY_LEVEL, aecTargets, maxSeverity, normaliseScore, type AecTarget
 import type { ErrorRules } from '../analysis/errorRules.ts';
 import { defaultExpectedSteps, expectedSteps, type ExpectedStepsTable } from '../analysis/expectedSteps.ts';
 import { vouchedWellFormed } from '../importers/wellFormedText.ts';
+import { PriceProvenanceIds, priceProvenanceOf, type PriceProvenance } from './costProvenance.ts';
 import type { Db } from './database.ts';
+import { reconcile, type CostBasis, type Reconciliation } from './logTotals.ts';
 import { ModelResolver, priceTurn, type ModelPrice } from './models.ts';
 
 /**
@@ -65,6 +67,8 @@ export interface WriteResult {
   replaced: boolean;
   /** Strings of the episode that held lone UTF-16 surrogates, stored with U+FFFD in their place. */
   repairedStrings: number;
+  /** The written episode against its log's own totals (absent when not written, null when the log has none). */
+  reconciliation?: Reconciliation | null;
 }
 
 /**
@@ -125,6 +129,8 @@ export interface ResolvedTurn {
   switched: boolean;
   cost: number;
   costSource: 'logged' | 'priced' | 'none';
+  /** How a priced cost was priced (table, version, cache tier); null for logged and unknown costs. */
+  provenance: PriceProvenance | null;
   /** SEVERITY_LEVEL of the worst error, 0 for none. */
   level: number;
   mask: number;
@@ -151,12 +157,15 @@ export interface ResolvedEpisode {
   totals: { model: ModelPrice; cost: number | null }[];
   difficulty: string | null;
   agent: string | null;
+  /** The episode against the totals its log records (log_totals); null when it records none. */
+  reconciliation: Reconciliation | null;
 }
 
 export class EpisodeWriter {
   readonly models: ModelResolver;
   private readonly runIds = new Map<string, number>();
   private readonly errorTypeIds = new Map<string, number>();
+  private readonly provenanceIds: PriceProvenanceIds;
   /** The first turn written since the last flushText(): its text and all later turns' are not yet in turn_fts. */
   private unindexedFrom: number | null = null;
   /** The same for messages and message_fts. */
@@ -171,6 +180,7 @@ export class EpisodeWriter {
     private readonly indexText = true,
   ) {
     this.models = new ModelResolver(db);
+    this.provenanceIds = new PriceProvenanceIds(db);
     this.s = {
       findRun: db.prepare('SELECT id FROM runs WHERE name = ?').pluck(),
       insertRun: db.prepare(`INSERT INTO runs (name, source_format, source_path, imported_at, policy_name, policy_kind)
@@ -213,6 +223,11 @@ export class EpisodeWriter {
       insertPlanNode: db.prepare(`INSERT INTO plan_nodes (episode_id, turn_id, round, subtask_id, model_id, primitive,
         status) VALUES (?, ?, ?, ?, ?, ?, ?)`),
       insertPlanEdge: db.prepare('INSERT INTO plan_edges (episode_id, round, src, dst) VALUES (?, ?, ?, ?)'),
+      insertLogTotals: db.prepare(`INSERT INTO episode_log_totals (episode_id, source, requests, tokens_in, tokens_out,
+        tokens_cached, tokens_cache_write, tokens_cache_write_1h, tokens_reasoning, cost, counted_requests, counted_tokens_in,
+        counted_tokens_out, counted_tokens_cached, counted_tokens_cache_write, counted_tokens_cache_write_1h,
+        counted_tokens_reasoning, counted_cost, compared, differing, worst_rel) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      setPriceProvenance: db.prepare('UPDATE turns SET price_provenance_id = ? WHERE id = ?'),
       findErrorType: db.prepare('SELECT id FROM error_types WHERE name = ?').pluck(),
       insertErrorType: db.prepare('INSERT INTO error_types (name) VALUES (?)'),
     };
@@ -241,6 +256,7 @@ export class EpisodeWriter {
     this.unindexedMessagesFrom = null;
     this.runIds.clear();
     this.errorTypeIds.clear();
+    this.provenanceIds.rollback();
     this.models.rollback();
   }
 
@@ -311,15 +327,19 @@ export class EpisodeWriter {
     const noTurnCost = unpricedTurns === first.length;
     // Per-model session totals (Copilot CLI) are priced as totals, never split across turns.
     const totals = noTurnCost ? this.priceUsageTotals(ep) : [];
+    let costBasis: CostBasis = 'turns';
     if (totals.length > 0 && totals.every((x) => x.cost !== null)) {
       totalCost = totals.reduce((a, x) => a + (x.cost ?? 0), 0);
       unpricedTurns = 0;
+      costBasis = 'usage_totals';
     }
     // A log that records only the episode's total (SWE-agent, Uno) still gets a cost, never split across turns.
     if (ep.cost_usd != null && noTurnCost) {
       totalCost = ep.cost_usd;
       unpricedTurns = 0;
+      costBasis = 'episode_cost';
     }
+    const reconciliation = reconcile(ep, { value: unpricedTurns > 0 ? null : totalCost, basis: costBasis });
     const graders = (ep.grader_calls ?? []).map((g) => {
       const model = this.models.resolve(g.model);
       return { g, model, ...costOf(model, g.cost_usd, g.tokens) };
@@ -346,6 +366,7 @@ export class EpisodeWriter {
         : [];
       return {
         turn: r.turn, model: r.model, prev: r.prev, switched: r.switched, cost: r.cost, costSource: r.costSource,
+        provenance: r.costSource === 'priced' ? priceProvenanceOf(r.model, turn.tokens) : null,
         level: r.severity ? SEVERITY_LEVEL[r.severity] : 0, mask, errors, greedy, candidates: [...candidates.values()], plan,
         target: targets[i] ?? null, detail: turnDetail(turn),
       };
@@ -354,6 +375,7 @@ export class EpisodeWriter {
       ep, repairedStrings, scoreNorm, expectedSteps: n, totalCost, unpricedTurns, nErrors, nSwitches, turns, graders, totals,
       difficulty: ep.task.difficulty == null ? null : String(ep.task.difficulty),
       agent: ep.agent?.name ? [ep.agent.name, ep.agent.version].filter(Boolean).join(' ') : null,
+      reconciliation,
     };
   }
 
@@ -433,6 +455,11 @@ export class EpisodeWriter {
     for (const [modelId, m] of perModel) {
       this.s.insertEpisodeModel.run(episodeId, modelId, m.n, m.priced, m.cost, ...m.tok, m.unknown, m.first);
     }
+    const rec = r.reconciliation;
+    if (rec) {
+      const k = (x: typeof rec.logged) => [x.requests, x.in, x.out, x.cached, x.cache_write, x.cache_write_1h, x.reasoning, x.cost];
+      this.s.insertLogTotals.run(episodeId, rec.source, ...k(rec.logged), ...k(rec.counted), rec.compared.length, rec.differing, rec.worstRel);
+    }
     for (const x of r.graders) {
       this.s.insertGraderCall.run(
         episodeId, x.model.id, x.g.tokens?.in ?? null, x.g.tokens?.out ?? null, x.cost, x.costSource, x.g.text ?? null,
@@ -469,6 +496,7 @@ export class EpisodeWriter {
         tokens_cache_write_1h: turn.tokens?.cache_write_1h ?? null,
       });
       const turnId = Number(turnInfo.lastInsertRowid);
+      if (t.provenance) this.s.setPriceProvenance.run(this.provenanceIds.idOf(t.provenance), turnId);
       this.s.insertTurnText.run(turnId, turn.action.text ?? null, turn.observation ?? null, t.detail);
       this.unindexedFrom ??= turnId;
       for (const x of t.errors) this.s.insertTurnError.run(turnId, x.typeId, x.level, x.source);
@@ -479,6 +507,6 @@ export class EpisodeWriter {
         for (const dep of sub.depends_on) this.s.insertPlanEdge.run(episodeId, turn.plan?.round, dep, sub.id);
       }
     }
-    return { episodeId, replaced: existing !== undefined, repairedStrings: r.repairedStrings };
+    return { episodeId, replaced: existing !== undefined, repairedStrings: r.repairedStrings, reconciliation: rec };
   }
 }

@@ -1,13 +1,14 @@
 /**
  * Reconciliation of an episode with the totals its log records for itself (`log_totals`: Codex's
- * total_token_usage, Copilot's modelMetrics, OpenHands' metrics…). Each kind the log totals is compared with
- * what RouteLens counts for the episode; a kind the log does not total is not compared. What RouteLens counts:
+ * total_token_usage, Copilot's modelMetrics, OpenHands' metrics…), like with like: each kind the log totals is
+ * compared with the sum of the episode's turns, and only where the turns carry that kind themselves.
  * - requests: the episode's turns (one per model response);
- * - tokens of a kind: the turns' sum, or, when no turn logs that kind, the per-model session totals'
- *   (`usage_totals`, as the episode's cost falls back to them); null when neither has it;
- * - cost: the episode's cost as stored (the turns' sum, or the session totals or logged total it falls back to);
- *   null when a call's cost is unknown.
- * A side that is unknown where the log has a figure is a difference: the log knows something the import lost.
+ * - tokens of a kind: the turns' sum, when at least one turn logs that kind;
+ * - cost: the turns' cost as stored, when the episode's cost is theirs (null when a call's cost is unknown, which
+ *   is a difference: the log knows a cost the import could not give).
+ * A kind the turns do not carry (Copilot's tokens, logged only per session; an episode whose cost is the log's own
+ * total or its per-model totals) is not compared: checking the log against itself proves nothing. An episode with
+ * totals but no kind left to compare is "not comparable", never "reconciled".
  */
 import type { CanonicalEpisode } from '../../shared/canonical.ts';
 
@@ -20,15 +21,14 @@ export type TotalKind = (typeof TOTAL_KINDS)[number];
 type TokenKind = Exclude<TotalKind, 'requests' | 'cost'>;
 const TOKEN_KINDS: readonly TokenKind[] = ['in', 'out', 'cached', 'cache_write', 'cache_write_1h', 'reasoning'];
 
-/** One compared figure: the log's, RouteLens's (null: unknown), and (counted − logged) / logged when both are known. */
-/** What RouteLens's figure is: the turns, the per-model session totals standing in for them, or the episode's logged cost. */
-export type CountedBasis = 'turns' | 'usage_totals' | 'episode_cost';
+/** What the episode's stored cost was summed from: its turns, its per-model session totals, or the log's own total. */
+export type CostBasis = 'turns' | 'usage_totals' | 'episode_cost';
 
+/** One compared figure: the log's, the turns' (null: unknown), and (turns − log) / log when both are known. */
 export interface TotalComparison {
   kind: TotalKind;
   logged: number;
   counted: number | null;
-  basis: CountedBasis;
   /** Null when counted is unknown or the log's figure is 0 (no ratio to give). */
   rel: number | null;
   differs: boolean;
@@ -36,10 +36,12 @@ export interface TotalComparison {
 
 export interface Reconciliation {
   source: string;
-  /** The log's figures and RouteLens's, per kind, as stored (null where the log gives none). */
+  /** The log's figures and the turns', per kind, as stored (null where the log, or the turns, give none). */
   logged: Record<TotalKind, number | null>;
   counted: Record<TotalKind, number | null>;
   compared: TotalComparison[];
+  /** Kinds the log totals that the turns do not carry: not compared. */
+  notComparable: TotalKind[];
   /** How many compared kinds differ by more than RECONCILE_TOLERANCE. */
   differing: number;
   /** The largest |rel| of the kinds that differ with both sides known; null when none does. */
@@ -53,39 +55,44 @@ const sumOf = (values: (number | null | undefined)[]): number | null =>
  * The episode against its log's totals, or null when the log records none. `cost` is the episode's stored cost
  * (null when unknown) and what it was summed from.
  */
-export function reconcile(ep: CanonicalEpisode, cost: { value: number | null; basis: CountedBasis }): Reconciliation | null {
+export function reconcile(ep: CanonicalEpisode, cost: { value: number | null; basis: CostBasis }): Reconciliation | null {
   const totals = ep.log_totals;
   if (!totals) return null;
   const logged = {} as Record<TotalKind, number | null>;
   const counted = {} as Record<TotalKind, number | null>;
-  const basis = {} as Record<TotalKind, CountedBasis>;
+  const carried = new Set<TotalKind>(['requests']);
   logged.requests = totals.requests ?? null;
   counted.requests = ep.turns.length;
-  basis.requests = 'turns';
   for (const kind of TOKEN_KINDS) {
     logged[kind] = totals.tokens?.[kind] ?? null;
-    const fromTurns = sumOf(ep.turns.map((t) => t.tokens?.[kind]));
-    const fromUsage = fromTurns === null ? sumOf((ep.usage_totals ?? []).map((u) => u.tokens?.[kind])) : null;
-    counted[kind] = fromTurns ?? fromUsage;
-    basis[kind] = fromTurns === null && fromUsage !== null ? 'usage_totals' : 'turns';
+    counted[kind] = sumOf(ep.turns.map((t) => t.tokens?.[kind]));
+    if (counted[kind] !== null) carried.add(kind);
   }
   logged.cost = totals.cost_usd ?? null;
-  counted.cost = cost.value;
-  basis.cost = cost.basis;
+  // Turns carry a cost when one logs a cost or tokens to price; without, there is no sum of theirs to compare.
+  const turnsCost = cost.basis === 'turns' && ep.turns.some((t) => t.cost_usd != null || t.tokens?.in != null || t.tokens?.out != null);
+  counted.cost = turnsCost ? cost.value : null;
+  if (turnsCost) carried.add('cost');
 
   const compared: TotalComparison[] = [];
+  const notComparable: TotalKind[] = [];
   for (const kind of TOTAL_KINDS) {
     const log = logged[kind];
     if (log === null) continue;
+    if (!carried.has(kind)) {
+      notComparable.push(kind);
+      continue;
+    }
     const mine = counted[kind];
     const rel = mine === null || log === 0 ? null : (mine - log) / log;
     const differs = mine === null || (log === 0 ? mine !== 0 : Math.abs(mine - log) > RECONCILE_TOLERANCE * Math.abs(log));
-    compared.push({ kind, logged: log, counted: mine, basis: basis[kind], rel, differs });
+    compared.push({ kind, logged: log, counted: mine, rel, differs });
   }
   const off = compared.filter((c) => c.differs);
   const rels = off.map((c) => c.rel).filter((r): r is number => r !== null).map(Math.abs);
   return {
-    source: totals.source, logged, counted, compared, differing: off.length, worstRel: rels.length ? Math.max(...rels) : null,
+    source: totals.source, logged, counted, compared, notComparable, differing: off.length,
+    worstRel: rels.length ? Math.max(...rels) : null,
   };
 }
 
@@ -108,16 +115,14 @@ function percent(rel: number): string {
 }
 
 function describe(c: TotalComparison): string {
-  const side = c.basis === 'usage_totals' ? 'per-model totals' : c.basis === 'episode_cost' ? "the episode's logged cost" : 'turns';
   const delta = c.rel === null ? '' : ` (${percent(c.rel)})`;
-  if (c.kind === 'cost') return `log total ${usd(c.logged)} vs ${side} ${c.counted === null ? 'unknown (calls without a known cost)' : usd(c.counted)}${delta}`;
+  if (c.kind === 'cost') return `log total ${usd(c.logged)} vs turns ${c.counted === null ? 'unknown (calls without a known cost)' : usd(c.counted)}${delta}`;
   if (c.kind === 'requests') return `log total ${integer.format(c.logged)} requests vs ${integer.format(c.counted ?? 0)} turns${delta}`;
-  const name = TOKEN_NAMES[c.kind];
-  return `log total ${integer.format(c.logged)} ${name} vs ${side} ${c.counted === null ? 'none logged' : integer.format(c.counted)}${delta}`;
+  return `log total ${integer.format(c.logged)} ${TOKEN_NAMES[c.kind]} vs turns ${integer.format(c.counted ?? 0)}${delta}`;
 }
 
 /**
- * The import warning for an episode whose log totals and RouteLens's figures differ, or null when they agree:
+ * The import warning for an episode whose log totals and turns differ, or null when they agree (or cannot be compared):
  * `episode X: log total $1.23 vs turns $1.10 (−10.6%); … (log totals: SOURCE)`. The pipeline prefixes the file.
  */
 export function reconciliationWarning(episodeId: string, r: Reconciliation | null): string | null {

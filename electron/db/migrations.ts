@@ -300,6 +300,49 @@ ALTER TABLE turns ADD COLUMN tokens_cache_write_1h INTEGER;
 ALTER TABLE episode_text ADD COLUMN detail TEXT;
 `,
   },
+  {
+    version: 8,
+    name: "the log's own totals per episode beside RouteLens's figures; where each priced turn's price came from",
+    sql: `
+-- One row per episode whose log records its own totals (log_totals): the log's figure per kind (NULL: not totalled)
+-- beside the turns' for the same kind (counted_*: NULL when the turns do not carry it or it is unknown), how many
+-- kinds were compared (those both carry) and how many differ by more than 0.5%, so run listings say reconciled /
+-- differs / not comparable without re-reading turns.
+CREATE TABLE episode_log_totals (
+  episode_id INTEGER PRIMARY KEY REFERENCES episodes(id) ON DELETE CASCADE,
+  source TEXT NOT NULL,
+  requests INTEGER,
+  tokens_in INTEGER,
+  tokens_out INTEGER,
+  tokens_cached INTEGER,
+  tokens_cache_write INTEGER,
+  tokens_cache_write_1h INTEGER,
+  tokens_reasoning INTEGER,
+  cost REAL,
+  counted_requests INTEGER NOT NULL,
+  counted_tokens_in INTEGER,
+  counted_tokens_out INTEGER,
+  counted_tokens_cached INTEGER,
+  counted_tokens_cache_write INTEGER,
+  counted_tokens_cache_write_1h INTEGER,
+  counted_tokens_reasoning INTEGER,
+  counted_cost REAL,
+  compared INTEGER NOT NULL,
+  differing INTEGER NOT NULL,
+  worst_rel REAL
+) WITHOUT ROWID;
+-- The few distinct ways a turn was priced (price table, its version, cache-write tier): turns keep one small id.
+CREATE TABLE price_provenance (
+  id INTEGER PRIMARY KEY,
+  price_table TEXT NOT NULL,
+  version TEXT NOT NULL DEFAULT '',
+  cache_tier TEXT NOT NULL CHECK (cache_tier IN ('none', '5m', '1h', '5m+1h')),
+  UNIQUE (price_table, version, cache_tier)
+);
+-- NULL for logged and unknown costs, and for turns priced before this version (how they were priced is not known).
+ALTER TABLE turns ADD COLUMN price_provenance_id INTEGER REFERENCES price_provenance(id);
+`,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;

@@ -19,6 +19,10 @@ export interface TurnRowRaw {
   detail: string | null;
   cost: number;
   cost_source: 'logged' | 'priced' | 'none';
+  /** How a priced cost was priced (price_provenance); null otherwise, and for turns priced before it was kept. */
+  price_table?: string | null;
+  price_version?: string | null;
+  cache_tier?: string | null;
   latency_ms: number | null;
   propensity: number | null;
   max_severity: number;
@@ -31,9 +35,10 @@ export function turnsOfEpisode(db: Db, episodeId: number): TurnRowRaw[] {
   return db
     .prepare(`SELECT t.id, t.t, m.name AS model, t.switched, t.action_type, t.tool, x.action, x.observation,
       t.tokens_in, t.tokens_out, t.tokens_cached, t.tokens_cache_write, t.tokens_reasoning, t.role, x.detail,
-      t.cost, t.cost_source, t.latency_ms, t.propensity, t.max_severity, g.name AS greedy_model, t.was_greedy, t.beta
+      t.cost, t.cost_source, t.latency_ms, t.propensity, t.max_severity, g.name AS greedy_model, t.was_greedy, t.beta,
+      p.price_table, p.version AS price_version, p.cache_tier
       FROM turns t JOIN models m ON m.id = t.model_id LEFT JOIN models g ON g.id = t.greedy_model_id
-      LEFT JOIN turn_text x ON x.turn_id = t.id
+      LEFT JOIN turn_text x ON x.turn_id = t.id LEFT JOIN price_provenance p ON p.id = t.price_provenance_id
       WHERE t.episode_id = ? ORDER BY t.t`)
     .all(episodeId) as TurnRowRaw[];
 }

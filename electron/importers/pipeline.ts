@@ -8,6 +8,7 @@ import { createReadStream, openSync, readSync, closeSync, readdirSync, statSync 
 import { basename, join, resolve } from 'node:path';
 import { beginWrite, commitWrite, rollbackWrite, type Db, type WriteWait } from '../db/database.ts';
 import { EpisodeWriter, wellFormed, type ResolvedEpisode } from '../db/episodeWriter.ts';
+import { reconciliationWarning } from '../db/logTotals.ts';
 import { defaultErrorRules, type ErrorRules } from '../analysis/errorRules.ts';
 import type { ExpectedStepsTable } from '../analysis/expectedSteps.ts';
 import { whyIgnored, type IgnoredFile } from './ignoredFiles.ts';
@@ -321,6 +322,11 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
         onBytes: progress,
       };
       let repairedStrings = 0;
+      // The log's own totals against the episode as stored: a difference over 0.5% is said, never corrected.
+      const reconciled = (id: string, r: ResolvedEpisode['reconciliation'] | undefined): void => {
+        const differs = reconciliationWarning(id, r ?? null);
+        if (differs) ctx.warn(differs);
+      };
       const read = async (emit: ImportOptions['emit']): Promise<void> => {
         const whole = emit && (await options.readWhole?.(c.path, file, {
           importer, runName: options.runName, onBytes: progress,
@@ -341,7 +347,12 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
             const resolved = writer.resolve(ep);
             repairedStrings += resolved.repairedStrings;
             await emit(resolved, file);
-          } else repairedStrings += writer.write(ep, importer.format, shown, sourceId).repairedStrings;
+            reconciled(ep.episode_id, resolved.reconciliation);
+          } else {
+            const written = writer.write(ep, importer.format, shown, sourceId);
+            repairedStrings += written.repairedStrings;
+            reconciled(ep.episode_id, written.reconciliation);
+          }
           episodes++;
           turns += ep.turns.length;
         }

@@ -53,7 +53,8 @@ describe.skipIf(skip !== null)('the API on a ClickHouse store answers as on SQLi
   beforeAll(async () => {
     both = await sameDataOnBothStores(
       [{ preset: 'scienceworld', episodes: 150, seed: 3 }, { preset: 'uno', episodes: 40, seed: 6 }],
-      ['fixtures/samples/claude-code', 'fixtures/samples/swe-agent', 'fixtures/samples/mtrouter', 'fixtures/samples/mini-swe-agent', 'fixtures/samples/codex'],
+      ['fixtures/samples/claude-code', 'fixtures/samples/swe-agent', 'fixtures/samples/mtrouter', 'fixtures/samples/mini-swe-agent', 'fixtures/samples/codex',
+        'fixtures/samples/canonical'],
     );
     ({ store, db } = both);
     lite = createApi(db, ':memory:');

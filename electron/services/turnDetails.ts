@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { MessageDetail, TurnDetail } from '../../shared/api.ts';
 import { ToolCall } from '../../shared/canonical.ts';
 import { severityFromLevel } from '../../shared/formulas.ts';
+import { describeProvenance } from '../db/costProvenance.ts';
 import type { MessageRowRaw, TurnErrorRaw, TurnRowRaw } from '../db/turnQueries.ts';
 
 /** An episode's messages (in order) as the contract gives them: those before each turn by its `t`, and those after the last. */
@@ -55,6 +56,9 @@ export function turnDetails(
       tokens_reasoning: t.tokens_reasoning,
       cost: known ? t.cost : null,
       cost_source: t.cost_source,
+      price_provenance: t.cost_source === 'priced' && t.price_table
+        ? describeProvenance({ price_table: t.price_table, version: t.price_version ?? '', cache_tier: t.cache_tier ?? 'none' })
+        : null,
       cumulative_cost: cumulative,
       role: t.role,
       reasoning: detail.reasoning,

@@ -7,6 +7,7 @@
  */
 import { behaviourMode } from '../../../shared/behaviourModes.ts';
 import { episodeDetail, type ResolvedEpisode } from '../../db/episodeWriter.ts';
+import type { Reconciliation } from '../../db/logTotals.ts';
 import { StageInstead, type ImportedFile } from '../../importers/pipeline.ts';
 import {
   addEpisode, addTurnPart, addTurns, emptySummary, episodeKey, noteRun, sessionName, sessionsOf,
@@ -19,6 +20,13 @@ interface Waiting {
   r: ResolvedEpisode;
   planFrom: number;
   edgeFrom: number;
+}
+
+/** LOG_TOTALS_COLUMNS' values of a reconciliation, as SQLite's episode_log_totals row holds them. */
+function logTotalsValues(r: Reconciliation | null): unknown[] | null {
+  if (!r) return null;
+  const k = (x: Reconciliation['logged']) => [x.requests, x.in, x.out, x.cached, x.cache_write, x.cache_write_1h, x.reasoning, x.cost];
+  return [r.source, ...k(r.logged), ...k(r.counted), r.compared.length, r.differing, r.worstRel];
 }
 
 /** The episodes row's fields of a resolved episode, as SQLite would hand them back. */
@@ -35,7 +43,7 @@ function episodeRow(r: ResolvedEpisode, fileOrd: number, runPolicy: string | nul
     train_step: ep.policy?.train_step ?? null, exit_reason: ep.outcome.exit ?? null, kind: ep.kind ?? null, agent: r.agent,
     parent_ext_id: ep.parent?.episode_id ?? null, started_at: ep.started_at ?? null, task_text: ep.task.text ?? null,
     system_prompt: ep.system_prompt ?? null, parent_t: ep.parent?.t ?? null, expected_steps: r.expectedSteps, detail: episodeDetail(ep),
-    policy_name: ep.policy?.name ?? runPolicy, file_ord: fileOrd,
+    policy_name: ep.policy?.name ?? runPolicy, file_ord: fileOrd, log_totals: logTotalsValues(r.reconciliation),
   };
 }
 
@@ -52,6 +60,7 @@ function turnRows(r: ResolvedEpisode): TurnRow[] {
       verify_correct: turn.verify?.correct == null ? null : turn.verify.correct ? 1 : 0, greedy_model: x.greedy?.name ?? null,
       was_greedy: turn.router?.was_greedy == null ? null : turn.router.was_greedy ? 1 : 0, beta: turn.router?.beta ?? null,
       role: turn.role ?? null, s_tilde: x.target?.s_tilde ?? null, penalty: x.target?.penalty ?? null,
+      price_table: x.provenance?.price_table ?? null, price_version: x.provenance?.version ?? null, cache_tier: x.provenance?.cache_tier ?? null,
       action: turn.action.text ?? null, observation: turn.observation ?? null, detail: x.detail,
     };
   });

@@ -30,16 +30,24 @@ export interface SessionIndex {
   lookup(run: string, extIds: string[]): Promise<Map<string, SessionEntry>>;
 }
 
+/** An episode's log totals beside the imported figures (SQLite's episode_log_totals row less its key), in this order. */
+export const LOG_TOTALS_COLUMNS = [
+  'log_source', 'log_requests', 'log_tokens_in', 'log_tokens_out', 'log_tokens_cached', 'log_tokens_cache_write', 'log_tokens_cache_write_1h',
+  'log_tokens_reasoning', 'log_cost', 'counted_requests', 'counted_tokens_in', 'counted_tokens_out', 'counted_tokens_cached',
+  'counted_tokens_cache_write', 'counted_tokens_cache_write_1h', 'counted_tokens_reasoning', 'counted_cost', 'log_compared', 'log_differing', 'log_worst_rel',
+] as const;
+const NO_LOG_TOTALS: readonly null[] = LOG_TOTALS_COLUMNS.map(() => null);
+
 /** The columns each sharded table is written with, in the order a row's values hold them. */
 export const COLUMNS = {
   episodes: ['import_id', 'episode_key', 'root_key', 'run', 'ext_id', 'task_id', 'task_type', 'task_category', 'split', 'difficulty', 'difficulty_num',
     'detail', 'final_score', 'score_norm', 'success', 'expert_call', 'total_cost', 'cost_known', 'unpriced_turns', 'n_turns', 'n_switches', 'n_errors', 'budget_mode', 'budget_usd', 'max_turns',
     'train_step', 'exit_reason', 'kind', 'agent', 'parent_ext_id', 'started_at', 'task_text', 'system_prompt', 'behaviour_mode',
-    'parent_t', 'expected_steps', 'policy_name', 'file_ord'],
+    'parent_t', 'expected_steps', 'policy_name', 'file_ord', ...LOG_TOTALS_COLUMNS],
   turns: ['import_id', 'episode_key', 'root_key', 'run', 'split', 'is_child', 'episode_success', 'episode_turn_costs_known', 'episode_difficulty', 'pos', 't', 'model',
     'prev_model', 'switched', 'next_switched', 'severity', 'next_severity', 'category', 'action_type', 'tool', 'tokens_in', 'tokens_out', 'tokens_cached',
     'tokens_cache_write', 'tokens_reasoning', 'tokens_cache_write_1h', 'cost', 'cost_source', 'cum_cost', 'latency_ms', 'propensity', 'error_mask', 'verdict', 'verify_correct',
-    'greedy_model', 'was_greedy', 'beta', 'role', 's_tilde', 'penalty'],
+    'greedy_model', 'was_greedy', 'beta', 'role', 's_tilde', 'penalty', 'price_table', 'price_version', 'cache_tier'],
   turn_text: ['import_id', 'episode_key', 'root_key', 'pos', 'action', 'observation', 'detail'],
   messages: ['import_id', 'episode_key', 'root_key', 'seq', 't', 'role', 'text', 'timestamp'],
   turn_errors: ['import_id', 'episode_key', 'root_key', 'run', 'pos', 'error_type', 'severity', 'source'],
@@ -111,6 +119,8 @@ export interface EpisodeRow {
   file_ord: number;
   /** episode_text.detail (episodeWriter.ts episodeDetail): what the row has no column for. */
   detail: unknown;
+  /** Values of LOG_TOTALS_COLUMNS, or null when the log records no totals for the episode. */
+  log_totals: readonly unknown[] | null;
 }
 
 /** What the rows of an episode's turns, errors, candidates and plans need to know of the episode. */
@@ -135,7 +145,7 @@ export function addEpisode(sink: RowSink, importId: number, s: SessionEntry, e: 
     importId, s.key, s.rootKey, e.run, e.ext_id, e.task_id, e.task_type, e.task_category, s.split, e.difficulty, difficulty,
     e.detail, e.final_score, e.score_norm, e.success, e.expert_call, e.total_cost, e.unpriced_turns > 0 ? 0 : 1, e.unpriced_turns, e.n_turns, e.n_switches, e.n_errors,
     e.budget_mode, e.budget_usd, e.max_turns, e.train_step, e.exit_reason, e.kind, e.agent, e.parent_ext_id, e.started_at, e.task_text, e.system_prompt,
-    mode, e.parent_t, e.expected_steps, e.policy_name, e.file_ord,
+    mode, e.parent_t, e.expected_steps, e.policy_name, e.file_ord, ...(e.log_totals ?? NO_LOG_TOTALS),
   ]);
   return { s, run: e.run, success: e.success, child: s.rootKey !== s.key ? 1 : 0, difficulty };
 }
@@ -168,6 +178,10 @@ export interface TurnRow {
   role: unknown;
   s_tilde: unknown;
   penalty: unknown;
+  /** How a priced cost was priced; null otherwise. */
+  price_table: unknown;
+  price_version: unknown;
+  cache_tier: unknown;
   action: unknown;
   observation: unknown;
   detail: unknown;
@@ -188,7 +202,7 @@ export function addTurns(sink: RowSink, importId: number, ep: EpisodeHead, turns
       importId, s.key, s.rootKey, ep.run, s.split, child, ep.success, allKnown, difficulty, pos, r.t, r.model, r.prev_model, r.switched,
       next === undefined ? null : next.model !== r.model ? 1 : 0, r.max_severity, next === undefined ? null : next.max_severity, r.tool ?? r.action_type, r.action_type, r.tool,
       r.tokens_in, r.tokens_out, r.tokens_cached, r.tokens_cache_write, r.tokens_reasoning, r.tokens_cache_write_1h, cost, r.cost_source, cumulative, r.latency_ms, r.propensity, r.error_mask,
-      r.verdict, r.verify_correct, r.greedy_model, r.was_greedy, r.beta, r.role, r.s_tilde, r.penalty,
+      r.verdict, r.verify_correct, r.greedy_model, r.was_greedy, r.beta, r.role, r.s_tilde, r.penalty, r.price_table, r.price_version, r.cache_tier,
     ]);
     sink.add('turn_text', s.rootKey, [importId, s.key, s.rootKey, pos, r.action, r.observation, r.detail]);
     summary.turns++;

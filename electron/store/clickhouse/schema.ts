@@ -17,8 +17,10 @@ import { StoreError, type ClickHouseStore } from './connection.ts';
  * 3: estimates (ŝ per turn × candidate model, storeScoring.ts) and the scorings ledger, created by `store init`.
  * 5: messages (every message that is not a model response, as SQLite's `messages`), episodes.detail and
  * turns.tokens_cache_write_1h, added by `store init`.
+ * 6: episodes gained the log's own totals beside the turns' figures (log_*, counted_*: SQLite's episode_log_totals)
+ * and turns how a priced cost was priced (price_table, price_version, cache_tier), added by `store init`.
  */
-export const STORE_SCHEMA_VERSION = 5;
+export const STORE_SCHEMA_VERSION = 6;
 
 /** Sharded tables: columns and sort key. `root_key` is the sharding key. */
 const SHARDED: Record<string, { columns: string; orderBy: string }> = {
@@ -31,7 +33,13 @@ const SHARDED: Record<string, { columns: string; orderBy: string }> = {
       budget_mode Nullable(String), budget_usd Nullable(Float64), max_turns Nullable(Int32), train_step Nullable(Int32),
       exit_reason Nullable(String), kind Nullable(String), agent Nullable(String), parent_ext_id Nullable(String),
       started_at Nullable(String), task_text Nullable(String), system_prompt Nullable(String), behaviour_mode Nullable(String),
-      parent_t Nullable(Int32), expected_steps Nullable(Int32), policy_name Nullable(String), file_ord UInt32`,
+      parent_t Nullable(Int32), expected_steps Nullable(Int32), policy_name Nullable(String), file_ord UInt32,
+      log_source Nullable(String), log_requests Nullable(Int64), log_tokens_in Nullable(Int64), log_tokens_out Nullable(Int64),
+      log_tokens_cached Nullable(Int64), log_tokens_cache_write Nullable(Int64), log_tokens_cache_write_1h Nullable(Int64),
+      log_tokens_reasoning Nullable(Int64), log_cost Nullable(Float64), counted_requests Nullable(Int64), counted_tokens_in Nullable(Int64),
+      counted_tokens_out Nullable(Int64), counted_tokens_cached Nullable(Int64), counted_tokens_cache_write Nullable(Int64),
+      counted_tokens_cache_write_1h Nullable(Int64), counted_tokens_reasoning Nullable(Int64), counted_cost Nullable(Float64),
+      log_compared Nullable(UInt8), log_differing Nullable(UInt8), log_worst_rel Nullable(Float64)`,
     orderBy: '(run, episode_key)',
   },
   turns: {
@@ -42,7 +50,8 @@ const SHARDED: Record<string, { columns: string; orderBy: string }> = {
       tokens_cached Nullable(Int64), tokens_cache_write Nullable(Int64), tokens_reasoning Nullable(Int64), tokens_cache_write_1h Nullable(Int64),
       cost Nullable(Float32), cost_source String, cum_cost Float64, latency_ms Nullable(Float64), propensity Nullable(Float64),
       error_mask UInt32, verdict Nullable(String), verify_correct Nullable(UInt8), greedy_model Nullable(String),
-      was_greedy Nullable(UInt8), beta Nullable(Float64), role Nullable(String), s_tilde Nullable(Float64), penalty Nullable(Float64)`,
+      was_greedy Nullable(UInt8), beta Nullable(Float64), role Nullable(String), s_tilde Nullable(Float64), penalty Nullable(Float64),
+      price_table Nullable(String), price_version Nullable(String), cache_tier Nullable(String)`,
     orderBy: '(run, episode_key, pos)',
   },
   turn_text: {

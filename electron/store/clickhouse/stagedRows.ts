@@ -48,16 +48,23 @@ export async function stagedRows(staging: Db, sourceId: number, importId: number
   const summary = emptySummary();
   /** What the turns pass needs of each episode (not its text: a file may hold hundreds of thousands). */
   const byId = new Map<number, EpisodeHead>();
+  // Values as stored (a JSON array would round the REALs to 15 digits, unlike the direct path's doubles).
+  const logTotalsOf = staging
+    .prepare(`SELECT source, requests, tokens_in, tokens_out, tokens_cached, tokens_cache_write, tokens_cache_write_1h, tokens_reasoning, cost,
+        counted_requests, counted_tokens_in, counted_tokens_out, counted_tokens_cached, counted_tokens_cache_write, counted_tokens_cache_write_1h,
+        counted_tokens_reasoning, counted_cost, compared, differing, worst_rel FROM episode_log_totals WHERE episode_id = ?`)
+    .raw();
   for (const e of staging
     .prepare(`SELECT e.*, r.name AS run, r.source_format, r.source_path, r.policy_name AS run_policy, r.policy_kind, x.task_text, x.system_prompt, x.detail,
         COALESCE(x.policy_name, r.policy_name) AS policy_name, e.id AS file_ord,
         EXISTS (SELECT 1 FROM turns t2 WHERE t2.episode_id = e.id AND t2.model_id !=
           (SELECT t3.model_id FROM turns t3 WHERE t3.episode_id = e.id ORDER BY t3.t, t3.id LIMIT 1)) AS expert_call
       FROM episodes e JOIN runs r ON r.id = e.run_id LEFT JOIN episode_text x ON x.episode_id = e.id WHERE e.source_id = ? ORDER BY e.id`)
-    .iterate(sourceId) as Iterable<EpisodeRow & { id: number; split: string | null; source_format: string; source_path: string; run_policy: string | null; policy_kind: string | null }>) {
+    .iterate(sourceId) as Iterable<Omit<EpisodeRow, 'log_totals'> & { id: number; split: string | null; source_format: string; source_path: string; run_policy: string | null; policy_kind: string | null }>) {
     // Off every subagent chain, an episode is its own session's root.
     const s = sessions.get(e.id) ?? rootSession(episodeKey(e.run, e.ext_id), e.split);
-    byId.set(e.id, addEpisode(sink, importId, s, e, modes(e.id), index, summary));
+    const logTotals = (logTotalsOf.get(e.id) as unknown[] | undefined) ?? null;
+    byId.set(e.id, addEpisode(sink, importId, s, { ...e, log_totals: logTotals }, modes(e.id), index, summary));
     noteRun(summary, { run: e.run, source_format: e.source_format, source_path: e.source_path, policy_name: e.run_policy, policy_kind: e.policy_kind });
     if (sink.full()) await sink.flush();
   }
@@ -72,8 +79,10 @@ export async function stagedRows(staging: Db, sourceId: number, importId: number
   for (const r of staging
     .prepare(`SELECT t.episode_id, t.t, m.name AS model, pm.name AS prev_model, t.switched, t.max_severity, t.action_type, t.tool, t.tokens_in,
         t.tokens_out, t.tokens_cached, t.tokens_cache_write, t.tokens_reasoning, t.tokens_cache_write_1h, t.cost, t.cost_source, t.latency_ms, t.propensity, t.error_mask,
-        t.verdict, t.verify_correct, gm.name AS greedy_model, t.was_greedy, t.beta, t.role, g.s_tilde, g.penalty, x.action, x.observation, x.detail
+        t.verdict, t.verify_correct, gm.name AS greedy_model, t.was_greedy, t.beta, t.role, g.s_tilde, g.penalty, x.action, x.observation, x.detail,
+        pp.price_table, pp.version AS price_version, pp.cache_tier
       FROM episodes e JOIN turns t ON t.episode_id = e.id LEFT JOIN models m ON m.id = t.model_id LEFT JOIN models pm ON pm.id = t.prev_model_id
+        LEFT JOIN price_provenance pp ON pp.id = t.price_provenance_id
         LEFT JOIN models gm ON gm.id = t.greedy_model_id LEFT JOIN targets g ON g.turn_id = t.id LEFT JOIN turn_text x ON x.turn_id = t.id
       WHERE e.source_id = ? ORDER BY t.episode_id, t.t`)
     .iterate(sourceId) as Iterable<TurnRow & { episode_id: number }>) {

@@ -43,6 +43,7 @@ export async function listRunsOnStore(store: ClickHouseStore): Promise<RunSummar
     unpriced_episodes: r.unpriced_episodes,
     child_episodes: r.child_episodes,
     priced_turns: r.priced_turns,
+    log_totals: r.log_totals,
   }));
 }
 
@@ -228,7 +229,8 @@ export async function episodeDetailOnStore(store: ClickHouseStore, id: number): 
   const [turns, text, errors, candidates, children, models] = await Promise.all([
     store.query<Omit<TurnRowRaw, 'action' | 'observation' | 'detail' | 'id'> & { pos: number; s_tilde: number | null; penalty: number | null }>(
       `SELECT pos, t, model, switched, action_type, tool, tokens_in, tokens_out, tokens_cached, tokens_cache_write, tokens_reasoning, role,
-         cost, cost_source, latency_ms, propensity, severity AS max_severity, greedy_model, was_greedy, beta, s_tilde, penalty
+         cost, cost_source, latency_ms, propensity, severity AS max_severity, greedy_model, was_greedy, beta, s_tilde, penalty,
+         price_table, price_version, cache_tier
        ${of('turns')} AND run = {run:String} ORDER BY pos`,
       key,
     ),

@@ -3,6 +3,8 @@
  * `info --db` (episodes are sessions; a subagent's turns and cost count in its run; an unknown cost leaves the
  * run without a total, `known_cost` being the lower bound; an unknown outcome is left out of the success rate).
  */
+import type { RunLogTotals } from '../../../shared/api.ts';
+import { costSourceCount, NO_LOG_TOTALS, runLogTotalsOf, sortCostSources, type CostSourceCount } from '../../db/runCostChecks.ts';
 import type { ClickHouseStore } from './connection.ts';
 import { requireSchema, visibleImports, visibleRows } from './schema.ts';
 
@@ -26,6 +28,10 @@ export interface StoreRunInfo {
   /** When the run's first file completed ('YYYY-MM-DD hh:mm:ss', UTC). */
   imported_at: string;
   splits: Record<string, number>;
+  /** The run against its logs' own totals, as SQLite's listRuns gives it. */
+  log_totals: RunLogTotals;
+  /** Turns by where their cost came from (logged, priced from which table and cache tier, unknown). */
+  cost_sources: CostSourceCount[];
 }
 
 export async function storeInfo(store: ClickHouseStore): Promise<StoreRunInfo[]> {
@@ -56,6 +62,27 @@ export async function storeInfo(store: ClickHouseStore): Promise<StoreRunInfo[]>
     `SELECT run, split, count() AS n FROM ${store.table('episodes')} WHERE ${visible} AND episode_key = root_key AND split IS NOT NULL
      GROUP BY run, split ORDER BY split`,
   );
+  const checks = new Map((await store.query<Record<string, string | null>>(
+    `SELECT run, countIf(log_source IS NOT NULL) AS with_totals, countIf(log_compared > 0) AS compared, countIf(log_differing > 0) AS differing,
+       max(log_worst_rel) AS worst, countIf(log_cost IS NOT NULL AND counted_cost IS NOT NULL) AS n_cost,
+       sumIf(log_cost, log_cost IS NOT NULL AND counted_cost IS NOT NULL) AS log_sum,
+       sumIf(counted_cost, log_cost IS NOT NULL AND counted_cost IS NOT NULL) AS counted_sum
+     FROM ${store.table('episodes')} WHERE ${visible} GROUP BY run`,
+  )).map((c) => {
+    const withCost = Number(c.n_cost) > 0;
+    return [c.run as string, runLogTotalsOf({
+      with_totals: Number(c.with_totals), compared: Number(c.compared), differing: Number(c.differing),
+      worst_rel: c.worst === null ? null : Number(c.worst), log_cost: withCost ? Number(c.log_sum) : null,
+      counted_cost: withCost ? Number(c.counted_sum) : null,
+    })];
+  }));
+  const costSources = new Map<string, CostSourceCount[]>();
+  for (const c of await store.query<{ run: string; source: CostSourceCount['source']; price_table: string; version: string; cache_tier: string; turns: string }>(
+    `SELECT run, cost_source AS source, ifNull(price_table, '') AS price_table, ifNull(price_version, '') AS version, ifNull(cache_tier, '') AS cache_tier,
+       count() AS turns FROM ${store.table('turns')} WHERE ${visible} GROUP BY run, source, price_table, version, cache_tier`,
+  )) {
+    (costSources.get(c.run) ?? (costSources.set(c.run, []).get(c.run) as CostSourceCount[])).push(costSourceCount({ ...c, turns: Number(c.turns) }));
+  }
   return runs.map((r) => {
     const known = Number(r.sessions) - Number(r.no_outcome);
     const source = sources.get(r.run as string);
@@ -79,6 +106,8 @@ export async function storeInfo(store: ClickHouseStore): Promise<StoreRunInfo[]>
       mean_score_norm: Number(r.scored) > 0 ? Number(r.score) / Number(r.scored) : null,
       unknown_outcome: Number(r.no_outcome),
       splits: Object.fromEntries(splits.filter((s) => s.run === r.run).map((s) => [s.split, Number(s.n)])),
+      log_totals: checks.get(r.run as string) ?? NO_LOG_TOTALS,
+      cost_sources: sortCostSources(costSources.get(r.run as string) ?? []),
     };
   });
 }

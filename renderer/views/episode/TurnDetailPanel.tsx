@@ -219,7 +219,7 @@ export function TurnDetailPanel({
   const actionAs = split ? { format: 'code' as const, language: 'bash' } : actionFormat(turn.tool, turn.action_type, turn.action);
   const costTitle =
     turn.cost_source === 'priced'
-      ? 'Estimated from token counts × list prices (models/pool.json, or @pydantic/genai-prices for other models); the log had no cost'
+      ? `Estimated from token counts × list prices (${turn.price_provenance ?? 'price table not recorded: imported before RouteLens kept it'}); the log had no cost`
       : turn.cost_source === 'none'
         ? unknownTurnCostTitle(episode)
         : 'Cost as logged';
@@ -264,6 +264,9 @@ export function TurnDetailPanel({
         )}
         <Figure label="Cost" title={costTitle} testId="turn-cost">
           {turn.cost === null ? '—' : <Cost usd={turn.cost} estimated={turn.cost_source === 'priced'} />}
+        </Figure>
+        <Figure label="Cost from" title="Where this turn's cost came from: the log, or the price table (and its version) and cache-write tier it was priced with" testId="turn-cost-provenance">
+          {turn.cost_source === 'logged' ? 'log' : turn.cost_source === 'none' ? '—' : (turn.price_provenance ?? 'list price (table not recorded)')}
         </Figure>
         <Figure label="Cumulative" title={turn.cumulative_cost === null ? unknownCumulativeTitle(episode) : 'Cost of the turns up to this one'}>
           {formatCost(turn.cumulative_cost)}

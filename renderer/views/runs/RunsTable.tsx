@@ -5,6 +5,7 @@ import { ModelChip } from '../../components/ModelChip.tsx';
 import { VisibleName } from '../../components/VisibleName.tsx';
 import { formatCost, formatCount, formatPercent, formatUnit } from '../../format/numbers.ts';
 import { useAppStore } from '../../store/index.ts';
+import { LogTotalsBadge } from './LogTotalsBadge.tsx';
 import type { RunSort, RunSortKey } from './runsTableModel.ts';
 
 function ShareBar({ value }: { value: number | null }) {
@@ -71,6 +72,7 @@ function RunRow({ run }: { run: RunSummary }) {
       </td>
       <td className="num" data-testid="run-cost" title={costTitle(run)}>
         <Cost usd={run.total_cost} estimated={estimated && run.total_cost !== null} />
+        <LogTotalsBadge totals={run.log_totals} />
       </td>
       <td
         className="num"
