@@ -112,7 +112,7 @@ describe('Aider importer: every user message of the real history', () => {
         let open = false;
         for (const l of s.lines) {
           // Aider ends each line of a user message with a hard break (two spaces); a reply's `#### Heading` has none.
-          const user = /^####( .*)?  $/.test(l);
+          const user = /^####( .*)? {2}$/.test(l);
           if (user && !open) messages.push([]);
           if (user) messages.at(-1)?.push(l.trimEnd().slice(5));
           open = user;
@@ -149,7 +149,7 @@ describe('Aider importer: every user message of the real history', () => {
     const { episodes } = await readEpisodes(aiderImporter, history);
     // Lines 5590–: a test and its Windows traceback pasted as one message, blank lines written as `#### `.
     const pasted = episodes.find((e) => e.episode_id === '2024-08-06 10:25:14')?.task.text;
-    expect(pasted).toMatch(/^def test_subtree_only\(self\):\n        with GitTemporaryDirectory\(\):\n/);
+    expect(pasted).toMatch(/^def test_subtree_only\(self\):\n {8}with GitTemporaryDirectory\(\):\n/);
     expect(pasted).toContain('>           self.assertFalse(git_repo.ignored_file(str(subdir_file)))\n\ntests\\basic\\test_repo.py:378:\n');
     const spinner = episodes.find((e) => e.episode_id === '2024-08-05 19:33:32');
     expect(spinner?.final_messages).toEqual([{ role: 'user', text: '/diff' }, { role: 'user', text: '/ex' }]);
