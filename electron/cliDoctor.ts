@@ -6,7 +6,7 @@ import { diagnose } from './db/doctor.ts';
 export const doctorCommands: Record<string, Command> = {
   doctor: {
     summary: 'check a database for damage (full integrity check) and say what can be recovered',
-    usage: 'routelens doctor --db FILE [--json]\n  exit 0: intact; 1: damaged or not a RouteLens database. Never writes to FILE.',
+    usage: 'routelens doctor --db FILE [--json]\n  exit 0: intact; 1: damaged, altered (its schema is not as RouteLens wrote it) or not a RouteLens database. Never writes to FILE.',
     options: { db: { type: 'string' }, json: { type: 'boolean' } },
     async run(values) {
       const report = diagnose(requireDb(values, false));
@@ -19,7 +19,8 @@ export const doctorCommands: Record<string, Command> = {
         err(`routelens doctor: ${v(report.problems[0] ?? report.path)}`);
         return 1;
       }
-      out(`${v(report.path)}: ${report.status === 'ok' ? 'intact (integrity_check ok)' : 'DAMAGED'}`);
+      const verdict = { ok: 'intact (integrity_check ok)', damaged: 'DAMAGED', altered: 'ALTERED: its schema is not as RouteLens wrote it' }[report.status];
+      out(`${v(report.path)}: ${verdict}`);
       for (const p of report.problems.slice(0, 20)) out(`  problem: ${v(p)}`);
       if (report.problems.length > 20) out(`  … and ${report.problems.length - 20} more problems`);
       for (const t of report.tables) out(`  table ${v(t.name).padEnd(24)} ${t.error ? `unreadable (${v(t.error)})` : `${t.rows} rows`}`);

@@ -13,12 +13,18 @@
  *   non-regular file, a non-SQLite file, another application's SQLite database, an empty file when reading):
  *   `NotRouteLensError`. Damage found on open (broken header, truncation, unreadable schema, `quick_check`)
  *   is a `DamagedDatabaseError` that names `routelens doctor`. Both extend `SchemaError` (exit 1 in the CLI).
+ * - A RouteLens database whose schema is not exactly what the migrations create for its version (a view in
+ *   place of a table, a planted trigger, a changed definition: schemaIdentity.ts) is an `AlteredSchemaError`,
+ *   raised before any table is read. better-sqlite3 cannot interrupt a running query, so this is what keeps
+ *   an endless view or a trigger from a received file from ever running (issue 38). It costs ~20 ms on the
+ *   first open in a process (the migrations run in memory once) and under 1 ms after.
  */
 import { accessSync, constants, existsSync, openSync, readSync, closeSync, readFileSync, statSync, writeFileSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, migrationChecksum } from './migrations.ts';
 import { modelPoolIsCurrent, seedModelPool } from './models.ts';
+import { differencesLine, recordedVersion, schemaDifferences, SCHEMA_VERSION_DDL } from './schemaIdentity.ts';
 
 export type Db = Database.Database;
 
@@ -28,6 +34,11 @@ export class SchemaError extends Error {}
 export class NotRouteLensError extends SchemaError {}
 /** The file is a RouteLens database but damaged; the message names `routelens doctor`. */
 export class DamagedDatabaseError extends SchemaError {}
+/**
+ * A RouteLens database whose schema is not as RouteLens wrote it (a view, trigger, index or table changed or
+ * added): refused before any of it can run, and left unchanged. `routelens doctor` lists every difference.
+ */
+export class AlteredSchemaError extends NotRouteLensError {}
 /** Another process holds the write lock and did not release it in time. */
 export class DatabaseBusyError extends SchemaError {}
 
@@ -299,6 +310,8 @@ function checkStructure(db: Db, path: string, quickCheck: boolean): void {
   if (cols !== 'version,name,checksum,applied_at') {
     throw new NotRouteLensError(`${path}: an SQLite database of another application (its schema_version table is not RouteLens's), left unchanged`);
   }
+  // Before any table is read: a view, trigger or column default planted in a received file runs on first use.
+  db.transaction(() => checkIdentity(db, path))();
   for (const t of tables) {
     if (t.includes('_fts')) continue; // virtual-table shadows are checked by quick_check
     try {
@@ -314,6 +327,21 @@ function checkStructure(db: Db, path: string, quickCheck: boolean): void {
     const problems = db.prepare('PRAGMA quick_check(3)').pluck().all() as string[];
     if (problems.length !== 1 || problems[0] !== 'ok') throw new DamagedDatabaseError(damagedMessage(path, problems.join('; ')));
   }
+}
+
+/**
+ * Refuses a database whose schema is not exactly what the migrations create for its recorded version (see
+ * schemaIdentity.ts), a newer one (its schema cannot be vouched for) and one whose migration history differs.
+ */
+function checkIdentity(db: Db, path: string): void {
+  const version = recordedVersion(db);
+  const refuse = (differences: string[]): AlteredSchemaError =>
+    new AlteredSchemaError(`${path}: not as RouteLens wrote it (${differencesLine(differences)}), refused and left unchanged; \`routelens doctor --db ${path}\` lists every difference`);
+  if (typeof version !== 'number') throw refuse([version.difference]);
+  if (version > LATEST_SCHEMA_VERSION) throw new SchemaError(`database has schema version ${version}, newer than this RouteLens (${LATEST_SCHEMA_VERSION})`);
+  if (!historyMatches(db)) throw new SchemaError(`database migration history differs from this RouteLens's (checksum mismatch)`);
+  const differences = schemaDifferences(db, version);
+  if (differences.length) throw refuse(differences);
 }
 
 function checkVersion(db: Db): void {
@@ -349,8 +377,7 @@ function currentVersion(db: Db): number {
 }
 
 export function migrate(db: Db): void {
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_version (
-    version INTEGER PRIMARY KEY, name TEXT NOT NULL, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+  db.exec(SCHEMA_VERSION_DDL);
   const applied = db.prepare('SELECT version, checksum FROM schema_version ORDER BY version').all() as {
     version: number;
     checksum: string;

@@ -2,14 +2,23 @@
  * `routelens doctor` (issue 16): the full `PRAGMA integrity_check` of a database, and what can still be
  * read from it — each table's row count, each run's episodes and turns, and the source files it was
  * imported from (re-importing those into a fresh database is the recovery). Never writes.
+ *
+ * First the schema is compared with RouteLens's (schemaIdentity.ts, issue 38): when it differs, the report
+ * names each difference and reads only tables whose definition is RouteLens's. integrity_check is skipped
+ * then, as it evaluates the file's own CHECK constraints and index expressions.
  */
 import { existsSync } from 'node:fs';
+import { checkSchema, type SchemaComparison } from './schemaIdentity.ts';
 import { DamagedDatabaseError, inspectDatabaseFile, NotRouteLensError, openForInspection, type Db } from './database.ts';
 
 export interface DoctorReport {
   path: string;
-  /** ok: intact; damaged: a RouteLens database with problems; not_routelens: refused, nothing inspected. */
-  status: 'ok' | 'damaged' | 'not_routelens';
+  /**
+   * ok: intact; damaged: a RouteLens database with problems; altered: its schema is not as RouteLens wrote it
+   * (problems name each difference; only tables defined as RouteLens defines them were read);
+   * not_routelens: refused, nothing inspected.
+   */
+  status: 'ok' | 'damaged' | 'altered' | 'not_routelens';
   /** integrity_check's findings (up to 100), header problems, or why the file cannot be opened. */
   problems: string[];
   tables: { name: string; rows: number | null; error?: string }[];
@@ -51,20 +60,34 @@ export function diagnose(path: string): DoctorReport {
     report.recovery.push('nothing can be read with SQLite; restore the file from a backup or re-import its source logs');
     return report;
   }
+  let altered: SchemaComparison | null = null;
   try {
-    const check = attempt(() => db.prepare('PRAGMA integrity_check(100)').pluck().all() as string[]);
-    if ('error' in check) report.problems.push(`integrity_check failed: ${check.error}`);
-    else if (!(check.value.length === 1 && check.value[0] === 'ok')) report.problems.push(...check.value);
+    const schema = attempt(() => db.transaction(() => checkSchema(db))());
+    if ('value' in schema && schema.value.differences.length) {
+      altered = schema.value;
+      report.problems.push(...altered.differences.map((d) => `not as RouteLens wrote it: ${d}`));
+    } else {
+      const check = attempt(() => db.prepare('PRAGMA integrity_check(100)').pluck().all() as string[]);
+      if ('error' in check) report.problems.push(`integrity_check failed: ${check.error}`);
+      else if (!(check.value.length === 1 && check.value[0] === 'ok')) report.problems.push(...check.value);
+    }
+    const readable = (...tables: string[]): boolean => altered === null || tables.every((t) => altered?.intactTables.has(t));
 
     const names = attempt(() => db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[]);
     if ('error' in names) {
       report.problems.push(`the schema cannot be read: ${names.error}`);
     } else {
       for (const name of names.value) {
+        if (!readable(name)) {
+          report.tables.push({ name, rows: null, error: 'not as RouteLens defines it, not read' });
+          continue;
+        }
         const n = attempt(() => db.prepare(`SELECT COUNT(*) FROM "${name.replaceAll('"', '""')}"`).pluck().get() as number);
         report.tables.push('error' in n ? { name, rows: null, error: n.error } : { name, rows: n.value });
       }
-      const runs = attempt(() => db.prepare('SELECT id, name FROM runs ORDER BY id').all() as { id: number; name: string }[]);
+      const runs = readable('runs', 'episodes', 'turns')
+        ? attempt(() => db.prepare('SELECT id, name FROM runs ORDER BY id').all() as { id: number; name: string }[])
+        : { error: 'not read' };
       if ('value' in runs) {
         for (const r of runs.value) {
           const episodes = attempt(() => db.prepare('SELECT COUNT(*) FROM episodes WHERE run_id = ?').pluck().get(r.id) as number);
@@ -76,14 +99,15 @@ export function diagnose(path: string): DoctorReport {
           });
         }
       }
-      const sources = attempt(() => db.prepare('SELECT path, format, episodes FROM sources ORDER BY id').all() as { path: string; format: string; episodes: number }[]);
+      const sources = !readable('sources') ? { error: 'not read' } : attempt(() => db.prepare('SELECT path, format, episodes FROM sources ORDER BY id').all() as { path: string; format: string; episodes: number }[]);
       if ('value' in sources) report.sources = sources.value.map((s) => ({ ...s, exists: existsSync(s.path) }));
     }
   } finally {
     db.close();
   }
   if (report.problems.length === 0 && report.tables.every((t) => t.error === undefined) && report.runs.every((r) => r.error === undefined)) return report;
-  report.status = 'damaged';
+  report.status = altered ? 'altered' : 'damaged';
+  if (altered) report.recovery.push('RouteLens will not open it: a view, trigger or definition it did not write could run on the next read or import');
   const readableRuns = report.runs.filter((r) => r.error === undefined);
   if (readableRuns.length) report.recovery.push(`readable runs: ${readableRuns.map((r) => `${r.name} (${r.episodes} episodes, ${r.turns} turns)`).join(', ')}`);
   const broken = [...report.tables.filter((t) => t.error).map((t) => `table ${t.name}`), ...report.runs.filter((r) => r.error).map((r) => `run ${r.name}`)];
