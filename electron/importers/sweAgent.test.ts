@@ -87,6 +87,33 @@ describe('SWE-agent importer: real trajectories', () => {
   });
 });
 
+describe('SWE-agent importer: the log’s totals and every message', () => {
+  it('info.model_stats is the log total: 5 and 12 API calls, one per step', async () => {
+    expect((await readOne(v1)).log_totals).toEqual({
+      source: 'info.model_stats', requests: 5, tokens: { in: 7141, out: 243 }, cost_usd: 0.019520000000000006,
+    });
+    expect((await readOne(v0)).log_totals).toEqual({
+      source: 'info.model_stats', requests: 12, tokens: { in: 122612, out: 1369 }, cost_usd: 1.26719,
+    });
+  });
+
+  it('the system prompt, the task, the demonstration as the first call’s input; observations stay the steps’', async () => {
+    // Counted in the files: v1's history is system, task, then (assistant, tool) × 5; v0.x's is system, the
+    // demonstration (is_demo), task, then (assistant, user) × 12. No other message lies between the steps.
+    const ep = await readOne(v1);
+    expect(ep.system_prompt).toMatch(/^SETTING: You are an autonomous programmer/);
+    expect(ep.turns.flatMap((t) => t.inputs ?? [])).toEqual([]);
+    expect(ep.final_messages).toBeNull();
+    const old = await readOne(v0);
+    expect(old.system_prompt).toMatch(/^SETTING: You are an autonomous programmer/);
+    expect(old.turns[0]?.inputs).toHaveLength(1);
+    expect(old.turns[0]?.inputs?.[0]?.role).toBe('user');
+    expect(old.turns[0]?.inputs?.[0]?.text).toMatch(/^Here is a demonstration of how to correctly accomplish this task/);
+    expect(old.turns.slice(1).every((t) => t.inputs == null)).toBe(true);
+    expect(old.final_messages).toBeNull();
+  });
+});
+
 describe('SWE-agent importer: run-level model and outcome sources', () => {
   it('reads replay_config written as a JSON string (newer SWE-agent)', async () => {
     const file = variant(v1, 'x__y', (t) => {

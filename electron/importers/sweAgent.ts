@@ -8,13 +8,19 @@
  * `info.model_stats.instance_cost` becomes the episode's cost, never split across turns.
  * Outcome: only `info.exit_status`, plus resolved/unresolved when a sibling `results.json` or `report.json`
  * (SWE-bench evaluation) names the instance.
+ *
+ * `info.model_stats` (api_calls, tokens_sent, tokens_received, instance_cost) is the log's own total. Of the
+ * history, the first system message is the system prompt and the first non-demo user message the task; the
+ * observations (role `tool`, or the user message that answers a reply) are the steps'; any other message (the
+ * demonstration SWE-agent injects before the task, a system message between steps) is the next turn's input or,
+ * after the last reply, a final message.
  */
 import { readFileSync } from 'node:fs';
 import { isRegularFile } from './regularFile.ts';
 import { basename, dirname, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { CANONICAL_SCHEMA, CanonicalEpisode, describeIssue, type CanonicalTurn } from '../../shared/canonical.ts';
+import { CANONICAL_SCHEMA, CanonicalEpisode, describeIssue, type CanonicalTurn, type ConversationMessage } from '../../shared/canonical.ts';
 import { decodeJson, failAt, parseJson, readTextFile } from './jsonDocument.ts';
 import { ImportError, type ImportContext, type Importer } from './types.ts';
 
@@ -43,7 +49,14 @@ const Trajectory = z.object({
   info: z
     .object({
       exit_status: z.string().nullish(),
-      model_stats: z.object({ instance_cost: z.number().nonnegative().nullish() }).nullish(),
+      model_stats: z
+        .object({
+          instance_cost: z.number().nonnegative().nullish(),
+          tokens_sent: z.number().int().nonnegative().nullish(),
+          tokens_received: z.number().int().nonnegative().nullish(),
+          api_calls: z.number().int().nonnegative().nullish(),
+        })
+        .nullish(),
     })
     .nullish(),
   replay_config: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish(),
@@ -66,6 +79,59 @@ interface RunConfig {
   model: string;
   costLimit: number | null;
   taskId: string | null;
+}
+
+type HistoryMessage = z.infer<typeof HistoryMessage>;
+type Stats = NonNullable<NonNullable<z.infer<typeof Trajectory>['info']>['model_stats']>;
+
+/** SWE-agent's own totals for the instance; null when it records none. */
+function logTotalsOf(stats: Stats | null | undefined): CanonicalEpisode['log_totals'] {
+  if (!stats) return null;
+  const { api_calls: requests, tokens_sent: sent, tokens_received: received, instance_cost: cost } = stats;
+  if (requests == null && sent == null && received == null && cost == null) return null;
+  return {
+    source: 'info.model_stats',
+    requests: requests ?? null,
+    tokens: sent == null && received == null ? null : { in: sent ?? null, out: received ?? null },
+    cost_usd: cost ?? null,
+  };
+}
+
+/** The history's messages that are neither a reply, its observation, the system prompt nor the task. */
+interface Conversation {
+  systemPrompt: string | null;
+  /** Per reply (non-demo assistant message) in order, the messages before it. */
+  inputs: ConversationMessage[][];
+  final: ConversationMessage[];
+  replies: number;
+}
+
+function conversationOf(history: HistoryMessage[], task: HistoryMessage | undefined): Conversation {
+  let systemPrompt: string | null = null;
+  const inputs: ConversationMessage[][] = [];
+  let pending: ConversationMessage[] = [];
+  let answered = false;
+  for (const m of history) {
+    if (m.role === 'assistant' && !m.is_demo) {
+      inputs.push(pending);
+      pending = [];
+      answered = false;
+      continue;
+    }
+    if (m === task) continue;
+    const text = textOf(m.content);
+    if (m.role === 'system' && systemPrompt === null && inputs.length === 0) {
+      systemPrompt = text;
+      continue;
+    }
+    // The environment's answer to the last reply: a tool result, or (v0.x) the first user message after it.
+    if (inputs.length > 0 && (m.role === 'tool' || (m.role === 'user' && !answered && !m.is_demo))) {
+      answered = true;
+      continue;
+    }
+    pending.push({ role: m.role === 'system' ? 'system' : m.role === 'assistant' ? 'assistant' : 'user', text });
+  }
+  return { systemPrompt, inputs, final: pending, replies: inputs.length };
 }
 
 const textOf = (content: z.infer<typeof Content> | null | undefined): string =>
@@ -201,6 +267,14 @@ export const sweAgentImporter: Importer = {
     if (steps.length === 0) throw new ImportError(file, 1, 'no model steps: trajectory and history have none');
 
     const firstTask = (traj.history ?? []).find((m) => m.role === 'user' && !m.is_demo);
+    const talk = conversationOf(traj.history ?? [], firstTask);
+    // The history's replies are the steps when there are as many; otherwise which input went before which step is unknown.
+    const aligned = talk.replies === steps.length;
+    const unplaced = aligned ? [] : [...talk.inputs.flat(), ...talk.final];
+    if (unplaced.length) {
+      ctx.warn(`${talk.replies} replies in history but ${steps.length} steps: ${unplaced.length} message(s) between them kept as final messages`);
+    }
+    const finalMessages = aligned ? talk.final : unplaced;
     const resolved = resolvedFromSidecar(dirname(file), [instance, config.taskId].filter((x): x is string => !!x), ctx);
     const episode: CanonicalEpisode = {
       schema: CANONICAL_SCHEMA,
@@ -219,12 +293,16 @@ export const sweAgentImporter: Importer = {
       },
       budget: config.costLimit ? { mode: null, usd: config.costLimit, max_turns: null } : null,
       cost_usd: traj.info?.model_stats?.instance_cost ?? null,
+      log_totals: logTotalsOf(traj.info?.model_stats),
+      system_prompt: talk.systemPrompt,
+      final_messages: finalMessages.length ? finalMessages : null,
       turns: steps.map((s, t) => ({
         t,
         model: config.model,
         action: sweAction(s.action),
         observation: s.observation,
         reasoning: s.thought?.trim() ? s.thought.trim() : null,
+        inputs: aligned && talk.inputs[t]?.length ? talk.inputs[t] : null,
       })),
     };
     const checked = CanonicalEpisode.safeParse(episode);
