@@ -208,11 +208,11 @@ export class EpisodeWriter {
       insertTurn: db.prepare(`INSERT INTO turns (episode_id, t, model_id, prev_model_id, switched, action_type, tool,
         tokens_in, tokens_out, tokens_cached, cost, cost_source, latency_ms, propensity, error_mask, max_severity,
         verdict, verify_correct, greedy_model_id, was_greedy, beta, tokens_cache_write, tokens_reasoning, role,
-        tokens_cache_write_1h)
+        tokens_cache_write_1h, price_provenance_id)
         VALUES (@episode_id, @t, @model_id, @prev_model_id,
         @switched, @action_type, @tool, @tokens_in, @tokens_out, @tokens_cached, @cost, @cost_source, @latency_ms,
         @propensity, @error_mask, @max_severity, @verdict, @verify_correct, @greedy_model_id, @was_greedy, @beta,
-        @tokens_cache_write, @tokens_reasoning, @role, @tokens_cache_write_1h)`),
+        @tokens_cache_write, @tokens_reasoning, @role, @tokens_cache_write_1h, @price_provenance_id)`),
       insertTurnText: db.prepare('INSERT INTO turn_text (turn_id, action, observation, detail) VALUES (?, ?, ?, ?)'),
       indexText: db.prepare('INSERT INTO turn_fts (rowid, action, observation) SELECT turn_id, action, observation FROM turn_text WHERE turn_id >= ?'),
       insertTurnError: db.prepare(
@@ -227,7 +227,6 @@ export class EpisodeWriter {
         tokens_cached, tokens_cache_write, tokens_cache_write_1h, tokens_reasoning, cost, counted_requests, counted_tokens_in,
         counted_tokens_out, counted_tokens_cached, counted_tokens_cache_write, counted_tokens_cache_write_1h,
         counted_tokens_reasoning, counted_cost, compared, differing, worst_rel) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      setPriceProvenance: db.prepare('UPDATE turns SET price_provenance_id = ? WHERE id = ?'),
       findErrorType: db.prepare('SELECT id FROM error_types WHERE name = ?').pluck(),
       insertErrorType: db.prepare('INSERT INTO error_types (name) VALUES (?)'),
     };
@@ -494,9 +493,9 @@ export class EpisodeWriter {
         tokens_reasoning: turn.tokens?.reasoning ?? null,
         role: turn.role ?? null,
         tokens_cache_write_1h: turn.tokens?.cache_write_1h ?? null,
+        price_provenance_id: t.provenance ? this.provenanceIds.idOf(t.provenance) : null,
       });
       const turnId = Number(turnInfo.lastInsertRowid);
-      if (t.provenance) this.s.setPriceProvenance.run(this.provenanceIds.idOf(t.provenance), turnId);
       this.s.insertTurnText.run(turnId, turn.action.text ?? null, turn.observation ?? null, t.detail);
       this.unindexedFrom ??= turnId;
       for (const x of t.errors) this.s.insertTurnError.run(turnId, x.typeId, x.level, x.source);
