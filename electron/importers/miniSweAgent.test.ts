@@ -1,4 +1,4 @@
-import { closeSync, copyFileSync, mkdirSync, openSync, readFileSync, writeFileSync, ftruncateSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync, ftruncateSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -154,6 +154,60 @@ describe('mini-swe-agent importer: real episodes', () => {
   it('a run name given by the user wins', async () => {
     const { episode } = await read(trajOf('astropy__astropy-7166'), { runName: 'gemini-swebench' });
     expect(episode.run).toBe('gemini-swebench');
+  });
+});
+
+describe('mini-swe-agent importer: the log’s totals and every message', () => {
+  const shared = fileURLToPath(new URL('../../../shared/data/mini-swe-agent/trajs/', import.meta.url));
+  const sharedIds = readdirSync(shared).filter((n) => n.includes('__'));
+
+  it('info.model_stats is the log total of each of the 30 real episodes', async () => {
+    expect(sharedIds).toHaveLength(30);
+    for (const id of sharedIds) {
+      const traj = JSON.parse(readFileSync(join(shared, id, `${id}.traj.json`), 'utf8')) as { info: { model_stats: { instance_cost: number; api_calls: number } } };
+      const { episode } = await read(join(shared, id, `${id}.traj.json`));
+      const stats = traj.info.model_stats;
+      expect(episode.log_totals, id).toEqual({ source: 'info.model_stats', requests: stats.api_calls, cost_usd: stats.instance_cost });
+      expect(episode.turns).toHaveLength(stats.api_calls);
+    }
+  });
+
+  it('every message lands: system prompt, task, one observation per reply; no other message in the real files', async () => {
+    for (const id of sharedIds) {
+      const file = join(shared, id, `${id}.traj.json`);
+      const messages = (JSON.parse(readFileSync(file, 'utf8')) as { messages: { role: string; content: string }[] }).messages;
+      // Counted in the files: system, task, then (assistant, user) pairs; every user message after a reply is its observation.
+      expect(messages.slice(2).map((m) => m.role).join(' '), id).toBe(Array(messages.length / 2 - 1).fill('assistant user').join(' '));
+      const { episode } = await read(file);
+      expect(episode.system_prompt).toBe(messages[0]?.content);
+      expect(episode.task.text).toBe(messages[1]?.content);
+      expect(episode.turns.map((t) => t.observation)).toEqual(messages.slice(3).filter((_, i) => i % 2 === 0).map((m) => m.content));
+      expect(episode.turns.every((t) => t.inputs == null)).toBe(true);
+      expect(episode.final_messages).toBeNull();
+    }
+  });
+
+  it('a system message between replies is the next turn’s input, after the last reply a final message (not dropped)', async () => {
+    // mini-swe-agent 1.x writes none; an agent built on it (or MTRouter's) may inject one: same file otherwise.
+    const file = variant('astropy__astropy-7166', (traj) => {
+      traj.messages.splice(4, 0, { role: 'system', content: 'Reminder: 20 steps left.' });
+      traj.messages.splice(3, 0, { role: 'user', content: 'Also check the docs.' });
+      traj.messages.push({ role: 'system', content: 'Step limit reached.' });
+    });
+    const { episode } = await read(file);
+    expect(episode.turns[0]?.inputs).toBeNull();
+    expect(episode.turns[1]?.inputs).toEqual([{ role: 'system', text: 'Reminder: 20 steps left.' }]);
+    expect(episode.turns[0]?.observation).toMatch(/^Also check the docs\.\n\n<returncode>/);
+    expect(episode.final_messages).toEqual([{ role: 'system', text: 'Step limit reached.' }]);
+  });
+
+  it('a second user message before the first reply is the first turn’s input', async () => {
+    const file = variant('astropy__astropy-7166', (traj) => {
+      traj.messages.splice(2, 0, { role: 'user', content: 'Use Python 3.8 syntax only.' });
+    });
+    const { episode } = await read(file);
+    expect(episode.task.text).toMatch(/^<pr_description>/);
+    expect(episode.turns[0]?.inputs).toEqual([{ role: 'user', text: 'Use Python 3.8 syntax only.' }]);
   });
 });
 

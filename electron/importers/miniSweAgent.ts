@@ -13,11 +13,16 @@
  * (mtrouter.ts: ScienceWorld / HLE score, task, category, split); otherwise SWE-bench labels beside the run
  * (sweBenchLabels.ts). Python's `NaN` / `Infinity` words are accepted (pythonJson.ts). Errors are left to
  * the rules (DESIGN §5).
+ *
+ * Every message lands somewhere: the first system message is the system prompt, the first user message the task,
+ * the user messages after a reply its observation; a system message between replies (or a second user message
+ * before the first) is the next turn's input, and after the last reply a final message. `info.model_stats`
+ * (instance_cost, api_calls) is the log's own total.
  */
 import { statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, relative, resolve } from 'node:path';
 import type { z } from 'zod';
-import { CANONICAL_SCHEMA, CanonicalEpisode, describeIssue, type CanonicalTurn } from '../../shared/canonical.ts';
+import { CANONICAL_SCHEMA, CanonicalEpisode, describeIssue, type CanonicalTurn, type ConversationMessage } from '../../shared/canonical.ts';
 import { sniffJsonHead } from './jsonHead.ts';
 import { decodeJson, failAt, lineOfPath, parseJson, readTextFile, type Fail, type JsonPath } from './jsonDocument.ts';
 import { LegacyMessages, Trajectory, TRAJECTORY_FORMATS, type Content, type Message, type RouterInfo } from './miniSweAgentFormat.ts';
@@ -154,16 +159,35 @@ function tokensOf(message: Message): CanonicalTurn['tokens'] {
 
 interface Turns {
   turns: CanonicalTurn[];
+  /** Messages after the last reply that are not its observation. */
+  final: ConversationMessage[];
   /** Index in `messages` of each turn's assistant message, to place errors. */
   messageIndex: number[];
 }
 
-function turnsOf(messages: Message[], configuredModel: string | null, readAction: ActionReader, warnOnce: (m: string) => void): Turns {
+/** A message the model read that is neither a reply nor the environment's answer to one. */
+function inputOf(m: Message): ConversationMessage {
+  return { role: m.role === 'system' ? 'system' : m.role === 'assistant' ? 'assistant' : m.role === 'tool' ? 'tool' : 'user', text: textOf(m.content) };
+}
+
+function turnsOf(
+  messages: Message[],
+  skip: ReadonlySet<Message>,
+  configuredModel: string | null,
+  readAction: ActionReader,
+  warnOnce: (m: string) => void,
+): Turns {
   const replies = messages.flatMap((message, at) => (message.role === 'assistant' ? [{ message, at }] : []));
+  // Before the first reply, everything but the system prompt and the task; after each reply, its system messages.
+  const inputs: ConversationMessage[][] = [messages.slice(0, replies[0]?.at ?? messages.length).filter((m) => !skip.has(m)).map(inputOf)];
+  for (const [t, { at }] of replies.entries()) {
+    inputs.push(messages.slice(at + 1, replies[t + 1]?.at ?? messages.length).filter((r) => r.role === 'system').map(inputOf));
+  }
   const turns = replies.map(({ message: m, at }, t): CanonicalTurn => {
     const end = replies[t + 1]?.at ?? messages.length;
     // The environment's answer: every non-assistant message up to the next reply (usually exactly one).
     const answers = messages.slice(at + 1, end).filter((r) => r.role !== 'system');
+    const before = inputs[t] ?? [];
     const router = routerInfoOf(m);
     const usage = m.extra?.response?.usage;
     return {
@@ -172,6 +196,7 @@ function turnsOf(messages: Message[], configuredModel: string | null, readAction
         firstName(m.model_name, m.selected_model, router?.selected_model, m.extra?.response?.model, configuredModel) ??
         'unknown',
       action: readAction(textOf(m.content)),
+      inputs: before.length ? before : null,
       observation: answers.length ? answers.map((r) => textOf(r.content)).join('\n\n') : null,
       tokens: tokensOf(m),
       cost_usd: usage?.cost ?? m.extra?.cost ?? null,
@@ -181,7 +206,7 @@ function turnsOf(messages: Message[], configuredModel: string | null, readAction
       router: routerOf(m),
     };
   });
-  return { turns, messageIndex: replies.map((r) => r.at) };
+  return { turns, final: inputs[replies.length] ?? [], messageIndex: replies.map((r) => r.at) };
 }
 
 interface Document {
@@ -222,6 +247,11 @@ function policyOf(traj: Trajectory | null, messages: Message[]): NonNullable<Can
     return { name: firstName(routerType, config?.model?.model_name, config?.model_type), kind: 'router', train_step: null };
   }
   return { name: firstName(config?.model?.model_name), kind: 'single-model', train_step: null };
+}
+
+function logTotalsOf(stats: NonNullable<Trajectory['info']>['model_stats']): CanonicalEpisode['log_totals'] {
+  if (stats?.api_calls == null && stats?.instance_cost == null) return null;
+  return { source: 'info.model_stats', requests: stats.api_calls ?? null, cost_usd: stats.instance_cost ?? null };
 }
 
 function budgetOf(traj: Trajectory | null): CanonicalEpisode['budget'] {
@@ -281,7 +311,10 @@ export const miniSweAgentImporter: Importer = {
     const policy = policyOf(traj, messages);
     // A router's configured "model" is the router itself (`roulette`), never a turn's model.
     const configuredModel = policy.kind === 'router' ? null : (info?.config?.model?.model_name ?? null);
-    const { turns, messageIndex } = turnsOf(messages, configuredModel, actionReaderOf(traj, benchmark), warnOnce);
+    const systemPrompt = messages.find((m) => m.role === 'system');
+    const firstUser = messages.find((m) => m.role === 'user');
+    const skip = new Set([systemPrompt, firstUser].filter((m): m is Message => m !== undefined));
+    const { turns, final, messageIndex } = turnsOf(messages, skip, configuredModel, actionReaderOf(traj, benchmark), warnOnce);
     if (turns.length === 0) {
       throw fail(lineOfPath(text, doc.at), 'no assistant messages: the trajectory has no turns');
     }
@@ -289,14 +322,9 @@ export const miniSweAgentImporter: Importer = {
     if (unknown > 0) {
       warnOnce(traj === null ? 'legacy bare message array: model unknown' : `${unknown} assistant message(s) name no model: model "unknown"`);
     }
-    const apiCalls = traj?.info?.model_stats?.api_calls;
-    if (apiCalls != null && apiCalls !== turns.length) {
-      warnOnce(`info.model_stats.api_calls is ${apiCalls} but there are ${turns.length} assistant messages`);
-    }
 
     const instanceId = traj?.instance_id ?? (info && benchmark !== null ? mtrouterInstance(info, stemOf(file)) : stemOf(file));
     const runDir = runDirOf(file, instanceId);
-    const firstUser = messages.find((m) => m.role === 'user');
     const taskText = firstUser ? textOf(firstUser.content) : null;
     const exit = info?.exit_status ?? null;
     const facts = mtrouterFacts(info, instanceId, runDir, warnOnce);
@@ -325,6 +353,10 @@ export const miniSweAgentImporter: Importer = {
       policy,
       // The log's own total; the turns' costs win when they have them (canonical.ts).
       cost_usd: info?.model_stats?.instance_cost ?? null,
+      // Kept beside the turns so the import says when api_calls or instance_cost disagree with them.
+      log_totals: logTotalsOf(info?.model_stats),
+      system_prompt: systemPrompt ? textOf(systemPrompt.content) : null,
+      final_messages: final.length ? final : null,
       turns,
     };
     const checked = CanonicalEpisode.safeParse(episode);
