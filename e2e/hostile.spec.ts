@@ -6,7 +6,9 @@
  * ran, would set `window.__pwned` or open a dialog; every external resource would be a request to
  * attacker.invalid. The specs prove none of that happens in the Runs, Episodes and inspector views, that the
  * text is visible as literal text, and that an exported SVG figure with these names runs nothing either, even
- * loaded into a page without our CSP.
+ * loaded into a page without our CSP. Messages nested or marked past what the markdown parser survives (issue 38
+ * item 1: `>` x 3,000 and `- ` x 1,000 overflowed its stack and unmounted the app, `*a` x 49,000 blocked the
+ * page for 150 s) show as plain text with the reason said, and the inspector keeps working.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,10 +36,16 @@ const PAYLOADS = [
   `javascript:alert('bare')`,
   ANSI,
 ];
+/** Markdown the parser used to choke on, with the note the reader sees instead. */
+const NESTED = [
+  { text: '>'.repeat(3000), said: 'nested too deeply to format' },
+  { text: '- '.repeat(1000), said: 'nested too deeply to format' },
+  { text: '*a'.repeat(49_000), said: 'too many emphasis marks or brackets to format' },
+];
 const HUGE_BYTES = 10 * 1024 * 1024;
 const HUGE_TAIL = `<img src=x onerror="window.__pwned='tail'">`;
 
-function episode(id: string, turns: { action: string; observation: string; model: string }[], task: string): string {
+function episode(id: string, turns: { action: string; observation: string; model: string; message?: string }[], task: string): string {
   return JSON.stringify({
     schema: 'routelens/v1',
     run: RUN,
@@ -49,6 +57,7 @@ function episode(id: string, turns: { action: string; observation: string; model
       model: t.model,
       action: { type: 'tool', tool: 'bash', text: t.action },
       observation: t.observation,
+      ...(t.message ? { message: t.message } : {}),
       tokens: { in: 100, out: 10 },
       cost_usd: 0.001,
     })),
@@ -71,6 +80,7 @@ test.beforeAll(async () => {
     [
       episode(EXT_ID, turns, `Task: ${PAYLOADS.join(' ')}`),
       episode('huge_line', [{ action: 'cat big.log', observation: huge, model: MODEL }], 'One 10 MB line.'),
+      episode('nested_markdown', NESTED.map((n) => ({ action: 'echo', observation: 'ok', model: MODEL, message: n.text })), 'Nested markdown.'),
     ].join('\n') + '\n',
   );
   cli(['import', file, '--db', join(dir, 'hostile.db')]);
@@ -165,6 +175,23 @@ test('a 10 MB line opens collapsed, expands whole, and its markup stays text', a
   expect(await inspector.observation.evaluate((el, tail) => (el.textContent ?? '').endsWith(tail), HUGE_TAIL)).toBe(true);
   // Still responsive: the next key press is handled.
   await page.keyboard.press('k');
+  await expectNothingRan(page, external, origin);
+});
+
+test('markdown nested past the parser shows as plain text, says why, and the inspector keeps working', async ({ page, inspector }) => {
+  const { external, app, origin } = await guard(page);
+  await app.open('#/runs');
+  const id = await app.episodeId('nested_markdown');
+  await app.open(`#/episode/${id}/turn/0`);
+  await inspector.waitReady();
+  for (const [t, n] of NESTED.entries()) {
+    await inspector.expectTurn(t);
+    const message = inspector.block('turn-message').root;
+    await expect(message.locator('.markdown[data-format="plain"]').first()).toBeVisible({ timeout: 5000 });
+    await expect(message.getByTestId('markdown-plain-note').first()).toHaveText(`Shown as plain text: ${n.said}.`);
+    await expect(inspector.title).toHaveText('nested_markdown'); // the app is still mounted
+    if (t < NESTED.length - 1) await page.keyboard.press('j');
+  }
   await expectNothingRan(page, external, origin);
 });
 

@@ -40,3 +40,53 @@ describe('Markdown from a log', () => {
     expect(out).toContain('<mark class="search-hit">needle</mark>');
   });
 });
+
+describe('Markdown bounded (issue 38 item 1)', () => {
+  // Before the scan: `>` x 3,000 threw "Maximum call stack size exceeded" (after 2.5 s), `- ` x 1,000 did in the
+  // browser, `*a` x 49,000 rendered for 96 s.
+  it.each([
+    ['`>` x 3,000', '>'.repeat(3000), 'too-deep', 'nested too deeply to format'],
+    ['`- ` x 1,000', '- '.repeat(1000), 'too-deep', 'nested too deeply to format'],
+    ['`*a` x 49,000', '*a'.repeat(49_000), 'too-many-marks', 'too many emphasis marks or brackets to format'],
+  ])('%s renders as plain text in under a second and says why', (_name, text, reason, said) => {
+    const t = performance.now();
+    const out = html(text);
+    expect(performance.now() - t).toBeLessThan(1000);
+    expect(out).toContain('data-format="plain"');
+    expect(out).toContain(`data-plain-reason="${reason}"`);
+    expect(out).toContain(`Shown as plain text: ${said}.`);
+    expect(out).toContain(text.slice(0, 200).replace(/>/g, '&gt;'));
+  });
+
+  it('ordinary markdown still renders as markdown: headings, lists 4 deep, code blocks, tables', () => {
+    const out = html(
+      [
+        '# Plan',
+        '',
+        '- one',
+        '  - two',
+        '    - three',
+        '      - four',
+        '',
+        '```bash',
+        'ls -la',
+        '```',
+        '',
+        '| a | b |',
+        '|---|---|',
+        '| 1 | 2 |',
+      ].join('\n'),
+    );
+    expect(out).toContain('data-format="markdown"');
+    expect(out).toContain('<h1>Plan</h1>');
+    expect(out.match(/<ul>/g)).toHaveLength(4);
+    expect(out).toContain('class="hljs language-bash"');
+    expect(out).toContain('<td>2</td>');
+    expect(out).not.toContain('Shown as plain text');
+  });
+
+  it('a fenced code block is bounded by size only: its marks are not markdown', () => {
+    const code = `\`\`\`python\n${'x = a*b*c[i][j]\n'.repeat(1000)}\`\`\``;
+    expect(renderToStaticMarkup(<Markdown text={code} fenced />)).toContain('class="hljs language-python"');
+  });
+});

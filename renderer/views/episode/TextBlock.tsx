@@ -42,7 +42,7 @@ function cut(text: string, format: TextFormat, at: CollapseAt | undefined): Cut 
 function Part({ text, format, language, highlight }: { text: string; format: TextFormat; language?: string; highlight?: string }) {
   if (format === 'markdown') return <Markdown text={text} highlight={highlight} />;
   if (format === 'code' && language && text.length <= MARKDOWN_MAX_CHARS) {
-    return <Markdown text={codeFence(text, language)} highlight={highlight} className="markdown-code" />;
+    return <Markdown text={codeFence(text, language)} highlight={highlight} className="markdown-code" fenced />;
   }
   return <HitText text={text} highlight={highlight} />;
 }
