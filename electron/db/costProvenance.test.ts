@@ -71,11 +71,13 @@ describe('cost provenance', () => {
     db.close();
   });
 
-  it('names the cache tier from the one-hour part of the cache writes', () => {
+  it('names the cache tier from the one-hour part of the cache writes, counted as the pricing counts them', () => {
     expect(cacheTier(null)).toBe('none');
-    expect(cacheTier({ cache_write: 0, cache_write_1h: 0 })).toBe('none');
-    expect(cacheTier({ cache_write: 10 })).toBe('5m');
-    expect(cacheTier({ cache_write: 10, cache_write_1h: 10 })).toBe('1h');
-    expect(cacheTier({ cache_write: 10, cache_write_1h: 4 })).toBe('5m+1h');
+    expect(cacheTier({ in: 100, cache_write: 0, cache_write_1h: 0 })).toBe('none');
+    expect(cacheTier({ in: 100, cache_write: 10 })).toBe('5m');
+    expect(cacheTier({ in: 100, cache_write: 10, cache_write_1h: 10 })).toBe('1h');
+    expect(cacheTier({ in: 100, cache_write: 10, cache_write_1h: 4 })).toBe('5m+1h');
+    // Writes beyond the input left after cache reads are not priced as writes (priceTurn clamps them).
+    expect(cacheTier({ in: 100, cached: 100, cache_write: 10, cache_write_1h: 10 })).toBe('none');
   });
 });

@@ -47,10 +47,13 @@ export function genaiPricesVersion(): string {
 
 /**
  * The tier cache writes were priced at: `cache_write_1h` is the one-hour part of `cache_write` (2x base input),
- * the rest five-minute (1.25x); 'none' when the turn wrote nothing to a cache.
+ * the rest five-minute (1.25x); 'none' when the turn wrote nothing to a cache. The writes counted are those the
+ * pricing counts (priceTurn, listPriceCall): no more than the input that is not a cache read.
  */
 export function cacheTier(tokens: CanonicalTurn['tokens']): CacheTier {
-  const written = tokens?.cache_write ?? 0;
+  const input = tokens?.in ?? 0;
+  const cached = Math.min(tokens?.cached ?? 0, input);
+  const written = Math.min(tokens?.cache_write ?? 0, input - cached);
   const hour = Math.min(tokens?.cache_write_1h ?? 0, written);
   if (written <= 0) return 'none';
   if (hour <= 0) return '5m';
