@@ -123,6 +123,49 @@ describe('Inspect importer: real logs', () => {
   });
 });
 
+describe('Inspect importer: the sample’s own totals and every message', () => {
+  it('each sample’s model_usage is its log total: all six real samples reconcile with their turns', async () => {
+    const { episodes } = await read(browser);
+    expect(episodes[0]?.log_totals).toEqual({
+      source: "the sample's model_usage",
+      tokens: { in: 15235, out: 281, cached: 9088, cache_write: null, reasoning: 0 },
+      cost_usd: null,
+    });
+    const all = [...episodes, ...(await read(streaming)).episodes, ...(await read(mmlu)).episodes];
+    expect(all).toHaveLength(6);
+    for (const ep of all) {
+      const sum = (k: 'in' | 'out') => ep.turns.reduce((a, t) => a + (t.tokens?.[k] ?? 0), 0);
+      expect([ep.log_totals?.tokens?.in, ep.log_totals?.tokens?.out], ep.episode_id).toEqual([sum('in'), sum('out')]);
+    }
+    expect((await read(streaming)).episodes.map((e) => e.log_totals?.tokens?.in)).toEqual([66, 66, 60, 60]);
+  });
+
+  it('system prompt and task from the messages; the real samples have no other message between replies', async () => {
+    // Counted in the files: browser = user, (assistant, tool) × 4, assistant; log_streaming = system, user,
+    // assistant (each of 4); mmlu = user, assistant.
+    const [web] = (await read(browser)).episodes;
+    expect(web?.system_prompt).toBeNull();
+    expect(web?.turns.every((t) => t.inputs == null)).toBe(true);
+    expect(web?.final_messages).toBeNull();
+    const stream = (await read(streaming)).episodes;
+    expect(stream.every((e) => e.system_prompt?.includes('only respond with exactly "Yes" or "No"'))).toBe(true);
+    expect(stream.every((e) => e.turns[0]?.inputs == null && e.final_messages == null)).toBe(true);
+  });
+
+  it('a user message a solver adds between calls is the next turn’s input; one after the last reply a final message', async () => {
+    // The shape Inspect's basic_agent writes when a reply makes no tool call (its continue message), in the real log.
+    const log = browserLog();
+    const messages = firstSample(log).messages as Json[];
+    messages.splice(3, 0, { role: 'user', content: 'Please proceed to the next step using your best judgement.', source: 'generate' });
+    messages.push({ role: 'user', content: 'Are you done?', source: 'input' });
+    const { episodes, warnings } = await read(writeJson('continue.json', log));
+    expect(episodes[0]?.turns[1]?.inputs).toEqual([{ role: 'user', text: 'Please proceed to the next step using your best judgement.' }]);
+    expect(episodes[0]?.turns.filter((t) => t.inputs != null)).toHaveLength(1);
+    expect(episodes[0]?.final_messages).toEqual([{ role: 'user', text: 'Are you done?' }]);
+    expect(warnings.filter((w) => w.includes('kept as final messages'))).toEqual([]);
+  });
+});
+
 describe('Inspect importer: grader calls and fallbacks', () => {
   const graderModel = (spanId: string | null) => ({
     event: 'model',

@@ -55,6 +55,7 @@ class EpisodeBuilder {
   private graderCalls = 0;
   private unresolved = 0;
   private fromMessages = 0;
+  private unplaced = 0;
 
   constructor(private readonly eval_: EvalContext) {}
 
@@ -68,6 +69,7 @@ class EpisodeBuilder {
     this.seen.add(id);
     this.graderCalls += result.graderCalls;
     this.unresolved += result.unresolvedAttachments;
+    this.unplaced += result.unplacedMessages;
     if (checked.data.turns.length > 0 && checked.data.turns.every((t) => t.tokens == null)) this.fromMessages++;
     return checked.data;
   }
@@ -75,6 +77,9 @@ class EpisodeBuilder {
   report(ctx: ImportContext): void {
     if (this.graderCalls > 0) ctx.warn(`${this.graderCalls} grader calls kept out of the turns (model-graded scoring)`);
     if (this.unresolved > 0) ctx.warn(`${this.unresolved} attachment:// references not found in their sample's attachments; kept as is`);
+    if (this.unplaced > 0) {
+      ctx.warn(`${this.unplaced} message(s) of samples whose conversation has not one reply per model call kept as final messages`);
+    }
     if (this.fromMessages > 0) ctx.warn(`${this.fromMessages} samples without token counts (turns taken from messages or usage not logged)`);
   }
 }

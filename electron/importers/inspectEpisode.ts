@@ -7,9 +7,15 @@
  * `score` event, or with the model role `grader` — is a grader call: it goes to `grader_calls`, not the turns.
  * A turn's observation is the text of the `tool` events that follow it before the next model call. Samples
  * without model events (old logs) fall back to the assistant messages of `messages`.
+ *
+ * `messages` is the conversation as the agent left it: its first system message is the system prompt and its first
+ * user message the task; every other message that is not a reply or a tool result (a user or system message the
+ * solver added between calls, such as a basic agent's "please continue") is the next turn's input, or a final
+ * message after the last reply. The sample's own `model_usage` (per model) is the log's total for the episode; the
+ * log-level `stats.model_usage` adds up all samples, so it is no one episode's.
  */
 import { z } from 'zod';
-import { CANONICAL_SCHEMA, type CanonicalEpisode, type CanonicalTurn } from '../../shared/canonical.ts';
+import { CANONICAL_SCHEMA, type CanonicalEpisode, type CanonicalTurn, type ConversationMessage } from '../../shared/canonical.ts';
 import { decodeJson, type Fail, type JsonPath } from './jsonDocument.ts';
 
 const count = z.number().int().nonnegative();
@@ -41,6 +47,7 @@ const Usage = z.object({
   total_tokens: count.nullish(),
   input_tokens_cache_read: count.nullish(),
   input_tokens_cache_write: count.nullish(),
+  reasoning_tokens: count.nullish(),
   /** Newer writers record the provider's cost when it reports one. */
   total_cost: z.number().nonnegative().nullish(),
 });
@@ -87,6 +94,8 @@ export const InspectSample = z.object({
   attachments: z.record(z.string(), z.string()).default({}),
   error: z.object({ message: z.string() }).nullish(),
   limit: z.object({ type: z.string() }).nullish(),
+  /** What the sample's model calls used, per model, as Inspect totals it. */
+  model_usage: z.record(z.string(), Usage).nullish(),
 });
 
 /** What an episode needs from the log around its sample. */
@@ -109,6 +118,8 @@ export interface SampleResult {
   episode: CanonicalEpisode;
   graderCalls: number;
   unresolvedAttachments: number;
+  /** Messages kept as final messages because the conversation's replies are not the turns. */
+  unplacedMessages: number;
 }
 
 const ATTACHMENT = 'attachment://';
@@ -139,6 +150,28 @@ export function inspectTokens(u: Usage): NonNullable<CanonicalTurn['tokens']> {
   const separate = read + write > 0 && u.total_tokens === u.input_tokens + u.output_tokens + read + write;
   return { in: separate ? u.input_tokens + read + write : u.input_tokens, out: u.output_tokens, cached: u.input_tokens_cache_read ?? null };
 }
+
+/** The sample's `model_usage` over all its models as the episode's log total; null when the sample has none. */
+function logTotalsOf(usage: Record<string, Usage> | null | undefined): CanonicalEpisode['log_totals'] {
+  const models = Object.values(usage ?? {});
+  if (models.length === 0) return null;
+  const sum = (f: (u: Usage) => number | null | undefined): number | null =>
+    models.some((u) => f(u) != null) ? models.reduce((a, u) => a + (f(u) ?? 0), 0) : null;
+  const all = (f: (u: Usage) => number | null | undefined): number | null => (models.every((u) => f(u) != null) ? sum(f) : null);
+  return {
+    source: 'the sample\'s model_usage',
+    tokens: {
+      in: sum((u) => inspectTokens(u).in),
+      out: sum((u) => u.output_tokens),
+      cached: sum((u) => u.input_tokens_cache_read),
+      cache_write: sum((u) => u.input_tokens_cache_write),
+      reasoning: sum((u) => u.reasoning_tokens),
+    },
+    cost_usd: all((u) => u.total_cost),
+  };
+}
+
+const MESSAGE_ROLE: Record<string, ConversationMessage['role']> = { user: 'user', system: 'system', assistant: 'assistant', tool: 'tool' };
 
 class SampleReader {
   unresolved = 0;
@@ -305,6 +338,25 @@ export function sampleToEpisode(value: unknown, ctx: EvalContext, source: Sample
     }));
   }
 
+  // The messages between replies, by reply: [0] before the first, [n] after the last.
+  const between: ConversationMessage[][] = [[]];
+  const firstReply = sample.messages.findIndex((m) => m.role === 'assistant');
+  const beforeFirst = firstReply < 0 ? sample.messages : sample.messages.slice(0, firstReply);
+  const systemPrompt = beforeFirst.find((m) => m.role === 'system');
+  const taskMessage = beforeFirst.find((m) => m.role === 'user');
+  for (const m of sample.messages) {
+    if (m.role === 'assistant') between.push([]);
+    else if (m.role !== 'tool' && m !== systemPrompt && m !== taskMessage) {
+      between.at(-1)?.push({ role: MESSAGE_ROLE[m.role] ?? 'user', text: r.content(m.content) });
+    }
+  }
+  const replies = between.length - 1;
+  const aligned = replies === canonicalTurns.length;
+  if (aligned) canonicalTurns.forEach((t, i) => (t.inputs = between[i]?.length ? between[i] : null));
+  // A conversation whose replies are not the turns (an agent that rewrote its history): its messages are kept last.
+  const finalMessages = aligned ? (between[replies] ?? []) : between.flat();
+  const unplaced = aligned ? 0 : finalMessages.length;
+
   const firstScore = Object.values(sample.scores ?? {})[0];
   const score = firstScore ? scoreValue(firstScore.value) : null;
   const inUnitRange = score !== null && score >= 0 && score <= 1;
@@ -327,7 +379,10 @@ export function sampleToEpisode(value: unknown, ctx: EvalContext, source: Sample
       exit,
     },
     grader_calls: graders.length > 0 ? graders : null,
+    system_prompt: systemPrompt ? r.content(systemPrompt.content) : null,
+    log_totals: logTotalsOf(sample.model_usage),
+    final_messages: finalMessages.length ? finalMessages : null,
     turns: canonicalTurns,
   };
-  return { episode, graderCalls: graders.length, unresolvedAttachments: r.unresolved };
+  return { episode, graderCalls: graders.length, unresolvedAttachments: r.unresolved, unplacedMessages: unplaced };
 }
