@@ -38,15 +38,23 @@ describe('EpisodeWriter', () => {
     db.close();
   });
 
-  it('replaces an episode written earlier in the same transaction without corrupting the index', () => {
+  it('refuses an episode written twice in one file, and replaces it from a later import of that file without corrupting the index', () => {
     const db = openDatabase(join(tempDir(), 'w.db'));
     const writer = new EpisodeWriter(db, defaultErrorRules());
     db.exec('BEGIN');
     writer.write(episode('a', ['light lamp', 'light stove']), 'canonical', 'f', null);
-    // Deleting turn_text un-indexes it through a trigger: the first version must be indexed by then.
+    // One file naming one episode twice: refused, never the later copy silently kept (issue 34).
+    expect(() => writer.write(episode('a', ['boil water']), 'canonical', 'f', null)).toThrow(
+      'f:1: episode "a" of run "r" appears twice in this file: not merged',
+    );
+    writer.flushText();
+    db.exec('COMMIT');
+    writer.commit();
+    db.exec('BEGIN');
     const second = writer.write(episode('a', ['boil water']), 'canonical', 'f', null);
     writer.flushText();
     db.exec('COMMIT');
+    writer.commit();
     expect(second.replaced).toBe(true);
     expect(matches(db, 'light')).toBe(0);
     expect(matches(db, 'boil')).toBe(1);

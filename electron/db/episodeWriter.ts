@@ -8,6 +8,7 @@ import type { CanonicalEpisode, CanonicalTurn, TurnError } from '../../shared/ca
 import { SEVERITY_LEVEL, aecTargets, maxSeverity, normaliseScore, type AecTarget } from '../../shared/formulas.ts';
 import type { ErrorRules } from '../analysis/errorRules.ts';
 import { defaultExpectedSteps, expectedSteps, type ExpectedStepsTable } from '../analysis/expectedSteps.ts';
+import { ImportError } from '../importers/types.ts';
 import { vouchedWellFormed } from '../importers/wellFormedText.ts';
 import { PriceProvenanceIds, priceProvenanceOf, type PriceProvenance } from './costProvenance.ts';
 import type { Db } from './database.ts';
@@ -62,9 +63,40 @@ export function episodeMessages(ep: CanonicalEpisode): string | null {
   return rows.length > 0 ? JSON.stringify(rows) : null;
 }
 
+/** An episode already in the database under the run and id of one being written, with the file it came from. */
+interface StoredEpisode {
+  id: number;
+  sourceId: number | null;
+  path: string | null;
+  nTurns: number;
+  totalCost: number;
+  taskId: string | null;
+}
+
+/**
+ * What to do with an episode whose run and id are already taken (issue 34: two OpenHands sessions both named
+ * `0-25` kept one and still said "2 imported"). From the same file, re-imported after it changed (or from an
+ * import whose file is no longer recorded): `replace`. From another file: the same episode (same task, turns and
+ * cost) is `same` and skipped with a warning; anything else is `different`, and the file is refused naming both.
+ */
+function clashWith(
+  stored: StoredEpisode,
+  incoming: { ep: CanonicalEpisode; totalCost: number },
+  sourcePath: string,
+  sourceId: number | null,
+): 'replace' | 'same' | 'different' {
+  if (stored.path === null || stored.path === sourcePath || stored.sourceId === sourceId) return 'replace';
+  const sameCost = Math.abs(stored.totalCost - incoming.totalCost) <= 1e-9 * Math.max(1, Math.abs(stored.totalCost));
+  const same = stored.nTurns === incoming.ep.turns.length && sameCost && stored.taskId === (incoming.ep.task.id ?? null);
+  return same ? 'same' : 'different';
+}
+
 export interface WriteResult {
   episodeId: number;
+  /** An episode of the same run and id, imported earlier from this same file (since changed), was replaced. */
   replaced: boolean;
+  /** Set when the episode was not written because the same episode is already there from this other file. */
+  copyOf: string | null;
   /** Strings of the episode that held lone UTF-16 surrogates, stored with U+FFFD in their place. */
   repairedStrings: number;
   /** The written episode against its log's own totals (absent when not written, null when the log has none). */
@@ -168,6 +200,8 @@ export class EpisodeWriter {
   private readonly provenanceIds: PriceProvenanceIds;
   /** The first turn written since the last flushText(): its text and all later turns' are not yet in turn_fts. */
   private unindexedFrom: number | null = null;
+  /** Run and episode ids written in the current file's transaction: a second one in the same file is refused. */
+  private readonly writtenInFile = new Set<string>();
   /** The same for messages and message_fts. */
   private unindexedMessagesFrom: number | null = null;
   private readonly s;
@@ -185,7 +219,8 @@ export class EpisodeWriter {
       findRun: db.prepare('SELECT id FROM runs WHERE name = ?').pluck(),
       insertRun: db.prepare(`INSERT INTO runs (name, source_format, source_path, imported_at, policy_name, policy_kind)
         VALUES (?, ?, ?, ?, ?, ?)`),
-      findEpisode: db.prepare('SELECT id FROM episodes WHERE run_id = ? AND ext_id = ?').pluck(),
+      findEpisode: db.prepare(`SELECT e.id, e.source_id AS sourceId, s.path, e.n_turns AS nTurns, e.total_cost AS totalCost,
+        e.task_id AS taskId FROM episodes e LEFT JOIN sources s ON s.id = e.source_id WHERE e.run_id = ? AND e.ext_id = ?`),
       deleteEpisode: db.prepare('DELETE FROM episodes WHERE id = ?'),
       insertEpisode: db.prepare(`INSERT INTO episodes (run_id, ext_id, task_id, task_type, task_category, split,
         difficulty, final_score, score_lo, score_hi, score_norm, success, total_cost, logged_cost, grader_cost, n_turns,
@@ -246,11 +281,13 @@ export class EpisodeWriter {
 
   /** Call after the caller's transaction commits. */
   commit(): void {
+    this.writtenInFile.clear();
     this.models.commit();
   }
 
   /** Call after the caller's transaction rolls back: ids cached during it may name rows that no longer exist. */
   rollback(): void {
+    this.writtenInFile.clear();
     this.unindexedFrom = null;
     this.unindexedMessagesFrom = null;
     this.runIds.clear();
@@ -383,11 +420,25 @@ export class EpisodeWriter {
     const r = this.resolve(logged);
     const { ep } = r;
     const runId = this.runId(ep, format, sourcePath);
-    const existing = this.s.findEpisode.get(runId, ep.episode_id) as number | undefined;
+    const existing = this.s.findEpisode.get(runId, ep.episode_id) as StoredEpisode | undefined;
+    const key = `${runId}\u0000${ep.episode_id}`;
+    if (this.writtenInFile.has(key)) {
+      throw new ImportError(sourcePath, 1, `episode "${ep.episode_id}" of run "${ep.run}" appears twice in this file: not merged`);
+    }
+    this.writtenInFile.add(key);
     if (existing !== undefined) {
+      const clash = clashWith(existing, r, sourcePath, sourceId);
+      if (clash === 'same') return { episodeId: existing.id, replaced: false, copyOf: existing.path, repairedStrings: r.repairedStrings };
+      if (clash === 'different') {
+        throw new ImportError(
+          sourcePath, 1,
+          `episode "${ep.episode_id}" of run "${ep.run}" is already in the database from ${existing.path ?? 'an earlier import'}, ` +
+            'with different content: not replaced (import this file with --run NAME to keep both)',
+        );
+      }
       // Deleting turn_text un-indexes it (trigger turn_text_ad): its rows must be in the index by then.
       this.flushText();
-      this.s.deleteEpisode.run(existing);
+      this.s.deleteEpisode.run(existing.id);
     }
     const info = this.s.insertEpisode.run({
       run_id: runId,
@@ -506,6 +557,6 @@ export class EpisodeWriter {
         for (const dep of sub.depends_on) this.s.insertPlanEdge.run(episodeId, turn.plan?.round, dep, sub.id);
       }
     }
-    return { episodeId, replaced: existing !== undefined, repairedStrings: r.repairedStrings, reconciliation: rec };
+    return { episodeId, replaced: existing !== undefined, copyOf: null, repairedStrings: r.repairedStrings, reconciliation: rec };
   }
 }

@@ -145,7 +145,8 @@ describe('OpenHands importer: server sessions (metadata.json, events/, event_cac
     const ignored = report.ignored.map((i) => relative(sessions, i.path));
     expect(ignored).toContain(`${SESSION_A}/event_cache/0-25.json`);
     expect(ignored.filter((p) => p.includes('/events/'))).toHaveLength(29 + 27);
-    expect(new Set(report.ignored.map((i) => i.reason.replace(/\(.*/, '')))).toEqual(new Set(['sidecar of openhands logs ']));
+    const sessionFiles = report.ignored.filter((i) => !i.path.endsWith('PROVENANCE.md'));
+    expect(new Set(sessionFiles.map((i) => i.reason.replace(/\(.*/, '')))).toEqual(new Set(['sidecar of openhands logs ']));
     db.close();
   });
 

@@ -22,23 +22,59 @@ describe('import pipeline', () => {
     db.close();
   });
 
-  it('replaces episodes with the same run and id when a changed file is imported', async () => {
+  it('replaces episodes with the same run and id when a changed file is imported again, and says so', async () => {
     const dir = tempDir();
     const db = openDatabase(join(dir, 'p.db'));
-    await importPaths(db, [example]);
+    const mine = join(dir, 'mine.jsonl');
+    copyFileSync(example, mine);
+    await importPaths(db, [mine]);
     const lines = readFileSync(example, 'utf8').trim().split('\n');
     const first = JSON.parse(lines[0] as string);
     first.turns = first.turns.slice(0, 2);
-    const changed = join(dir, 'changed.jsonl');
-    writeFileSync(changed, `${JSON.stringify(first)}\n`);
-    const report = await importPaths(db, [changed]);
+    writeFileSync(mine, `${JSON.stringify(first)}\n`);
+    const report = await importPaths(db, [mine]);
     expect(report.files[0]?.status).toBe('imported');
+    expect(report.warnings).toEqual([`${mine}: 1 episode(s) imported earlier from this file replaced by their new content`]);
     expect(count(db, 'episodes')).toBe(13);
     const n = db.prepare('SELECT n_turns FROM episodes WHERE ext_id = ?').pluck().get(first.episode_id);
     expect(n).toBe(2);
     // No orphan text or search rows from the replaced episode.
     expect(count(db, 'turn_text')).toBe(count(db, 'turns'));
     expect(count(db, 'turn_fts')).toBe(count(db, 'turns'));
+    db.close();
+  });
+
+  it('never replaces or merges an episode another file brought under the same run and id without saying so', async () => {
+    const dir = tempDir();
+    const db = openDatabase(join(dir, 'p.db'));
+    await importPaths(db, [example]);
+    const [firstLine, secondLine] = readFileSync(example, 'utf8').trim().split('\n') as [string, string];
+    const first = JSON.parse(firstLine);
+    // Another file, the same episode: skipped, named as a copy.
+    const copy = join(dir, 'copy.jsonl');
+    writeFileSync(copy, `${firstLine}\n`);
+    const same = await importPaths(db, [copy]);
+    expect(same.files[0]).toMatchObject({ status: 'skipped', reason: `already imported (its episode is the same as in ${example})` });
+    // Another file, other content under that id: refused naming both files; the stored episode is untouched.
+    first.turns = first.turns.slice(0, 2);
+    const other = join(dir, 'other.jsonl');
+    writeFileSync(other, `${JSON.stringify(first)}\n`);
+    const different = await importPaths(db, [other]);
+    expect(different.files[0]?.status).toBe('rejected');
+    expect(different.files[0]?.reason).toBe(
+      `${other}:1: episode "${first.episode_id}" of run "${first.run}" is already in the database from ${example}, ` +
+        'with different content: not replaced (import this file with --run NAME to keep both)',
+    );
+    const n = db.prepare('SELECT n_turns FROM episodes WHERE ext_id = ?').pluck().get(first.episode_id);
+    expect(n).toBeGreaterThan(2);
+    // One file holding a copy among new episodes: the new ones are imported, the copy is said.
+    const second = JSON.parse(secondLine);
+    const mixed = join(dir, 'mixed.jsonl');
+    writeFileSync(mixed, `${JSON.stringify({ ...second, episode_id: 'brand-new' })}\n${secondLine}\n`);
+    const partly = await importPaths(db, [mixed]);
+    expect(partly.files[0]).toMatchObject({ status: 'imported', episodes: 1 });
+    expect(partly.warnings).toEqual([`${mixed}: 1 episode(s) skipped: the same as already imported from ${example} ("${second.episode_id}")`]);
+    expect(count(db, 'episodes')).toBe(14);
     db.close();
   });
 
@@ -65,7 +101,7 @@ describe('import pipeline', () => {
     const db = openDatabase(join(dir, 'p.db'));
     const report = await importPaths(db, [file]);
     expect(report.files[0]?.status).toBe('rejected');
-    expect(report.files[0]?.reason).toMatch(/notes\.txt:1: not a trajectory format/);
+    expect(report.files[0]?.reason).toMatch(/notes\.txt:1: not a log RouteLens reads \(it reads canonical, .*\); it resembles none of them$/);
     db.close();
   });
 

@@ -11,6 +11,7 @@ import { EpisodeWriter, wellFormed, type ResolvedEpisode } from '../db/episodeWr
 import { reconciliationWarning } from '../db/logTotals.ts';
 import { defaultErrorRules, type ErrorRules } from '../analysis/errorRules.ts';
 import type { ExpectedStepsTable } from '../analysis/expectedSteps.ts';
+import { closestFormatHint } from './closestFormat.ts';
 import { whyIgnored, type IgnoredFile } from './ignoredFiles.ts';
 import { IMPORTERS, importerByFormat } from './registry.ts';
 import { ImportError, type Importer } from './types.ts';
@@ -277,7 +278,7 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
       if (c.explicit) {
         report.files.push({
           path: shown, status: 'rejected', format: null, episodes: 0, turns: 0,
-          reason: `${shown}:1: not a trajectory format RouteLens reads (${IMPORTERS.map((i) => i.format).join(', ')})`,
+          reason: `${shown}:1: not a log RouteLens reads (it reads ${IMPORTERS.map((i) => i.format).join(', ')}); ${closestFormatHint(head, IMPORTERS)}`,
         });
       } else {
         report.ignored.push({ path: shown, reason: whyIgnored(basename(c.path), head, size, IMPORTERS) });
@@ -322,6 +323,9 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
         onBytes: progress,
       };
       let repairedStrings = 0;
+      /** Episodes already imported from another file with the same content, skipped (not counted as imported). */
+      const copies: { id: string; of: string }[] = [];
+      let replaced = 0;
       // The log's own totals against the episode as stored: a difference over 0.5% is said, never corrected.
       const reconciled = (id: string, r: ResolvedEpisode['reconciliation'] | undefined): void => {
         const differs = reconciliationWarning(id, r ?? null);
@@ -351,6 +355,11 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
           } else {
             const written = writer.write(ep, importer.format, shown, sourceId);
             repairedStrings += written.repairedStrings;
+            if (written.copyOf !== null) {
+              copies.push({ id: ep.episode_id, of: written.copyOf });
+              continue;
+            }
+            if (written.replaced) replaced++;
             reconciled(ep.episode_id, written.reconciliation);
           }
           episodes++;
@@ -368,13 +377,28 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
         await beginWrite(db, { what: 'import', onWait: options.onWait });
         sourceId = Number(insertSource.run(hash, shown, importer.format, new Date().toISOString()).lastInsertRowid);
         fileWarnings.length = 0;
+        copies.length = 0;
+        replaced = 0;
         repairedStrings = 0;
         episodes = 0;
         turns = 0;
         direct = false;
         await read(undefined);
       }
+      if (episodes === 0 && copies.length > 0) {
+        rollbackWrite(db);
+        writer.rollback();
+        report.files.push({
+          path: shown, status: 'skipped', format: importer.format, episodes: 0, turns: 0,
+          reason: `already imported (its ${copies.length === 1 ? 'episode is' : `${copies.length} episodes are`} the same as in ${copies[0]?.of})`,
+        });
+        continue;
+      }
       if (episodes === 0) throw new ImportError(c.path, 1, 'no episodes in this file');
+      if (copies.length > 0) {
+        ctx.warn(`${copies.length} episode(s) skipped: the same as already imported from ${copies[0]?.of} (${nameList(copies.map((x) => x.id))})`);
+      }
+      if (replaced > 0) ctx.warn(`${replaced} episode(s) imported earlier from this file replaced by their new content`);
       if (repairedStrings > 0) {
         ctx.warn(`${repairedStrings} string(s) held lone UTF-16 surrogates (such as "\\ud800"): stored with U+FFFD in their place`);
       }
