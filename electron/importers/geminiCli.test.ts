@@ -75,6 +75,35 @@ describe('Gemini CLI importer: the real JSON Lines session', () => {
   });
 });
 
+describe('Gemini CLI importer: every message of the session', () => {
+  it('later user messages and the CLI’s notices are the next response’s inputs; the last notice is final', async () => {
+    // Counted in the file: info, user (the task), 4 responses, user "System: Please continue.", a response, a second
+    // user prompt, a response, info "Request cancelled.".
+    const ep = await readOne(jsonl);
+    expect(ep.turns.map((t) => t.inputs?.map((m) => [m.role, m.text]) ?? null)).toEqual([
+      [['assistant', 'Empty GEMINI.md created. Now analyzing the project to populate it.']],
+      null,
+      null,
+      null,
+      [['user', 'System: Please continue.']],
+      [['user', '幫我做一個小修改 請幫我將上面確保執行時要透過 uv run 來執行 避免環境有問題']],
+    ]);
+    expect(ep.turns[5]?.inputs?.[0]?.timestamp).toBe('2026-04-23T12:54:16.106Z');
+    expect(ep.final_messages).toEqual([{ role: 'assistant', text: 'Request cancelled.', timestamp: '2026-04-23T12:58:35.591Z' }]);
+    expect(ep.task.text).toMatch(/^\nYou are an AI agent that brings the power of Gemini/);
+    expect(ep.log_totals).toBeUndefined();
+  });
+
+  it('the single-document sessions hold one user message each: the task, nothing else', async () => {
+    for (const file of [legacy2025, legacy2026]) {
+      const ep = await readOne(file);
+      expect(ep.task.text).not.toBeNull();
+      expect(ep.turns.every((t) => t.inputs == null)).toBe(true);
+      expect(ep.final_messages).toBeNull();
+    }
+  });
+});
+
 describe('Gemini CLI importer: the older single-document sessions', () => {
   it('2026-03 document with tool calls: 3 responses of gemini-3.1-pro-preview-customtools', async () => {
     const ep = await readOne(legacy2026);

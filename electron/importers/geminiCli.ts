@@ -11,10 +11,22 @@
  * Run: `gemini-cli`. The main session names its project only by a hash of its path, so every session of a
  * user lands in one run (which also keeps subagent sessions in their parent's run); the project folder, when
  * a record lists `directories`, becomes the task category.
+ *
+ * Every message lands: the first non-empty user message is the task; later user messages (a new prompt, the CLI's
+ * own "System: Please continue.") and the CLI's notices (`info`, `error`, `warning`: text shown without a model
+ * call, kept as `assistant`) are the next response's inputs, or final messages after the last one. The recordings
+ * hold no session totals (only per-message tokens), so there are no log_totals.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { CANONICAL_SCHEMA, CanonicalEpisode, describeIssue, type CanonicalTurn, type TurnError } from '../../shared/canonical.ts';
+import {
+  CANONICAL_SCHEMA,
+  CanonicalEpisode,
+  describeIssue,
+  type CanonicalTurn,
+  type ConversationMessage,
+  type TurnError,
+} from '../../shared/canonical.ts';
 import { sniffJsonHead } from './jsonHead.ts';
 import { parseJsonLine, readLines } from './lineReader.ts';
 import { BadRecord, GeminiSessionFold, partsText, toolResultText, type LocatedMessage } from './geminiCliSession.ts';
@@ -136,9 +148,17 @@ function buildEpisode(file: string, fold: GeminiSessionFold, ctx: ImportContext)
   const turns: CanonicalTurn[] = [];
   const lines: number[] = [];
   let model: string | null = null;
+  let pending: ConversationMessage[] = [];
   for (const l of located) {
-    if (l.message.type !== 'gemini') continue;
+    if (l.message.type !== 'gemini') {
+      const text = partsText(l.message.content);
+      if (l === firstUser || text.trim() === '') continue;
+      pending.push({ role: l.message.type === 'user' ? 'user' : 'assistant', text, timestamp: l.message.timestamp ?? null });
+      continue;
+    }
     const turn = buildTurn(turns.length, l, model);
+    if (pending.length) turn.inputs = pending;
+    pending = [];
     model = turn.model;
     turns.push(turn);
     lines.push(l.line);
@@ -161,6 +181,7 @@ function buildEpisode(file: string, fold: GeminiSessionFold, ctx: ImportContext)
     started_at: fold.startTime,
     kind: parent ? 'subagent' : null,
     parent,
+    final_messages: pending.length ? pending : null,
     turns,
   };
   const parsed = CanonicalEpisode.safeParse(episode);
