@@ -15,7 +15,7 @@ const unedited = join(fixtures, 'samples/codex/vct-codex-unedited.jsonl');
 // parent, and a subagent thread forked after them that replays them, then makes the real calls 6-8 as its own.
 const forkedParent = join(fixtures, 'samples/codex/forked/rollout-parent.jsonl');
 const forkedChild = join(fixtures, 'samples/codex/forked/rollout-forked-child.jsonl');
-const PARENT_ID = '01996135-afde-7911-97f0-d863511eca56';
+const PARENT_ID = '01996135-afde-7911-97f0-d863511ecaf0';
 const CHILD_ID = '01996137-7ef8-7b2e-89a1-c3d4e5f6a7b8';
 const SHARED = '/work/shared/data';
 const tempDir = useTempDir();
@@ -231,7 +231,7 @@ describe('Codex CLI importer: a forked subagent thread', () => {
     expect(child.turns.map((t) => t.model)).toEqual(['gpt-5-mini', 'gpt-5-mini', 'gpt-5-mini']);
     expect(tokenSums(child)).toEqual(CHILD_OWN);
     expect(child.task.text).toBe('Find every hardcoded Python version string in this repository and list each file and line.');
-    expect(child.turns[0]?.notes?.[0]).toMatch(/01996135-afde-7911-97f0-d863511eca56's history replayed \(lines 2–42, 5 model call\(s\)\)/);
+    expect(child.turns[0]?.notes?.[0]).toMatch(/01996135-afde-7911-97f0-d863511ecaf0's history replayed \(lines 2–42, 5 model call\(s\)\)/);
     // The thread's running total carries on from the parent's: the log's own total for the thread is the difference.
     expect(child.log_totals).toEqual({
       source: "the last token_count's total_token_usage less the total the replayed parent history ended on",
