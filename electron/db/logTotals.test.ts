@@ -93,6 +93,16 @@ describe('reconcile', () => {
     expect(reconciliationWarning('e', r)).toBe('episode e: log total 3 requests vs 1 turns (−66.7%) (log totals from session.shutdown modelMetrics)');
   });
 
+  it('takes a cost the log gives in whole cents as rounded to the cent (Aider prints "$0.03 session")', () => {
+    // Figures from the team's Aider sample (../shared/data/aider/chat-history.md): sessions of 2024-08-08 09:54 and 2024-08-13 05:54.
+    const rounded = reconcile(ep({ log_totals: { source: 'aider', cost_usd: 0.03 } }), { value: 0.031, basis: 'turns' });
+    expect(rounded?.differing).toBe(0);
+    const off = reconcile(ep({ log_totals: { source: 'aider', cost_usd: 0.03 } }), { value: 0.0475, basis: 'turns' });
+    expect(reconciliationWarning('e', off)).toBe('episode e: log total $0.03 vs turns $0.0475 (+58.3%) (log totals from aider)');
+    // A figure with finer digits is exact: 0.5% still applies (mini-swe-agent's instance_cost).
+    expect(reconcile(ep({ log_totals: { source: 'm', cost_usd: 0.0893484 } }), { value: 0.0893484 * 1.006, basis: 'turns' })?.differing).toBe(1);
+  });
+
   it('returns null for a log without totals', () => {
     expect(reconcile(ep({}), { value: 0, basis: 'turns' })).toBeNull();
   });
