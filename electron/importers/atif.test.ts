@@ -192,3 +192,24 @@ describe('ATIF importer: detection', () => {
     expect(claimed.map((f) => basename(f))).toEqual(['trajectory.json', 'trajectory.json']);
   });
 });
+
+describe('ATIF importer: the log’s totals and every message', () => {
+  it('final_metrics is the log total, as logged (its 70 prompt tokens leave out the cache metrics.json counts)', async () => {
+    const ep = await readOneEpisode(atifImporter, trajectory);
+    expect(ep.log_totals).toEqual({ source: 'final_metrics', tokens: { in: 70, out: 15013, cached: null }, cost_usd: 0.1268215 });
+    // Counted in the file: user 1 (the task), agent 3, system 5 (each a tool result): no other message.
+    expect(ep.turns.every((t) => t.inputs == null)).toBe(true);
+    expect(ep.final_messages).toBeNull();
+  });
+
+  it('a user step after the first is the next turn’s input; one after the last agent step a final message', async () => {
+    const file = variant((t) => {
+      const steps = t.steps as Record<string, unknown>[];
+      steps.splice(6, 0, { step_id: 100, source: 'user', message: 'Save it under /app, please.' });
+      steps.push({ step_id: 101, source: 'user', message: 'Thanks.' });
+    });
+    const ep = await readOneEpisode(atifImporter, file);
+    expect(ep.turns.map((t) => t.inputs?.map((m) => m.text) ?? null)).toEqual([null, ['Save it under /app, please.'], null]);
+    expect(ep.final_messages?.map((m) => [m.role, m.text])).toEqual([['user', 'Thanks.']]);
+  });
+});

@@ -145,6 +145,14 @@ function toEpisode(
     usage_totals,
     parent: traj.parent_session_id ? { episode_id: traj.parent_session_id } : null,
     kind: traj.parent_session_id ? 'subagent' : null,
+    log_totals: fm && [fm.total_prompt_tokens, fm.total_completion_tokens, fm.total_cached_tokens, fm.total_cost_usd].some((v) => v != null)
+      ? {
+          source: 'final_metrics',
+          tokens: { in: fm.total_prompt_tokens ?? null, out: fm.total_completion_tokens ?? null, cached: fm.total_cached_tokens ?? null },
+          cost_usd: fm.total_cost_usd ?? null,
+        }
+      : null,
+    final_messages: read.finalMessages.length ? read.finalMessages : null,
     turns,
   };
   const parsed = CanonicalEpisode.safeParse(episode);

@@ -6,7 +6,7 @@
  * `observation {type: "tool_result", content, result {success}}`, and tool calls as `{id, name, arguments}`).
  */
 import { z } from 'zod';
-import { MAX_COST_USD, MAX_TOKENS, type CanonicalTurn, type ToolCall } from '../../shared/canonical.ts';
+import { MAX_COST_USD, MAX_TOKENS, type CanonicalTurn, type ConversationMessage, type ToolCall } from '../../shared/canonical.ts';
 
 const tokenCount = z.number().int().nonnegative().max(MAX_TOKENS);
 const cost = z.number().nonnegative().max(MAX_COST_USD);
@@ -110,6 +110,8 @@ export interface StepTurns {
   models: (string | null)[];
   taskText: string | null;
   systemPrompt: string | null;
+  /** User steps after the first and system steps that are no tool result, after the last agent step. */
+  finalMessages: ConversationMessage[];
   /** Agent steps with per-step metrics (tokens or cost). */
   withMetrics: number;
   withCost: number;
@@ -117,7 +119,9 @@ export interface StepTurns {
 
 export function stepsToTurns(steps: AtifStep[]): StepTurns {
   const calls = new Map<string, ToolCall>();
-  const out: StepTurns = { turns: [], models: [], taskText: null, systemPrompt: null, withMetrics: 0, withCost: 0 };
+  const out: StepTurns = { turns: [], models: [], taskText: null, systemPrompt: null, finalMessages: [], withMetrics: 0, withCost: 0 };
+  // Messages since the last agent step that reached the model: a later user prompt, injected system text.
+  let waiting: ConversationMessage[] = [];
   const pending = new Map<string, { content: string | null; success: boolean | null }>();
 
   const attach = (id: string, content: string | null, success: boolean | null): void => {
@@ -132,7 +136,9 @@ export function stepsToTurns(steps: AtifStep[]): StepTurns {
 
   for (const step of steps) {
     if (step.source === 'user') {
-      out.taskText ??= textOf(step.message);
+      const text = textOf(step.message);
+      if (out.taskText === null) out.taskText = text;
+      else if (text !== null) waiting.push({ role: 'user', text, timestamp: step.timestamp ?? null });
       continue;
     }
     if (step.source === 'system') {
@@ -140,7 +146,11 @@ export function stepsToTurns(steps: AtifStep[]): StepTurns {
       const id = RESULT_FOR.exec(textOf(step.message) ?? '')?.[1];
       if (obs && id && obs.results == null) attach(id, textOf(obs.content), obs.result?.success ?? null);
       for (const r of obs?.results ?? []) if (r.source_call_id) attach(r.source_call_id, textOf(r.content), null);
-      if (!obs && out.turns.length === 0) out.systemPrompt ??= textOf(step.message);
+      if (!obs) {
+        const text = textOf(step.message);
+        if (out.turns.length === 0 && out.systemPrompt === null) out.systemPrompt = text;
+        else if (text !== null && !id) waiting.push({ role: 'system', text, timestamp: step.timestamp ?? null });
+      }
       continue;
     }
     const toolCalls: ToolCall[] = (step.tool_calls ?? []).map((c) => ({
@@ -199,8 +209,11 @@ export function stepsToTurns(steps: AtifStep[]): StepTurns {
       timestamp: step.timestamp ?? null,
       tokens,
       cost_usd: m?.cost_usd ?? null,
+      inputs: waiting.length ? waiting : null,
     });
+    waiting = [];
   }
+  out.finalMessages = waiting;
 
   // Observations and errors once every result is in.
   for (const turn of out.turns) {
