@@ -5,11 +5,13 @@
 // CSV exports. No output or file may hold a byte that acts on a terminal; each name shows as its escapes;
 // `--json` still parses to the exact names.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { visibleText } from '../shared/displayText.ts';
+import { startServer } from './server/serve.ts';
 import { useSuiteTempDir } from './testing/tmp.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -149,3 +151,94 @@ describe('hostile names through the CLI', () => {
     );
   });
 });
+
+// Issue 38 item 4: names that are JavaScript words. Log text became keys of plain objects: a split named
+// `constructor`, `toString` or `__proto__` found Object.prototype's members (exit 2 with a stack trace, HTTP 500),
+// a model named `__proto__` set a prototype instead of a share (usage-by-turn's shares summed to 0.875), and a
+// model named `constructor` that a turn did not use read as a function in the figure (NaN geometry).
+describe('names that are JavaScript words', () => {
+  const WORDS = ['constructor', 'toString', '__proto__'] as const;
+  const dir = tempDir();
+  const db = join(dir, 'words.db');
+  let episodes = 0;
+
+  it('imports a log whose splits and models are those words', () => {
+    const lines = readFileSync(example, 'utf8').trim().split('\n').map((line, i) => {
+      const ep = JSON.parse(line);
+      ep.task.split = WORDS[i % WORDS.length];
+      for (const t of ep.turns) if (t.t % 4 !== 0) t.model = WORDS[t.t % 4 - 1];
+      return JSON.stringify(ep);
+    });
+    episodes = lines.length;
+    const log = join(dir, 'words.jsonl');
+    writeFileSync(log, lines.join('\n') + '\n');
+    const r = routelens('import', log, '--db', db);
+    expect(r.code, r.stderr.toString()).toBe(0);
+  });
+
+  it('--split with each word: exit 0 and its episodes, never a stack trace', () => {
+    let seen = 0;
+    for (const split of WORDS) {
+      const r = routelens('analyze', 'usage-by-turn', '--db', db, '--split', split, '--json');
+      expect(r.code, `--split ${split}: ${r.stderr.toString()}`).toBe(0);
+      const result = JSON.parse(r.stdout.toString('utf8')) as { runs: { turns: { t: number; n: number }[] }[] };
+      seen += result.runs.reduce((a, run) => a + (run.turns.find((t) => t.t === 0)?.n ?? 0), 0);
+    }
+    const lift = routelens('analyze', 'lift', '--db', db, '--split', 'constructor,__proto__', '--min-n', '1');
+    expect(lift.code, lift.stderr.toString()).toBe(0);
+    expect(lift.stderr.toString()).not.toMatch(/internal error|\n\s+at /);
+    expect(seen).toBe(episodes);
+  }, 180_000);
+
+  it('usage-by-turn: every model is a share, shares sum to 1 at every turn, the figure has no NaN', () => {
+    const r = routelens('analyze', 'usage-by-turn', '--db', db, '--json');
+    expect(r.code, r.stderr.toString()).toBe(0);
+    const result = JSON.parse(r.stdout.toString('utf8')) as { runs: { run: string; turns: { t: number; shares: Record<string, number> }[] }[] };
+    const models = new Set<string>();
+    for (const run of result.runs) {
+      for (const t of run.turns) {
+        Object.keys(t.shares).forEach((m) => models.add(m));
+        expect(Object.values(t.shares).reduce((a, b) => a + b, 0), `${run.run} t=${t.t}`).toBeCloseTo(1, 9);
+      }
+    }
+    for (const word of WORDS) expect(models).toContain(word);
+    const svg = join(dir, 'usage.svg');
+    const exported = routelens('export', 'usage-by-turn', '--db', db, '--out', svg);
+    expect(exported.code, exported.stderr.toString()).toBe(0);
+    expect(readFileSync(svg, 'utf8')).not.toContain('NaN');
+  }, 120_000);
+
+  it('the API answers each word as a split with 200, and the shares sum to 1', async () => {
+    const staticDir = join(dir, 'static');
+    mkdirSync(staticDir, { recursive: true });
+    writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>RouteLens</title>');
+    const server = await startServer({ dbPath: db, staticDir });
+    try {
+      const port = Number(new URL(server.url).port);
+      for (const split of WORDS) {
+        const r = await post(port, server.token, 'runAnalysis', { id: 'usage-by-turn', split });
+        expect(r.status, `${split}: ${r.body}`).toBe(200);
+        const runs = (JSON.parse(r.body) as { value: { result: { runs: { turns: { shares: Record<string, number> }[] }[] } } }).value.result.runs;
+        expect(runs.length).toBeGreaterThan(0);
+        for (const t of runs.flatMap((run) => run.turns)) expect(Object.values(t.shares).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+function post(port: number, token: string, name: string, body: unknown): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port, method: 'POST', path: `/api/${name}`, headers: { Host: `127.0.0.1:${port}`, 'X-RouteLens-Token': token, 'Content-Type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}

@@ -8,10 +8,11 @@
  * vs held-out comparison on any of them. A group also matches episodes stored under its own name.
  */
 
-export const SPLIT_GROUPS: Readonly<Record<string, readonly string[]>> = {
-  id: ['id', 'train', 'val', 'test', 'test_id'],
-  ood: ['ood', 'ood_test'],
-};
+// A Map, not an object: a split named `constructor` or `__proto__` must not find Object.prototype's members.
+export const SPLIT_GROUPS: ReadonlyMap<string, readonly string[]> = new Map([
+  ['id', ['id', 'train', 'val', 'test', 'test_id']],
+  ['ood', ['ood', 'ood_test']],
+]);
 
 const NAME = /^[A-Za-z0-9_.-]{1,100}$/;
 
@@ -23,7 +24,7 @@ export function splitValues(selection: string): string[] {
     if (!NAME.test(name)) {
       throw new RangeError(`--split takes split names separated by commas (letters, digits, _ . -), got "${selection}"`);
     }
-    for (const v of SPLIT_GROUPS[name] ?? [name]) values.add(v);
+    for (const v of SPLIT_GROUPS.get(name) ?? [name]) values.add(v);
   }
   return [...values].sort();
 }

@@ -6,6 +6,7 @@
  */
 import { splitValues } from '../../shared/splits.ts';
 import type { Db } from '../db/database.ts';
+import { nameKeyed } from '../../shared/nameKeyed.ts';
 
 export interface ColumnarData {
   /** Episodes, in id order. */
@@ -289,7 +290,7 @@ export function modelSlots(data: ColumnarData): { slotOf: Int32Array; ids: numbe
 export function sharesOf(data: ColumnarData, ids: readonly number[], counts: Uint32Array, offset: number): { n: number; shares: Record<string, number> } {
   let n = 0;
   for (let s = 0; s < ids.length; s++) n += counts[offset + s] as number;
-  const shares: Record<string, number> = {};
+  const shares = nameKeyed<number>();
   for (let s = 0; s < ids.length; s++) {
     const k = counts[offset + s] as number;
     if (k > 0) shares[data.models.get(ids[s] as number) ?? String(ids[s])] = k / n;

@@ -8,6 +8,7 @@ import { parsePolicySpec } from '../../shared/policySpec.ts';
 import type { Db } from '../db/database.ts';
 import { advance, compilePolicy, modelsNamed, type EpisodeState } from './policies.ts';
 import { candidatesOf, loadReplayData, ReplayError } from './replayData.ts';
+import { nameKeyed } from '../../shared/nameKeyed.ts';
 
 export function episodePolicyChoices(db: Db, input: EpisodePolicyChoicesInput): EpisodePolicyChoices {
   const row = db.prepare('SELECT run_id FROM episodes WHERE id = ?').get(input.episode) as { run_id: number } | undefined;
@@ -32,8 +33,8 @@ export function episodePolicyChoices(db: Db, input: EpisodePolicyChoicesInput): 
   for (let j = start; j < end; j++) {
     const t = data.t[j] as number;
     const lg = data.logged[j] as number;
-    const s: Record<string, number> = {};
-    const cost: Record<string, number> = {};
+    const s = nameKeyed<number>();
+    const cost = nameKeyed<number>();
     let top = -Infinity;
     for (const k of candidatesOf(data, j)) {
       const name = data.models[k] as string;

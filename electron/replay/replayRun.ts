@@ -15,6 +15,7 @@ import { bootstrapIntervals } from './bootstrap.ts';
 import { episodeOpeTerms, opeEstimates, weightedMean } from './ope.ts';
 import { advance, compilePolicy, modelsNamed, type CompiledPolicy, type EpisodeState } from './policies.ts';
 import { loadReplayData, type ReplayData } from './replayData.ts';
+import { nameKeyed } from '../../shared/nameKeyed.ts';
 
 /** Per-turn and per-episode results of one policy. */
 export interface PolicyPass {
@@ -275,7 +276,7 @@ export function summarisePolicy(data: EpisodeLevelData, policy: PolicyFacts, pas
   }
   if (policy.fallbacks() > 0) notes.push(`kept the logged model at ${policy.fallbacks()} turns without ŝ`);
 
-  const usage: Record<string, number> = {};
+  const usage = nameKeyed<number>();
   for (let k = 0; k < data.K; k++) if ((pass.usage[k] as number) > 0) usage[data.models[k] as string] = N > 0 ? (pass.usage[k] as number) / N : 0;
   return {
     policy: policy.canonical,

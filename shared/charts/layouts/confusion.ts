@@ -14,6 +14,7 @@ import { textOn } from '../marks.ts';
 import type { Mark, Scene } from '../scene.ts';
 import { fitText, textWidth } from '../text.ts';
 import { emptyNote, omittedRunsNote, scene } from './common.ts';
+import { ownValue } from '../../nameKeyed.ts';
 
 type Tables = Pick<ConfusionResult, 'routing' | 'verification'>;
 
@@ -60,7 +61,7 @@ export function confusionLayout(result: ConfusionResult, ctx: FigureContext): Sc
     for (const row of p.routing) {
       marks.push({ type: 'text', x: left - 6, y: ry + cellH / 2, text: `difficulty ${fmtNum(row.difficulty)}`, fontSize: fs, anchor: 'end', baseline: 'middle', fill: theme.text, role: 'row-label' });
       for (const m of models) {
-        const share = row.shares[m] ?? 0;
+        const share = ownValue(row.shares, m) ?? 0;
         const fill = theme.sequential(share);
         marks.push({
           type: 'rect', x: x(m) as number, y: ry, width: x.bandwidth(), height: cellH - 2, fill, role: 'cell',

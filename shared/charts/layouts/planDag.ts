@@ -16,6 +16,7 @@ import { textOn } from '../marks.ts';
 import type { Mark, Scene } from '../scene.ts';
 import { fitText, textWidth, wrapText } from '../text.ts';
 import { emptyNote, scene } from './common.ts';
+import { ownValue } from '../../nameKeyed.ts';
 
 /** Behaviour modes in Paul Tol's muted scheme (distinct from model and run colours); 'none' uses the theme's muted. */
 export const MODE_COLORS: Record<string, string> = { lazy: '#88CCEE', oneshot: '#44AA99', continuation: '#DDCC77', decomp_repair: '#CC6677' };
@@ -161,7 +162,7 @@ function summaryLayout(result: PlanDagSummaryResult, ctx: FigureContext): Scene 
     marks.push({ type: 'text', x: left - 6, y: y + 11, text: fitText(r.run, fs, labelW - 6), fontSize: fs, anchor: 'end', baseline: 'middle', fill: theme.text, role: 'row-label' });
     let acc = 0;
     for (const m of modes) {
-      const share = r.mode_shares[m] ?? 0;
+      const share = ownValue(r.mode_shares, m) ?? 0;
       if (share <= 0) continue;
       const fill = modeColor(m);
       marks.push({

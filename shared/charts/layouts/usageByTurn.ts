@@ -12,6 +12,7 @@ import { distinctModelColors } from '../palette.ts';
 import { fmtCount, fmtPct } from '../format.ts';
 import type { Mark, Scene } from '../scene.ts';
 import { capRuns, emptyNote, panelGrid, runsNote, scene } from './common.ts';
+import { ownValue } from '../../nameKeyed.ts';
 
 /** Panels drawn at most (the demo's 54 runs made a figure 6,700 px tall with 2,000 hover marks). */
 export const USAGE_BY_TURN_MAX_PANELS = 12;
@@ -80,7 +81,7 @@ export function usageByTurnLayout(result: UsageByTurnResult, ctx: FigureContext)
       let acc = 0;
       const bx = x(String(t.t)) as number;
       for (const model of models) {
-        const share = t.shares[model] ?? 0;
+        const share = ownValue(t.shares, model) ?? 0;
         if (share <= 0) continue;
         marks.push({
           type: 'rect', x: bx, y: y(acc + share), width: x.bandwidth(), height: y(acc) - y(acc + share), fill: modelColor(model), role: 'segment',
