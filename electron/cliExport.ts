@@ -12,6 +12,7 @@ import { AnalysisInputError, AnalysisNotFoundError, runAnalysis } from './analys
 import { err, intFlag, requireDb, UsageError, type Command } from './cliCommon.ts';
 import { openDatabase } from './db/database.ts';
 import { figureFile } from './export/figureFile.ts';
+import { FigureTooLargeError } from './export/figureLimits.ts';
 import { FontNotFoundError } from './export/fonts.ts';
 import { listModels } from './services/api.ts';
 import { storeUrlOf, type ClickHouseStoreUrl } from './store/storeUrl.ts';
@@ -127,6 +128,7 @@ export const exportCommands: Record<string, Command> = {
         } catch (e) {
           // No font on this machine: the user can fix that (the message says how), so it is not our bug.
           if (e instanceof FontNotFoundError) throw new UsageError(e.message);
+          if (e instanceof FigureTooLargeError) throw new UsageError(e.message);
           throw e;
         }
         const path = folder ? join(out, file.filename) : out;

@@ -11,7 +11,8 @@ export const exportDataCommands: Record<string, Command> = {
       '  so `routelens import FILE` rebuilds the same episodes. FILE is replaced when the export completes.\n' +
       'routelens export-data --db FILE --format parquet --out DIR [--json]\n' +
       '  DIR/<table>/run=<name>/data_0.parquet for runs, episodes, turns, turn_text, turn_errors, turn_candidates, messages;\n' +
-      '  models by name, episodes by the log\'s id, an unknown cost as NULL. DIR must be empty or new.',
+      '  models by name, episodes by the log\'s id, an unknown cost as NULL; run_name holds the run\'s full name (a name too long\n' +
+      '  for a folder name is cut there, with a hash). DIR must be empty or new; it appears only when every file is written.',
     options: { db: { type: 'string' }, format: { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' } },
     async run(values) {
       if (values.format !== 'parquet' && values.format !== 'jsonl') throw new UsageError('--format jsonl or --format parquet is required');

@@ -13,6 +13,7 @@ import { modelColorFrom } from '../../shared/charts/context.ts';
 import { compare, CompareError } from '../compare/compare.ts';
 import { openDatabase } from '../db/database.ts';
 import { figureFile } from '../export/figureFile.ts';
+import { FigureTooLargeError } from '../export/figureLimits.ts';
 import type { AnalysisJob, AnalysisReply } from './analysisThread.ts';
 import { AnalysisInputError, AnalysisNotFoundError, runAnalysis } from './runAnalysis.ts';
 import { policyDiff } from '../replay/policyDiff.ts';
@@ -33,7 +34,7 @@ async function answer(job: AnalysisJob): Promise<AnalysisReply> {
     const file = await figureFile(response, { ...job.input, modelColor: modelColorFrom(job.models) });
     return { seq: job.seq, ok: true, kind: 'export', file: { filename: file.filename, mime: file.mime, data: new Uint8Array(file.data) } };
   } catch (e) {
-    const kind = e instanceof AnalysisInputError || e instanceof ReplayError || e instanceof CompareError ? 'input' : e instanceof AnalysisNotFoundError ? 'not-found' : 'internal';
+    const kind = e instanceof AnalysisInputError || e instanceof ReplayError || e instanceof CompareError || e instanceof FigureTooLargeError ? 'input' : e instanceof AnalysisNotFoundError ? 'not-found' : 'internal';
     return { seq: job.seq, ok: false, error: kind, message: e instanceof Error ? e.message : String(e), stack: e instanceof Error ? e.stack : undefined };
   }
 }

@@ -1,14 +1,19 @@
 /**
  * `routelens export-data --format parquet --out DIR`: the canonical tables as Parquet, partitioned by run
  * (`DIR/turns/run=NAME/data_0.parquet`, Hive style, names percent-encoded), for DuckDB, Spark or a warehouse.
+ * A folder name holds 255 bytes and percent-encoding takes 3 bytes per byte of a non-ASCII name (60 accented
+ * letters are 360), so a name that would not fit is cut and given a hash (`run=Évaluation…-1a2b3c4d5e`); every
+ * row also carries `run_name`, the name in full (issue 38). The files are written into a hidden folder beside
+ * DIR, renamed to DIR when all are written and removed when anything fails: never a half-written DIR.
  * Rows stream from SQLite into a DuckDB database file in a temporary folder through its appender (exact values:
  * NULL stays NULL, an empty string stays empty), then DuckDB writes the Parquet files. Model ids become model
  * names and episode ids the log's own, so the files stand alone. An unknown cost is NULL, never 0.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { DuckDBInstance, type DuckDBAppender } from '@duckdb/node-api';
+import { dirname, join, resolve } from 'node:path';
+import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
 import type { Db } from '../db/database.ts';
 
 type Kind = 'VARCHAR' | 'BIGINT' | 'DOUBLE' | 'BOOLEAN';
@@ -70,6 +75,33 @@ export const PARQUET_TABLES: Record<string, TableSpec> = {
   },
 };
 
+/** Bytes a folder name may hold (ext4, APFS, NTFS: 255), less `run=`. */
+const PARTITION_BYTES = 255 - 'run='.length;
+const HASH_CHARS = 10;
+
+/** The most a character can take in a folder name once DuckDB percent-encodes it (an unreserved ASCII one: 1). */
+const encodedBytes = (ch: string): number => (/^[A-Za-z0-9._-]$/.test(ch) ? 1 : 3 * Buffer.byteLength(ch, 'utf8'));
+
+/** A run's partition value: its name when that fits a folder name, else as much of it as fits and a hash of all of it. */
+export function partitionValue(name: string): string {
+  const chars = [...name];
+  if (chars.reduce((n, ch) => n + encodedBytes(ch), 0) <= PARTITION_BYTES) return name;
+  let kept = '';
+  let bytes = 0;
+  for (const ch of chars) {
+    bytes += encodedBytes(ch);
+    if (bytes > PARTITION_BYTES - 1 - HASH_CHARS) break;
+    kept += ch;
+  }
+  return `${kept}-${createHash('sha256').update(name).digest('hex').slice(0, HASH_CHARS)}`;
+}
+
+/** The error for a folder the export cannot make or use: the user's to fix (exit 1). */
+function folderError(dir: string, e: unknown): RangeError {
+  const code = (e as NodeJS.ErrnoException).code;
+  return new RangeError(`${dir}: cannot write the export there (${code ?? (e as Error).message})`);
+}
+
 function append(a: DuckDBAppender, kind: Kind, v: unknown): void {
   if (v === null || v === undefined) return a.appendNull();
   switch (kind) {
@@ -92,37 +124,68 @@ export interface ParquetReport {
 /** Writes every table under `outDir` (which must be empty or absent); `onProgress` gets rows written so far. */
 export async function exportParquet(db: Db, outDir: string, onProgress?: (table: string, rows: number) => void): Promise<ParquetReport> {
   const out = resolve(outDir);
-  if (existsSync(out) && readdirSync(out).length > 0) throw new RangeError(`${outDir}: not empty (export-data writes into an empty or new folder)`);
-  mkdirSync(out, { recursive: true });
+  if (existsSync(out)) {
+    if (!statSync(out).isDirectory()) throw new RangeError(`${outDir}: is a file (export-data writes into an empty or new folder)`);
+    if (readdirSync(out).length > 0) throw new RangeError(`${outDir}: not empty (export-data writes into an empty or new folder)`);
+  }
+  let staging: string;
+  try {
+    mkdirSync(dirname(out), { recursive: true });
+    staging = mkdtempSync(join(dirname(out), '.routelens-export-'));
+  } catch (e) {
+    throw folderError(outDir, e);
+  }
   const scratch = mkdtempSync(join(tmpdir(), 'routelens-parquet-'));
-  const instance = await DuckDBInstance.create(join(scratch, 'export.duckdb'));
-  const con = await instance.connect();
   const report: ParquetReport = { dir: out, tables: {} };
   try {
-    for (const [name, spec] of Object.entries(PARQUET_TABLES)) {
-      await con.run(`CREATE TABLE ${name} (${spec.columns.map(([c, k]) => `${c} ${k}`).join(', ')})`);
-      const appender = await con.createAppender(name);
-      let n = 0;
-      for (const row of db.prepare(spec.sql).raw().iterate() as Iterable<unknown[]>) {
-        spec.columns.forEach(([, kind], i) => append(appender, kind, row[i]));
-        appender.endRow();
-        if (++n % 100_000 === 0) {
-          appender.flushSync();
-          onProgress?.(name, n);
-        }
-      }
-      appender.closeSync();
-      onProgress?.(name, n);
-      report.tables[name] = n;
-      // The folder path is ours, quoted as a SQL string; the run names are encoded by DuckDB in the partition names.
-      const target = join(out, name).replace(/'/g, "''");
-      if (n > 0) await con.run(`COPY ${name} TO '${target}' (FORMAT PARQUET, PARTITION_BY (run), COMPRESSION ZSTD)`);
-      await con.run(`DROP TABLE ${name}`);
+    const instance = await DuckDBInstance.create(join(scratch, 'export.duckdb'));
+    const con = await instance.connect();
+    try {
+      for (const [name, spec] of Object.entries(PARQUET_TABLES)) report.tables[name] = await writeTable(db, con, name, spec, join(staging, name), onProgress);
+    } finally {
+      con.closeSync();
+      instance.closeSync();
     }
+    try {
+      if (existsSync(out)) rmdirSync(out); // still empty: checked above, and rmdir refuses anything else
+      renameSync(staging, out);
+    } catch (e) {
+      throw folderError(outDir, e);
+    }
+  } catch (e) {
+    rmSync(staging, { recursive: true, force: true });
+    throw e;
   } finally {
-    con.closeSync();
-    instance.closeSync();
     rmSync(scratch, { recursive: true, force: true });
   }
   return report;
+}
+
+/** One table into `target`, one Parquet file per run; returns its row count. */
+async function writeTable(db: Db, con: DuckDBConnection, name: string, spec: TableSpec, target: string, onProgress?: (table: string, rows: number) => void): Promise<number> {
+  // Every spec's first column is the run: `run` becomes the partition (folder) value, `run_name` the name in full.
+  const [, ...rest] = spec.columns;
+  await con.run(`CREATE TABLE ${name} (run VARCHAR, run_name VARCHAR, ${rest.map(([c, k]) => `${c} ${k}`).join(', ')})`);
+  const appender = await con.createAppender(name);
+  const partitions = new Map<string, string>();
+  let n = 0;
+  for (const row of db.prepare(spec.sql).raw().iterate() as Iterable<unknown[]>) {
+    const run = String(row[0]);
+    let partition = partitions.get(run);
+    if (partition === undefined) partitions.set(run, (partition = partitionValue(run)));
+    appender.appendVarchar(partition);
+    appender.appendVarchar(run);
+    rest.forEach(([, kind], i) => append(appender, kind, row[i + 1]));
+    appender.endRow();
+    if (++n % 100_000 === 0) {
+      appender.flushSync();
+      onProgress?.(name, n);
+    }
+  }
+  appender.closeSync();
+  onProgress?.(name, n);
+  // The folder path is ours, quoted as a SQL string; the run names are encoded by DuckDB in the partition names.
+  if (n > 0) await con.run(`COPY ${name} TO '${target.replace(/'/g, "''")}' (FORMAT PARQUET, PARTITION_BY (run), COMPRESSION ZSTD)`);
+  await con.run(`DROP TABLE ${name}`);
+  return n;
 }

@@ -7,6 +7,7 @@
  */
 import { Resvg } from '@resvg/resvg-js';
 import { crc32 } from 'node:zlib';
+import { checkPngPixels } from './figureLimits.ts';
 import { requireFonts } from './fonts.ts';
 
 export interface PngSize {
@@ -67,6 +68,8 @@ export function svgToPng(svg: string, size: PngSize = {}): Buffer {
     textRendering: 1,
     logLevel: 'off',
   });
+  // resvg's size is the SVG's own, before the zoom: refuse before anything is drawn.
+  checkPngPixels(resvg.width, resvg.height, scale);
   const png = Buffer.from(resvg.render().asPng());
   return withDpi(png, size.dpi ?? 96 * scale);
 }

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { apiContract, type ApiError, type ApiName, type RouteLensApi } from '../../shared/api.ts';
 import { describeIssue } from '../../shared/canonical.ts';
 import { DamagedDatabaseError, databaseErrorOf, isBusyError } from '../db/database.ts';
+import { FigureTooLargeError } from '../export/figureLimits.ts';
 
 export type DispatchResult = { ok: true; value: unknown } | { ok: false; error: ApiError };
 
@@ -38,7 +39,7 @@ export async function dispatch(api: RouteLensApi, name: unknown, payload: unknow
     return { ok: true, value: await call(parsed.data) };
   } catch (err) {
     if (err instanceof NotFoundError) return { ok: false, error: { kind: 'not_found', message: err.message } };
-    if (err instanceof InputError) return { ok: false, error: { kind: 'input', message: `${name}: ${err.message}` } };
+    if (err instanceof InputError || err instanceof FigureTooLargeError) return { ok: false, error: { kind: 'input', message: `${name}: ${err.message}` } };
     if (err instanceof z.ZodError) return { ok: false, error: { kind: 'input', message: `${name}: ${describeIssue(err)}` } };
     // Writes take turns (writeQueue.ts) and reads never wait, so this should not happen; if it does, it is a
     // "try again", never an internal error.

@@ -2,10 +2,12 @@
  * CSV of a figure's data (RFC 4180): comma-separated, CRLF line ends, a field quoted when it holds a comma,
  * quote, CR or LF, quotes doubled. Model and run names come from logs, so a text cell starting with
  * = + - @ (or a tab / CR) would run as a formula in a spreadsheet; such cells get a leading apostrophe
- * (OWASP's CSV-injection guard). Numbers are written as numbers, so negative values stay negative. Control,
- * bidi and invisible characters in text (an ESC, U+009B, U+202E, U+200B, a line feed in a name) are written
- * as the visible escapes of shared/displayText.ts (`\u001b`), the same a terminal shows: a CSV opened in a
- * terminal or a spreadsheet shows them and obeys none.
+ * (OWASP's CSV-injection guard). A spreadsheet set to split on `;` (most of Europe) or `|` splits inside our
+ * cells, quoted or not, so a formula character after any of , ; | (spaces or quotes between) gets the same
+ * apostrophe: `x;=HYPERLINK(…)` is written `x;'=HYPERLINK(…)` (issue 38). Numbers are written as numbers, so
+ * negative values stay negative. Control, bidi and invisible characters in text (an ESC, U+009B, U+202E,
+ * U+200B, a line feed in a name) are written as the visible escapes of shared/displayText.ts (`\u001b`), the
+ * same a terminal shows: a CSV opened in a terminal or a spreadsheet shows them and obeys none.
  *
  * Numbers are rounded to the precision they carry, so a sum of floats reads 0.3, not 0.30000000000000004: a
  * column named for money (cost, usd, price) to 6 decimals (a cheap turn costs $0.000096), any other to 4
@@ -17,6 +19,8 @@ import { visibleText } from '../displayText.ts';
 export type CsvValue = string | number | boolean | null | undefined;
 
 const MONEY = /cost|usd|price/i;
+/** A formula character where a spreadsheet splitting on , ; or | would start a cell. */
+const AFTER_SEPARATOR = /([,;|][ "]*)([=+\-@])/g;
 
 /** Decimals kept in a column: money to 6, everything else to 4. */
 export function csvDecimals(column: string): number {
@@ -35,7 +39,7 @@ function cell(value: CsvValue, decimals: number): string {
   if (typeof value === 'number') return Number.isFinite(value) ? String(roundForCsv(value, decimals)) : '';
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   const text = visibleText(value);
-  const guarded = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  const guarded = (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text).replace(AFTER_SEPARATOR, "$1'$2");
   return /[",\r\n]/.test(guarded) ? `"${guarded.replaceAll('"', '""')}"` : guarded;
 }
 
