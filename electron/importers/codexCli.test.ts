@@ -13,8 +13,8 @@ const sample = join(fixtures, 'samples/codex/vct-codex.jsonl');
 const unedited = join(fixtures, 'samples/codex/vct-codex-unedited.jsonl');
 // Constructed from the real rollout (fixtures/samples/codex/forked/PROVENANCE.md): its first five calls as the
 // parent, and a subagent thread forked after them that replays them, then makes the real calls 6-8 as its own.
-const forkedParent = join(fixtures, 'samples/codex/forked/rollout-parent.jsonl');
-const forkedChild = join(fixtures, 'samples/codex/forked/rollout-forked-child.jsonl');
+const forkedParent = join(fixtures, 'samples/codex/forked/rollout-2025-09-19T09-02-12-01996135-afde-7911-97f0-d863511ecaf0.jsonl');
+const forkedChild = join(fixtures, 'samples/codex/forked/rollout-2025-09-19T09-04-11-01996137-7ef8-7b2e-89a1-c3d4e5f6a7b8.jsonl');
 const PARENT_ID = '01996135-afde-7911-97f0-d863511ecaf0';
 const CHILD_ID = '01996137-7ef8-7b2e-89a1-c3d4e5f6a7b8';
 const SHARED = '/work/shared/data';
@@ -199,8 +199,8 @@ describe('Codex CLI importer: detection', () => {
     const claimed = claimedFiles(codexCliImporter, [join(fixtures, 'samples'), SHARED]);
     expect(claimed.map((f) => basename(f)).sort()).toEqual(
       [
-        'rollout-forked-child.jsonl',
-        'rollout-parent.jsonl',
+        'rollout-2025-09-19T09-04-11-01996137-7ef8-7b2e-89a1-c3d4e5f6a7b8.jsonl',
+        'rollout-2025-09-19T09-02-12-01996135-afde-7911-97f0-d863511ecaf0.jsonl',
         'vct-codex-unedited.jsonl',
         'vct-codex.jsonl',
         ...(shared ? ['vct-codex.jsonl'] : []),
