@@ -7,6 +7,7 @@ import { useEffect, useRef, type ChangeEvent } from 'react';
 import type { ImportJob, ImportReport } from '../../../shared/api.ts';
 import { ErrorNotice } from '../../components/EmptyState.tsx';
 import { CloseIcon } from '../../components/icons.tsx';
+import { logFormatList } from '../../../shared/logFormats.ts';
 import { Modal } from '../../components/Modal.tsx';
 import { formatBytes, formatCount, plural } from '../../format/numbers.ts';
 import { importBusy, type ImportPhase } from '../../store/importSlice.ts';
@@ -16,7 +17,7 @@ import { pathParts } from './pathParts.ts';
 import { fromFileList } from './pickedFiles.ts';
 import './import.css';
 
-const FORMATS = 'canonical JSONL, mini-swe-agent and SWE-agent run folders, Inspect AI logs (.eval, .json), OpenTelemetry traces, UNO plans, Crush session databases (crush.db)';
+const FORMATS = logFormatList();
 
 /** Warnings past this many are counted, not listed (a folder of unpriced models can warn once per model). */
 const MAX_WARNINGS_SHOWN = 50;

@@ -7,6 +7,7 @@
  * default drop would navigate away to the file.
  */
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { logFormatList } from '../../../shared/logFormats.ts';
 import { useAppStore } from '../../store/index.ts';
 import { collectDrop, snapshotDrop } from './pickedFiles.ts';
 
@@ -90,7 +91,7 @@ export function ImportHost() {
         <div className="drop-overlay" data-testid="drop-overlay" aria-hidden="true">
           <div className="drop-overlay-card">
             <strong>Drop trajectory logs or folders to import</strong>
-            <span>Canonical JSONL, mini-swe-agent and SWE-agent run folders, Inspect AI logs, OpenTelemetry traces, UNO plans, Crush databases</span>
+            <span>{logFormatList()}</span>
           </div>
         </div>
       )}
