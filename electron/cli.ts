@@ -24,7 +24,7 @@ import { buildDemo } from './demo.ts';
 import { importPaths, type ImportReport } from './importers/pipeline.ts';
 import { IMPORTERS } from './importers/registry.ts';
 import { ImportError } from './importers/types.ts';
-import { startServer } from './server/serve.ts';
+import { startServer, untilSignalled } from './server/serve.ts';
 import { PRESET_NAMES, PRESETS, simulateToFile, type PresetName } from '../fixtures/simulator/index.ts';
 import { createApi, resolveEpisodeId } from './services/api.ts';
 import { NotFoundError } from './services/dispatch.ts';
@@ -317,11 +317,7 @@ const baseCommands: Record<string, Command> = {
       const server = await startServer(store ? { store, port } : { dbPath: requireDb(values), port });
       out(`RouteLens is serving ${store ? describeStore(store) : String(values.db)} at ${server.url}`);
       out('Open that URL in a browser (it carries this launch\'s access token). Ctrl+C stops.');
-      await new Promise<void>((resolveStop) => {
-        const stop = (): void => void server.close().then(resolveStop);
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      await untilSignalled(server);
       return 0;
     },
   },

@@ -131,6 +131,30 @@ async function backendOf(options: ServeOptions): Promise<{ api: RouteLensApi; cl
   };
 }
 
+/** How long serve waits for its close before a stop signal takes its default course (ms). */
+export const STOP_GRACE_MS = 2000;
+
+/**
+ * Resolves when SIGINT or SIGTERM asks serve to stop, once `server` has closed. The analysis worker may be inside a
+ * long native call (a SQLite query: better-sqlite3 cannot interrupt one; a large PNG being drawn): Node keeps the
+ * process alive until it returns, and even process.exit waits for it. So a stop that has not ended the process
+ * within `graceMs` raises the signal again with its default action, which ends the process at once; so does a
+ * second Ctrl-C. (A query on the main thread blocks the handler itself: those are bounded listings, and a
+ * received database's own views never run, see schemaIdentity.ts.)
+ */
+export function untilSignalled(server: RunningServer, graceMs = STOP_GRACE_MS): Promise<void> {
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  return new Promise((resolveStop) => {
+    const stop = (signal: NodeJS.Signals): void => {
+      for (const s of signals) process.removeListener(s, stop);
+      // Unref'd: a process with nothing left to do exits without waiting for it.
+      setTimeout(() => process.kill(process.pid, signal), graceMs).unref();
+      void server.close().then(resolveStop);
+    };
+    for (const s of signals) process.once(s, stop);
+  });
+}
+
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? randomBytes(24).toString('hex');
