@@ -103,6 +103,16 @@ describe('reconcile', () => {
     expect(reconcile(ep({ log_totals: { source: 'm', cost_usd: 0.0893484 } }), { value: 0.0893484 * 1.006, basis: 'turns' })?.differing).toBe(1);
   });
 
+  it('allows half a cent for each turn cost the log gives in whole cents (Aider rounds every message to the cent)', () => {
+    const cents = (costs: number[], total: number) =>
+      ep({ turns: costs.map((c, t) => ({ t, model: 'gpt-4o', action: { type: 'message' }, cost_usd: c })), log_totals: { source: 'aider', cost_usd: total } });
+    // Three messages printed as $0.01, $0.02, $0.01 in a session that printed $0.06: each may be half a cent short.
+    expect(reconcile(cents([0.01, 0.02, 0.01], 0.06), { value: 0.04, basis: 'turns' })?.differing).toBe(0);
+    // Past that allowance it is a difference; and turns with finer digits are exact, so they allow nothing.
+    expect(reconcile(cents([0.01, 0.02, 0.01], 0.07), { value: 0.04, basis: 'turns' })?.differing).toBe(1);
+    expect(reconcile(cents([0.011, 0.021, 0.011], 0.05), { value: 0.043, basis: 'turns' })?.differing).toBe(1);
+  });
+
   it('returns null for a log without totals', () => {
     expect(reconcile(ep({}), { value: 0, basis: 'turns' })).toBeNull();
   });

@@ -49,7 +49,7 @@ export interface Reconciliation {
 }
 
 /**
- * How far a cost the log gives in whole cents may be from the exact sum: half a cent. Logs that print a running
+ * How far a cost the log gives in whole cents may be from the exact value: half a cent. Logs that print a running
  * total round it so (Aider's `$0.03 session`), and 13 of the 88 Aider sessions of the team's sample flagged at 0.5%
  * were within it. A figure with finer digits is exact, so nothing is allowed beyond the relative tolerance.
  */
@@ -83,6 +83,9 @@ export function reconcile(ep: CanonicalEpisode, cost: { value: number | null; ba
   counted.cost = turnsCost ? cost.value : null;
   if (turnsCost) carried.add('cost');
 
+  // Rounding the log itself did: half a cent on a total given in cents, and half a cent on each turn's cost given in
+  // cents (Aider prints every message's cost and the session's to the cent, so a sum of 20 messages may be 10 cents off).
+  const costRounding = logged.cost === null ? 0 : centsRounding(logged.cost) + ep.turns.reduce((a, t) => a + (t.cost_usd == null ? 0 : centsRounding(t.cost_usd)), 0);
   const compared: TotalComparison[] = [];
   const notComparable: TotalKind[] = [];
   for (const kind of TOTAL_KINDS) {
@@ -94,7 +97,7 @@ export function reconcile(ep: CanonicalEpisode, cost: { value: number | null; ba
     }
     const mine = counted[kind];
     const rel = mine === null || log === 0 ? null : (mine - log) / log;
-    const differs = mine === null || Math.abs(mine - log) > Math.max(RECONCILE_TOLERANCE * Math.abs(log), kind === 'cost' ? centsRounding(log) : 0);
+    const differs = mine === null || Math.abs(mine - log) > Math.max(RECONCILE_TOLERANCE * Math.abs(log), kind === 'cost' ? costRounding : 0);
     compared.push({ kind, logged: log, counted: mine, rel, differs });
   }
   const off = compared.filter((c) => c.differs);
