@@ -176,9 +176,9 @@ describe('claude-code importer: one-hour cache writes', () => {
 });
 
 describe('claude-code importer: side questions and other forks of the conversation', () => {
-  // Built by hand from the real spotter session (fixtures/samples/claude-code/constructed/PROVENANCE.md): its first
+  // Built by hand from the real spotter session (fixtures/constructed/claude-code-aside/PROVENANCE.md): its first
   // 32 lines (6 responses) copied under their own ids, then the side question and one answer of its own.
-  const aside = join(samples, 'claude-code', 'constructed', 'agent-aside_question-5f0c2a9e71d4b836.jsonl');
+  const aside = fileURLToPath(new URL('../../fixtures/constructed/claude-code-aside/agent-aside_question-5f0c2a9e71d4b836.jsonl', import.meta.url));
   const tree = (): { root: string; file: string } => {
     const root = join(tempDir(), 'projects');
     const sub = join(root, 'spotter', SESSION, 'subagents');
