@@ -265,7 +265,7 @@ export function TurnDetailPanel({
         <Figure label="Cost" title={costTitle} testId="turn-cost">
           {turn.cost === null ? '—' : <Cost usd={turn.cost} estimated={turn.cost_source === 'priced'} />}
         </Figure>
-        <Figure label="Cost from" title="Where this turn's cost came from: the log, or the price table (and its version) and cache-write tier it was priced with" testId="turn-cost-provenance">
+        <Figure wide label="Cost from" title="Where this turn's cost came from: the log, or the price table (and its version) and cache-write tier it was priced with" testId="turn-cost-provenance">
           {turn.cost_source === 'logged' ? 'log' : turn.cost_source === 'none' ? '—' : (turn.price_provenance ?? 'list price (table not recorded)')}
         </Figure>
         <Figure label="Cumulative" title={turn.cumulative_cost === null ? unknownCumulativeTitle(episode) : 'Cost of the turns up to this one'}>
