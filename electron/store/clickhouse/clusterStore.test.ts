@@ -20,7 +20,7 @@ import { sameDataOnBothStores, type BothStores } from '../../../test/sameDataOnB
 import { expectClose } from '../../../test/expectClose.ts';
 import { parseStoreUrl } from '../storeUrl.ts';
 import { ClickHouseStore } from './connection.ts';
-import { initStore, visibleImports } from './schema.ts';
+import { STORE_SCHEMA_VERSION, initStore, visibleImports } from './schema.ts';
 import { importToStore, newImportId } from './importToStore.ts';
 import { cleanStore } from './cleanStore.ts';
 import {
@@ -243,6 +243,7 @@ describe.skipIf(skip !== null)('ClickHouse store on a 2-shard cluster', () => {
     const small = { batchRows: 1000, batchBytes: 2000, keysPerQuery: 3 };
     const report = await importToStore(store, [changed], small);
     expect(report.files[0]?.status).toBe('imported');
+    expect(report.warnings).toEqual([`${changed}: replaces the 20 episode(s) imported earlier from ${first}`]);
     const seen = await store.query<{ n: string; wins: string }>(`SELECT count() AS n, sum(success) AS wins FROM routelens.episodes WHERE run = 'replaced' AND import_id GLOBAL IN (${visibleImports(store)})`);
     expect(seen).toEqual([{ n: '20', wins: '20' }]);
     const overlap = join(dir, 'overlap.jsonl');
@@ -278,8 +279,8 @@ describe.skipIf(skip !== null)('ClickHouse store on a 2-shard cluster', () => {
       await old.command('DROP TABLE routelens_v1.scorings');
       await old.command('TRUNCATE TABLE routelens_v1.schema_version');
       await old.command("INSERT INTO routelens_v1.schema_version VALUES (1, now())");
-      await expect(importToStore(old, ['fixtures/samples/claude-code'])).rejects.toThrow(/schema version 1, this RouteLens uses 3: run `routelens store init` to migrate/);
-      expect(await initStore(old)).toEqual({ created: false, version: 3 });
+      await expect(importToStore(old, ['fixtures/samples/claude-code'])).rejects.toThrow(`schema version 1, this RouteLens uses ${STORE_SCHEMA_VERSION}: run \`routelens store init\` to migrate`);
+      expect(await initStore(old)).toEqual({ created: false, version: STORE_SCHEMA_VERSION });
       const tables = (await old.query<{ name: string }>("SELECT name FROM system.tables WHERE database = 'routelens_v1'")).map((t) => t.name);
       for (const t of ['estimates', 'estimates_local', 'scorings']) expect(tables).toContain(t);
       const columns = await old.query<{ name: string }>("SELECT name FROM system.columns WHERE database = 'routelens_v1' AND table = 'episodes'");

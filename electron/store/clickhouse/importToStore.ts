@@ -321,8 +321,14 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
         throw new ImportError(shown, 1, `${h.n} of its episodes are already in the store from ${f?.path ?? 'an earlier import'}, which holds ${f?.total ?? '?'}: a ClickHouse store replaces whole files only`);
       }
     }
+    // Replacing is never silent (issue 34): the user learns which earlier file's episodes this one took over.
+    for (const h of hits) {
+      const from = files.get(h.import_id)?.path;
+      replacedNotes.push(`${shown}: replaces the ${h.n} episode(s) imported earlier from ${from === shown ? 'this file' : from}`);
+    }
     return hits.map((h) => Number(h.import_id));
   };
+  const replacedNotes: string[] = [];
 
   try {
     const report = await importPaths(staging, paths, {
@@ -393,6 +399,7 @@ export async function importToStore(store: ClickHouseStore, paths: string[], opt
     });
     await abandonDirect();
     await buffers.drain();
+    report.warnings.push(...replacedNotes);
     return report;
   } catch (e) {
     // A bug or a lost connection stops the import: the file being sent is abandoned when the store still answers.
