@@ -81,14 +81,32 @@ interface StoredEpisode {
  */
 function clashWith(
   stored: StoredEpisode,
-  incoming: { ep: CanonicalEpisode; totalCost: number },
+  incoming: { ep: CanonicalEpisode; totalCost: number; turns: readonly { model: { id: number } }[] },
   sourcePath: string,
   sourceId: number | null,
+  storedTurns: () => StoredTurn[],
 ): 'replace' | 'same' | 'different' {
   if (stored.path === null || stored.path === sourcePath || stored.sourceId === sourceId) return 'replace';
+  const { ep } = incoming;
   const sameCost = Math.abs(stored.totalCost - incoming.totalCost) <= 1e-9 * Math.max(1, Math.abs(stored.totalCost));
-  const same = stored.nTurns === incoming.ep.turns.length && sameCost && stored.taskId === (incoming.ep.task.id ?? null);
+  if (stored.nTurns !== ep.turns.length || !sameCost || stored.taskId !== (ep.task.id ?? null)) return 'different';
+  // Same counts and cost are not the same episode: an unpriced model costs 0 either way, and an edited copy of a
+  // log keeps its calls. Each turn's model, tokens and action must match too (read only on a clash, which is rare).
+  const turns = storedTurns();
+  const same = ep.turns.every((turn, i) => {
+    const row = turns[i];
+    return row !== undefined && row.modelId === incoming.turns[i]?.model.id && row.tokensIn === (turn.tokens?.in ?? null) &&
+      row.tokensOut === (turn.tokens?.out ?? null) && row.action === (turn.action.text ?? null);
+  });
   return same ? 'same' : 'different';
+}
+
+/** What clashWith compares of each stored turn: its model (as resolved, aliases included), tokens and action text. */
+interface StoredTurn {
+  modelId: number;
+  tokensIn: number | null;
+  tokensOut: number | null;
+  action: string | null;
 }
 
 export interface WriteResult {
@@ -219,6 +237,8 @@ export class EpisodeWriter {
       findRun: db.prepare('SELECT id FROM runs WHERE name = ?').pluck(),
       insertRun: db.prepare(`INSERT INTO runs (name, source_format, source_path, imported_at, policy_name, policy_kind)
         VALUES (?, ?, ?, ?, ?, ?)`),
+      storedTurns: db.prepare(`SELECT t.model_id AS modelId, t.tokens_in AS tokensIn, t.tokens_out AS tokensOut, x.action
+        FROM turns t LEFT JOIN turn_text x ON x.turn_id = t.id WHERE t.episode_id = ? ORDER BY t.t`),
       findEpisode: db.prepare(`SELECT e.id, e.source_id AS sourceId, s.path, e.n_turns AS nTurns, e.total_cost AS totalCost,
         e.task_id AS taskId FROM episodes e LEFT JOIN sources s ON s.id = e.source_id WHERE e.run_id = ? AND e.ext_id = ?`),
       deleteEpisode: db.prepare('DELETE FROM episodes WHERE id = ?'),
@@ -427,7 +447,7 @@ export class EpisodeWriter {
     }
     this.writtenInFile.add(key);
     if (existing !== undefined) {
-      const clash = clashWith(existing, r, sourcePath, sourceId);
+      const clash = clashWith(existing, r, sourcePath, sourceId, () => this.s.storedTurns.all(existing.id) as StoredTurn[]);
       if (clash === 'same') return { episodeId: existing.id, replaced: false, copyOf: existing.path, repairedStrings: r.repairedStrings };
       if (clash === 'different') {
         throw new ImportError(

@@ -67,6 +67,12 @@ describe('import pipeline', () => {
     );
     const n = db.prepare('SELECT n_turns FROM episodes WHERE ext_id = ?').pluck().get(first.episode_id);
     expect(n).toBeGreaterThan(2);
+    // Same turns, tokens and cost but an edited action (an edited copy of a log): not the same episode either.
+    const edited = JSON.parse(firstLine);
+    edited.turns[0].action.text = `${edited.turns[0].action.text ?? ''} (edited)`;
+    const editedFile = join(dir, 'edited.jsonl');
+    writeFileSync(editedFile, `${JSON.stringify(edited)}\n`);
+    expect((await importPaths(db, [editedFile])).files[0]?.reason).toMatch(/with different content: not replaced/);
     // One file holding a copy among new episodes: the new ones are imported, the copy is said.
     const second = JSON.parse(secondLine);
     const mixed = join(dir, 'mixed.jsonl');
