@@ -134,6 +134,16 @@ describe('routelens CLI', () => {
       expect(r.stdout).toMatch(/usage: routelens /);
     }
   });
+
+  it('answers `help COMMAND` as `COMMAND --help`: the form npx hands to us whatever its version (issue 38 item 7)', () => {
+    const viaHelp = routelens('help', 'import');
+    expect(viaHelp.code).toBe(0);
+    expect(viaHelp.stdout).toBe(routelens('import', '--help').stdout);
+    expect(routelens('help').stdout).toMatch(/routelens help COMMAND/);
+    const unknown = routelens('help', 'frobnicate');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/unknown command "frobnicate"/);
+  });
 });
 
 describe('routelens analyze lift / error-recovery', () => {

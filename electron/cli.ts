@@ -16,6 +16,7 @@ import { expectedStepsTableNames, loadExpectedSteps, type ExpectedStepsTable } f
 import { bar, Progress } from './cliProgress.ts';
 import { err, out, requireDb, UsageError, withRuns, type Command } from './cliCommon.ts';
 import { visibleText as v } from '../shared/displayText.ts';
+import { nameKeyed } from '../shared/nameKeyed.ts';
 import { estimatorCommands } from './cliEstimator.ts';
 import { databaseErrorOf, describeWait, openDatabase, SchemaError } from './db/database.ts';
 import { runCostSources } from './db/runCostChecks.ts';
@@ -52,7 +53,8 @@ function minNOf(values: Record<string, unknown>): number | undefined {
 /** `--rho gpt-5=0.25,kimi-k2=0.5` → { 'gpt-5': 0.25, 'kimi-k2': 0.5 } */
 function parseRho(text: string | undefined): Record<string, number> | undefined {
   if (text === undefined) return undefined;
-  const out: Record<string, number> = {};
+  // Model names come from the user and the logs: `__proto__` must stay a key, not set a prototype.
+  const out = nameKeyed<number>();
   for (const part of text.split(',')) {
     const [model, value] = part.split('=');
     const rho = Number(value);
@@ -357,17 +359,32 @@ function help(): string {
     'Commands:',
     ...Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
     '',
-    'Run `routelens COMMAND --help` for its options.',
+    'Run `routelens help COMMAND` (or `routelens COMMAND --help`) for its options.',
   ].join('\n');
 }
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  if (name === undefined || name === '--help' || name === '-h') {
     out(help());
     return name === undefined ? 1 : 0;
   }
-  const command = commands[name];
+  // Some npx versions take `npx routelens --help` as asking npm for help; `npx routelens help import` reaches us.
+  if (name === 'help') {
+    const about = rest[0];
+    if (about === undefined) {
+      out(help());
+      return 0;
+    }
+    const command = Object.hasOwn(commands, about) ? commands[about] : undefined;
+    if (!command) {
+      err(`routelens help: unknown command "${about}"\n\n${help()}`);
+      return 1;
+    }
+    out(`${command.summary}\n\nusage: ${command.usage}`);
+    return 0;
+  }
+  const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!command) {
     err(`routelens: unknown command "${name}"\n\n${help()}`);
     return 1;
