@@ -58,8 +58,10 @@ export function queryEpisodes(db: Db, q: Required<Pick<EpisodeQuery, 'sort' | 'd
   else if (q.outcome === 'unknown') where.push('e.success IS NULL');
   const fts = q.search ? ftsQuery(q.search) : null;
   if (q.search && q.search.trim() !== '') {
-    const alternatives = ["e.ext_id LIKE ? ESCAPE '\\'"];
-    params.push(`%${q.search.trim().replace(/[%_\\]/g, (c) => `\\${c}`)}%`);
+    // instr, not LIKE: LIKE ends its pattern at a NUL, so a search for "\0" was '%' and listed every episode.
+    // lower() folds ASCII only, as LIKE did.
+    const alternatives = ['instr(lower(e.ext_id), lower(?)) > 0'];
+    params.push(q.search.trim());
     if (fts) {
       alternatives.push('e.id IN (SELECT t.episode_id FROM turn_fts JOIN turns t ON t.id = turn_fts.rowid WHERE turn_fts MATCH ?)');
       alternatives.push('e.id IN (SELECT m.episode_id FROM message_fts JOIN messages m ON m.id = message_fts.rowid WHERE message_fts MATCH ?)');

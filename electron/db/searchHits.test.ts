@@ -83,6 +83,20 @@ describe('search hits', () => {
     expect(queryEpisodes(db, base).rows.every((r) => r.match === undefined)).toBe(true);
     db.close();
   });
+
+  it('finds a NUL only where an id holds one, and cut ids as a whole (issue 38 item 7: "\\0" listed every episode)', () => {
+    const db = database([episode('Django__12', [['ls', 'x']]), episode('odd\u0000id', [['ls', 'y']]), episode('50%_done', [['ls', 'z']])]);
+    const base = { sort: 'id', desc: false, offset: 0, limit: 50, outcome: 'any' } as const;
+    const found = (search: string) => queryEpisodes(db, { ...base, search }).rows.map((r) => r.ext_id);
+    expect(found('\u0000')).toEqual(['odd\u0000id']);
+    expect(found('\u0000\u0000')).toEqual([]);
+    // Before the NUL is not the whole search: "odd\0x" must not find "odd\0id".
+    expect(found('odd\u0000x')).toEqual([]);
+    // Case-insensitive as before, and % and _ are the characters themselves.
+    expect(found('django__1')).toEqual(['Django__12']);
+    expect(found('%_')).toEqual(['50%_done']);
+    db.close();
+  });
 });
 
 describe('search over the messages between and after the turns', () => {
