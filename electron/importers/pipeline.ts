@@ -3,8 +3,7 @@
  * skips files already imported (content hash), and writes each file's episodes in one transaction, so
  * a bad or interrupted file leaves nothing behind. Reports per-file results and progress.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream, openSync, readSync, closeSync, readdirSync, statSync } from 'node:fs';
+import { openSync, readSync, closeSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { beginWrite, commitWrite, rollbackWrite, type Db, type WriteWait } from '../db/database.ts';
 import { EpisodeWriter, wellFormed, type ResolvedEpisode } from '../db/episodeWriter.ts';
@@ -15,7 +14,7 @@ import { closestFormatHint } from './closestFormat.ts';
 import { whyIgnored, type IgnoredFile } from './ignoredFiles.ts';
 import { IMPORTERS, importerByFormat } from './registry.ts';
 import { ImportError, type Importer } from './types.ts';
-import { READ_CHUNK_BYTES } from './lineReader.ts';
+import { changeSince, changedWhileImported, fileIdentity, hashFile, whatChanged } from './fileIdentity.ts';
 
 export interface FileResult {
   path: string;
@@ -185,12 +184,6 @@ export function readHead(path: string): string {
   }
 }
 
-async function hashFile(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path, { highWaterMark: READ_CHUNK_BYTES })) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
-
 /** A list of model names in one line however many there are (a log may name thousands). */
 function nameList(models: string[]): string {
   const SHOWN = 10;
@@ -263,7 +256,13 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
       });
       continue;
     }
-    const size = statSync(c.path).size;
+    // Taken before the head is read and the file hashed: it must be the same file once the importer has read it.
+    const before = fileIdentity(c.path);
+    if (before === null) {
+      report.files.push({ path: shown, status: 'rejected', format: null, episodes: 0, turns: 0, reason: `${shown}:1: no such file` });
+      continue;
+    }
+    const size = Number(before.size);
     let episodes = 0;
     let turns = 0;
     const progress = (bytes: number): void =>
@@ -314,6 +313,8 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
       continue;
     }
     const file: ImportedFile = { hash, shown, format: importer.format };
+    /** Set once the file is refused for changing: its refusal already says so. */
+    let refusedAsChanged = false;
     try {
       let sourceId = Number(insertSource.run(hash, shown, importer.format, new Date().toISOString()).lastInsertRowid);
       const ctx = {
@@ -385,6 +386,12 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
         direct = false;
         await read(undefined);
       }
+      // Before anything is committed (or shipped by beforeCommit): the rows read must be the bytes hashed.
+      const changed = await whatChanged(c.path, before, hash);
+      if (changed !== null) {
+        refusedAsChanged = true;
+        throw new ImportError(c.path, 0, changedWhileImported(changed));
+      }
       if (episodes === 0 && copies.length > 0) {
         rollbackWrite(db);
         writer.rollback();
@@ -427,10 +434,13 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
       }
       // Only the file's own faults are rejections; anything else is a bug and stops the import.
       if (!(err instanceof ImportError)) throw err;
+      // A file cut or written mid-line while read fails to parse; the cause the user can act on is the change.
+      const changed = refusedAsChanged ? null : changeSince(before, c.path);
+      const refusal = changed === null ? err : new ImportError(c.path, 0, changedWhileImported(changed));
       // Importers name the file they read; the user knows it by its shown name.
-      let reason = err.file === c.path ? `${shown}:${err.line}: ${err.reason}` : err.message;
+      let reason = refusal.file === c.path ? `${shown}:${refusal.line}: ${refusal.reason}` : refusal.message;
       // A format forced on a file it does not fit: say what that format looks for.
-      if (forced && !forced.detect(head, basename(c.path))) reason += ` (--format ${forced.format} expects ${forced.expects})`;
+      if (forced && !refusedAsChanged && changed === null && !forced.detect(head, basename(c.path))) reason += ` (--format ${forced.format} expects ${forced.expects})`;
       report.files.push({ path: shown, status: 'rejected', format: importer.format, episodes: 0, turns: 0, reason });
     }
   }
