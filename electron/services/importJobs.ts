@@ -9,26 +9,16 @@
  * transaction rolled back) never shows in a count, even while it is being read. Jobs take their turn in
  * the database's WriteQueue (one writer: imports, score and train jobs), and say what they wait for.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, sep } from 'node:path';
+import { rmSync } from 'node:fs';
+import { sep } from 'node:path';
 import type { ImportJob } from '../../shared/api.ts';
 import { openDatabase, type Db } from '../db/database.ts';
 import { importPaths } from '../importers/pipeline.ts';
 import { NotFoundError } from './dispatch.ts';
+import { removeAbandonedUploads, writeUploads } from './uploadFolder.ts';
 import { WriteQueue } from './writeQueue.ts';
 
-export class UploadPathError extends Error {}
-
-/** A relative path from the user, made safe to join under our folder: no `..`, no absolute paths or drive letters. */
-export function safeRelativePath(raw: string): string {
-  const parts = raw.split(/[\\/]+/).filter((p) => p !== '' && p !== '.');
-  if (parts.length === 0 || parts.length > 32) throw new UploadPathError(`unusable file path "${raw.slice(0, 200)}"`);
-  for (const p of parts) {
-    if (p === '..' || /^[a-zA-Z]:$/.test(p) || p.includes('\0')) throw new UploadPathError(`unsafe file path "${raw.slice(0, 200)}"`);
-  }
-  return parts.join(sep);
-}
+export { safeRelativePath, UploadPathError } from './uploadFolder.ts';
 
 const KEEP_FINISHED = 20;
 
@@ -47,6 +37,8 @@ export class ImportJobs {
     queue?: WriteQueue,
   ) {
     this.queue = queue ?? new WriteQueue(inMemory(db, path) ? null : path);
+    // A serve or window killed mid-import left its upload behind; this start is the first chance to remove it.
+    removeAbandonedUploads();
   }
 
   private openWriter(): { writer: Db; close(): void } {
@@ -56,18 +48,7 @@ export class ImportJobs {
   }
 
   start(files: { path: string; data_base64: string }[], run?: string): ImportJob {
-    const root = mkdtempSync(join(tmpdir(), 'routelens-upload-'));
-    const uploads = join(root, 'upload');
-    try {
-      for (const f of files) {
-        const target = join(uploads, safeRelativePath(f.path));
-        mkdirSync(dirname(target), { recursive: true });
-        writeFileSync(target, Buffer.from(f.data_base64, 'base64'));
-      }
-    } catch (err) {
-      rmSync(root, { recursive: true, force: true });
-      throw err;
-    }
+    const { root, uploads } = writeUploads(files);
     const job: ImportJob = {
       job: this.nextId++,
       state: 'running',
