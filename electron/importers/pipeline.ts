@@ -13,6 +13,7 @@ import type { ExpectedStepsTable } from '../analysis/expectedSteps.ts';
 import { closestFormatHint } from './closestFormat.ts';
 import { whyIgnored, type IgnoredFile } from './ignoredFiles.ts';
 import { IMPORTERS, importerByFormat } from './registry.ts';
+import { decodeUtf16, utf16Head, UTF16_TEXT } from './textEncoding.ts';
 import { ImportError, type Importer } from './types.ts';
 import { changeSince, changedWhileImported, fileIdentity, hashFile, whatChanged } from './fileIdentity.ts';
 
@@ -174,11 +175,15 @@ export function notRegularFile(path: string): string | null {
 
 /** The first 64 KiB of a file as text: what detection is given. */
 export function readHead(path: string): string {
+  return readHeadBytes(path).toString('utf8');
+}
+
+function readHeadBytes(path: string): Buffer {
   const fd = openSync(path, 'r');
   try {
     const buf = Buffer.alloc(HEAD_BYTES);
     const n = readSync(fd, buf, 0, HEAD_BYTES, 0);
-    return buf.subarray(0, n).toString('utf8');
+    return buf.subarray(0, n);
   } finally {
     closeSync(fd);
   }
@@ -271,8 +276,19 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
         turns: totalTurns + turns, fileBytesRead: bytes, fileBytes: size,
       });
     progress(0);
-    const head = size === 0 ? '' : readHead(c.path);
+    const headBytes = size === 0 ? Buffer.alloc(0) : readHeadBytes(c.path);
+    const head = headBytes.toString('utf8');
     const importer = forced ?? detectImporter(head, basename(c.path));
+    const utf16 = utf16Head(headBytes);
+    // Without a byte order mark the NUL pattern is a guess: a file some importer takes as it is stays its.
+    if (utf16 && (utf16.bom || !importer?.detect(head, basename(c.path)))) {
+      if (c.explicit || forced || detectImporter(decodeUtf16(headBytes, utf16), basename(c.path))) {
+        report.files.push({ path: shown, status: 'rejected', format: null, episodes: 0, turns: 0, reason: `${shown}:1: ${UTF16_TEXT}` });
+      } else {
+        report.ignored.push({ path: shown, reason: 'UTF-16 text, and not a log RouteLens reads once decoded' });
+      }
+      continue;
+    }
     if (!importer) {
       if (c.explicit) {
         report.files.push({
