@@ -8,6 +8,7 @@ import { extname, join } from 'node:path';
 import { ANALYSIS_IDS, AnalysisId, type AnalysisRequest, type AnalysisResponse } from '../shared/analysisResults.ts';
 import { DEFAULT_FIGURE_WIDTH, FIGURE_FORMATS, FigureFormat } from '../shared/apiAnalysis.ts';
 import { modelColorFrom } from '../shared/charts/context.ts';
+import { nameKeyed } from '../shared/nameKeyed.ts';
 import { AnalysisInputError, AnalysisNotFoundError, runAnalysis } from './analysis/runAnalysis.ts';
 import { err, intFlag, requireDb, UsageError, type Command } from './cliCommon.ts';
 import { openDatabase } from './db/database.ts';
@@ -20,7 +21,8 @@ import { openCheckedStore, STORE_OPTION } from './cliStore.ts';
 
 function parseRho(text: string | undefined): Record<string, number> | undefined {
   if (text === undefined) return undefined;
-  const out: Record<string, number> = {};
+  // Model names come from the user and the logs: `__proto__` must stay a key, not set a prototype.
+  const out = nameKeyed<number>();
   for (const part of text.split(',')) {
     const [model, value] = part.split('=');
     const rho = Number(value);

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { BEHAVIOUR_MODES } from './behaviourModes.ts';
+import { nameRecord } from './nameRecord.ts';
 
 const interval = z.tuple([z.number(), z.number()]);
 const share = z.number().nullable();
@@ -85,7 +86,7 @@ export type ErrorRecoveryResult = z.infer<typeof ErrorRecoveryResult>;
 export const UsageByTurnRun = z.object({
   run: z.string(),
   /** Shares of each model at turn index t; they sum to 1 per index. */
-  turns: z.array(z.object({ t: z.number().int(), n: z.number().int(), shares: z.record(z.string(), z.number()) })),
+  turns: z.array(z.object({ t: z.number().int(), n: z.number().int(), shares: nameRecord(z.number()) })),
 });
 export type UsageByTurnRun = z.infer<typeof UsageByTurnRun>;
 export const UsageByTurnResult = z.object({ runs: z.array(UsageByTurnRun) });
@@ -181,7 +182,7 @@ export type UsageRatioResult = z.infer<typeof UsageRatioResult>;
 // ---- confusion (critique-and-route controller) ----
 const confusionTables = {
   /** Per difficulty level: calls (n) and each model's share of them. */
-  routing: z.array(z.object({ difficulty: z.number(), n: z.number().int(), shares: z.record(z.string(), z.number()) })),
+  routing: z.array(z.object({ difficulty: z.number(), n: z.number().int(), shares: nameRecord(z.number()) })),
   /** Verdicts × whether the draft was correct, counts of turns. */
   verification: z.object({
     stop_correct: z.number().int(),
@@ -222,7 +223,7 @@ export const PlanDagRunSummary = z.object({
   run: z.string(),
   episodes: z.number().int(),
   /** Share of the run's episodes in each behaviour mode, and 'none' for those in no mode. */
-  mode_shares: z.record(z.string(), z.number()),
+  mode_shares: nameRecord(z.number()),
   model_primitive: z.array(z.object({ model: z.string().nullable(), primitive: z.string().nullable(), n: z.number().int() })),
   mean_rounds_per_planned_episode: z.number(),
   mean_subtasks_per_round: z.number(),
@@ -403,7 +404,7 @@ export const AnalysisRequest = z.object({
   /** pareto: the cost axis, linear (default) or logarithmic (runs whose costs differ by orders of magnitude). Drawing only. */
   costAxis: z.enum(['linear', 'log']).optional(),
   /** usage-ratio: target usage share ρ_k per model. */
-  rho: z.record(name, z.number().min(0).max(1)).optional(),
+  rho: nameRecord(z.number().min(0).max(1), name).optional(),
   /** targets (required) and plan-dag (one episode's DAGs instead of the summary): the log's episode id. */
   episode: z.string().min(1).max(300).optional(),
   /** calibration, embeddings: the estimator (id in `estimators`); default the one that scored last. */

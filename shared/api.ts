@@ -9,6 +9,7 @@ import { estimatorContract } from './apiEstimator.ts';
 import { Severity } from './canonical.ts';
 import { compareContract } from './apiCompare.ts';
 import { replayContract } from './apiReplay.ts';
+import { nameRecord } from './nameRecord.ts';
 import { analysisContract } from './apiAnalysis.ts';
 
 const id = z.number().int().nonnegative();
@@ -208,7 +209,7 @@ export const TurnDetail = z.object({
   timestamp: z.string().nullable(),
   latency_ms: nullableNumber,
   propensity: nullableNumber,
-  candidates: z.record(z.string(), z.number()),
+  candidates: nameRecord(z.number()),
   /** The logging router's mixed decision (canonical `turns[].router`); null when the log has none. */
   router: z
     .object({ greedy_model: z.string().nullable(), was_greedy: z.boolean().nullable(), beta: nullableNumber })

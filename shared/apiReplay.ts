@@ -15,6 +15,7 @@
  */
 import { z } from 'zod';
 import { ExportFigureResult, FigureFormat } from './apiAnalysis.ts';
+import { nameRecord } from './nameRecord.ts';
 import { parsePolicySpec, PolicySpecError } from './policySpec.ts';
 
 const id = z.number().int().nonnegative();
@@ -107,7 +108,7 @@ export const PolicyReplay = z.object({
   /** Mean model switches per episode along the replayed choices. */
   switches: z.number(),
   /** Share of replayed turns given to each model. */
-  usage: z.record(z.string(), z.number()),
+  usage: nameRecord(z.number()),
   ope: OpeResult.nullable(),
   /** Fitted parameters and caveats (fitted ξ_k, turns priced without a price, …). */
   notes: z.array(z.string()),
@@ -145,7 +146,7 @@ export const ReplayResult = z.object({
     unknown_cost: z.number().int().optional(),
   }),
   /** Per model: expected output tokens relative to the pool's typical model (learned from the logs). */
-  output_ratio: z.record(z.string(), z.number()),
+  output_ratio: nameRecord(z.number()),
   policies: z.array(PolicyReplay),
   /** One point per policy with a score estimate. */
   frontier: z.array(FrontierPoint),
@@ -244,9 +245,9 @@ export const TurnPolicyChoices = z.object({
   logged: z.string(),
   propensity: z.number().nullable(),
   /** ŝ of each candidate (empty without scores). */
-  s_hat: z.record(z.string(), z.number()),
+  s_hat: nameRecord(z.number()),
   /** Estimated cost of this turn per candidate (USD). */
-  cost: z.record(z.string(), z.number()),
+  cost: nameRecord(z.number()),
   /** max_a ŝ − ŝ(logged); null when ŝ of the logged model is unknown. */
   regret: z.number().nullable(),
   /** Per policy, in the order asked: its choice at this turn along the logged history. */

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { fastSafeParse } from './fastAccept.ts';
+import { nameRecord } from './nameRecord.ts';
 
 export const CANONICAL_SCHEMA = 'routelens/v1';
 
@@ -159,8 +160,7 @@ export const CanonicalTurn = z.object({
   /** Probability the logging router gave to the model it chose (for off-policy evaluation). */
   propensity: z.number().min(0).max(1).nullish(),
   /** Router scores / q-values per candidate model, when the log has them. */
-  candidates: z
-    .record(z.string().max(300), finite)
+  candidates: nameRecord(finite, z.string().max(300))
     .superRefine((c, ctx) => {
       const names = Object.keys(c);
       if (names.length > MAX_CANDIDATES) {

@@ -7,6 +7,7 @@
  * this compiler does not know — goes through zod, so refusals keep zod's messages and outputs stay zod's.
  */
 import type { z } from 'zod';
+import { nameRecordParts } from './nameRecord.ts';
 
 type Accept = (value: unknown) => boolean;
 
@@ -26,6 +27,7 @@ interface Def {
   options?: ZodLike[];
   entries?: Record<string, unknown>;
   values?: unknown[];
+  in?: ZodLike;
 }
 interface CheckDef {
   check: string;
@@ -129,6 +131,23 @@ function compileRecord(def: Def): Accept {
   }, def);
 }
 
+/**
+ * nameRecord (a record that keeps a `__proto__` key) gives back a prototype-less copy; the value itself, made
+ * prototype-less, is equal to it.
+ */
+function compileNameRecord(def: Def): Accept {
+  const named = nameRecordParts(def.in);
+  if (!named) return never;
+  const key = compile(named.key as unknown as ZodLike);
+  const value = compile(named.value as unknown as ZodLike);
+  return withChecks((v) => {
+    if (!isObject(v)) return false;
+    for (const k of Object.keys(v)) if (!key(k) || !value(v[k])) return false;
+    if (Object.getPrototypeOf(v) !== null) Object.setPrototypeOf(v, null);
+    return true;
+  }, def);
+}
+
 /** The predicate of `schema`: true only where zod accepts the value and hands back an equal one. */
 function compile(schema: ZodLike): Accept {
   const def = schema._zod.def;
@@ -181,6 +200,8 @@ function compile(schema: ZodLike): Accept {
       return withChecks(compileObject(def), def);
     case 'record':
       return compileRecord(def);
+    case 'pipe':
+      return compileNameRecord(def);
     default:
       // pipes, transforms, coercions…: only zod knows their output.
       return never;

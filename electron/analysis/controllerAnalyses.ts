@@ -12,6 +12,7 @@
  */
 import type { Db } from '../db/database.ts';
 import type { BudgetModesResult, ConfusionResult, EpisodeCoverage, UsageRatioResult } from '../../shared/analysisResults.ts';
+import { ownValue } from '../../shared/nameKeyed.ts';
 import { columnar, modelSlots, selectEpisodes, sharesOf, type ColumnarData } from './columnar.ts';
 
 /** Sums over a group of sessions: all, scored (known score), costed (known cost), with an expert call. */
@@ -159,7 +160,7 @@ export function usageRatioOf(counts: UsageCounts[], rho: Record<string, number> 
       .filter(([, k]) => k > 0)
       .sort((a, b) => b[1] - a[1] || a[2] - b[2])
       .map(([model, k]) => {
-        const target = rho?.[model];
+        const target = rho === undefined ? undefined : ownValue(rho, model);
         return { model, calls: k, ratio: k / g.total, rho: target ?? null, over_target: target === undefined ? null : k / g.total > target };
       }),
     accuracy_by_max_turns: [...g.byMax].sort((a, b) => a[0] - b[0]).map(([max_turns, b]) => ({ max_turns, n: b.n, accuracy: b.n ? b.ok / b.n : null })),
