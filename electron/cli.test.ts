@@ -143,6 +143,12 @@ describe('routelens CLI', () => {
     const unknown = routelens('help', 'frobnicate');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/unknown command "frobnicate"/);
+    // A command named like an Object method is as unknown as any other (it was exit 2: command.run is not a function).
+    for (const args of [['constructor'], ['help', 'toString']]) {
+      const r = routelens(...args);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(/unknown command/);
+    }
   });
 });
 
