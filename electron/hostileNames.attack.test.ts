@@ -10,7 +10,10 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import type { UsageByTurnResult, UsageRatioResult } from '../shared/analysisResults.ts';
 import { visibleText } from '../shared/displayText.ts';
+import { contractClient } from '../renderer/api/contractClient.ts';
+import { httpTransport } from '../renderer/api/httpApi.ts';
 import { startServer } from './server/serve.ts';
 import { useSuiteTempDir } from './testing/tmp.ts';
 
@@ -225,6 +228,74 @@ describe('names that are JavaScript words', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('names that are JavaScript words, as the window and ρ see them', () => {
+  const WORDS = ['constructor', 'toString', '__proto__'] as const;
+  const dir = tempDir();
+  const db = join(dir, 'words.db');
+
+  it('imports a log whose models and candidates are those words', () => {
+    const lines = readFileSync(example, 'utf8').trim().split('\n').map((line) => {
+      const ep = JSON.parse(line);
+      for (const t of ep.turns) {
+        if (t.t % 4 !== 0) t.model = WORDS[t.t % 4 - 1];
+        // Router scores keyed by the words: entries define own keys, so `__proto__` is a key like any other.
+        if (t.candidates) t.candidates = Object.fromEntries(Object.entries(t.candidates).map(([m, s], j) => [WORDS[j] ?? m, s]));
+      }
+      return JSON.stringify(ep);
+    });
+    const log = join(dir, 'words.jsonl');
+    writeFileSync(log, lines.join('\n') + '\n');
+    const r = routelens('import', log, '--db', db);
+    expect(r.code, r.stderr.toString()).toBe(0);
+  });
+
+  // zod's record schema leaves out a `__proto__` key: the window, which checks every answer with the contract's
+  // schemas, lost that model's share and candidate score although the server had sent them.
+  it('the window (HTTP adapter, contract-checked) gets every word as a share and as a candidate', async () => {
+    const staticDir = join(dir, 'static');
+    mkdirSync(staticDir, { recursive: true });
+    writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>RouteLens</title>');
+    const server = await startServer({ dbPath: db, staticDir });
+    try {
+      const withToken: typeof fetch = (url, init) =>
+        fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), 'X-RouteLens-Token': server.token } });
+      const api = contractClient(httpTransport(withToken, new URL('/api/', server.url).href));
+      const answer = await api.runAnalysis({ id: 'usage-by-turn' });
+      const shares = (answer.result as UsageByTurnResult).runs.flatMap((run) => run.turns.map((t) => t.shares));
+      expect(shares.length).toBeGreaterThan(0);
+      for (const s of shares) expect(Object.values(s).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
+      for (const word of WORDS) expect(shares.some((s) => Object.hasOwn(s, word)), word).toBe(true);
+      const turn = (await api.getEpisode({ ext_id: 'boil_0_run1' })).turns[0];
+      expect(Object.keys(turn?.candidates ?? {})).toEqual(expect.arrayContaining([...WORDS]));
+      expect(Object.values(turn?.candidates ?? {}).every((x) => typeof x === 'number')).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+
+  const rho = '__proto__=0.5,constructor=0.25';
+
+  it('analyze --rho gives each word its target; a word without one has none', () => {
+    const r = routelens('analyze', 'usage-ratio', '--db', db, '--rho', rho, '--json');
+    expect(r.code, r.stderr.toString()).toBe(0);
+    const usage = (JSON.parse(r.stdout.toString('utf8')) as UsageRatioResult).runs.flatMap((run) => run.usage);
+    const rhoOf = (model: string) => new Set(usage.filter((u) => u.model === model).map((u) => u.rho));
+    expect(rhoOf('__proto__')).toEqual(new Set([0.5]));
+    expect(rhoOf('constructor')).toEqual(new Set([0.25]));
+    expect(rhoOf('toString')).toEqual(new Set([null]));
+  });
+
+  it('export --rho gives each word its target', () => {
+    const out = join(dir, 'usage-ratio.csv');
+    const exported = routelens('export', 'usage-ratio', '--db', db, '--rho', rho, '--out', out);
+    expect(exported.code, exported.stderr.toString()).toBe(0);
+    const rows = readFileSync(out, 'utf8').trim().split('\r\n').map((row) => row.split(','));
+    const header = rows[0] as string[];
+    const targets = new Set(rows.filter((row) => row[header.indexOf('model')] === '__proto__').map((row) => row[header.indexOf('rho')]));
+    expect(targets).toEqual(new Set(['0.5']));
   });
 });
 
