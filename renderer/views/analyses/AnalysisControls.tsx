@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'react';
 import { ModelDot } from '../../components/ModelChip.tsx';
 import { DEFAULT_CALIBRATION_BINS, DEFAULT_EMBEDDING_SAMPLE, MAX_CALIBRATION_BINS, MAX_EMBEDDING_SAMPLE, MIN_CALIBRATION_BINS } from '../../../shared/analysisResults.ts';
+import { nameKeyed, ownValue } from '../../../shared/nameKeyed.ts';
 import { DEFAULT_MIN_N } from './analysisRequest.ts';
 
 /** Typing pauses shorter than this do not recompute (an analysis over 500k turns takes a few hundred ms). */
@@ -114,13 +115,19 @@ export function CostAxisControl({ value, onChange }: { value: 'linear' | 'log' |
   );
 }
 
+/**
+ * ρ targets with `model`'s set to `r` (or cleared). Models are log text: in a plain `{}` a model named
+ * `__proto__` could not be given a target and one named `toString` read as having one (issue 38 item 4).
+ */
+export function rhoWith(value: Readonly<Record<string, number>> | undefined, model: string, r: number | undefined): Record<string, number> {
+  const next = nameKeyed<number>();
+  for (const [m, x] of Object.entries(value ?? {})) if (m !== model) next[m] = x;
+  if (r !== undefined) next[model] = r;
+  return next;
+}
+
 export function RhoControl({ models, value, onChange }: { models: string[]; value: Record<string, number> | undefined; onChange(rho: Record<string, number>): void }) {
-  const set = (model: string, r: number | undefined) => {
-    const next = { ...value };
-    if (r === undefined) delete next[model];
-    else next[model] = r;
-    onChange(next);
-  };
+  const set = (model: string, r: number | undefined) => onChange(rhoWith(value, model, r));
   return (
     <div className="control control-rho" role="group" aria-label="Target usage share ρ per model">
       <span className="control-label" title="The controller's usage constraint: the share of calls each model should get at most">
@@ -130,7 +137,7 @@ export function RhoControl({ models, value, onChange }: { models: string[]; valu
         <label key={m} className="rho-field">
           <ModelDot name={m} />
           <span className="rho-model">{m}</span>
-          <NumberField label={`ρ for ${m}`} value={value?.[m]} min={0} max={1} step={0.05} placeholder="—" onCommit={(r) => set(m, r)} />
+          <NumberField label={`ρ for ${m}`} value={value && ownValue(value, m)} min={0} max={1} step={0.05} placeholder="—" onCommit={(r) => set(m, r)} />
         </label>
       ))}
     </div>
