@@ -6,7 +6,6 @@
 // `--json` still parses to the exact names.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import type { UsageByTurnResult, UsageRatioResult } from '../shared/analysisResu
 import { visibleText } from '../shared/displayText.ts';
 import { contractClient } from '../renderer/api/contractClient.ts';
 import { httpTransport } from '../renderer/api/httpApi.ts';
+import { postApi } from './testing/serveChild.ts';
 import { startServer } from './server/serve.ts';
 import { useSuiteTempDir } from './testing/tmp.ts';
 
@@ -219,9 +219,9 @@ describe('names that are JavaScript words', () => {
     try {
       const port = Number(new URL(server.url).port);
       for (const split of WORDS) {
-        const r = await post(port, server.token, 'runAnalysis', { id: 'usage-by-turn', split });
-        expect(r.status, `${split}: ${r.body}`).toBe(200);
-        const runs = (JSON.parse(r.body) as { value: { result: { runs: { turns: { shares: Record<string, number> }[] }[] } } }).value.result.runs;
+        const r = await postApi(port, server.token, 'runAnalysis', { id: 'usage-by-turn', split });
+        expect(r.status, `${split}: ${r.text}`).toBe(200);
+        const runs = (JSON.parse(r.text) as { value: { result: { runs: { turns: { shares: Record<string, number> }[] }[] } } }).value.result.runs;
         expect(runs.length).toBeGreaterThan(0);
         for (const t of runs.flatMap((run) => run.turns)) expect(Object.values(t.shares).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
       }
@@ -298,18 +298,3 @@ describe('names that are JavaScript words, as the window and ρ see them', () =>
     expect(targets).toEqual(new Set(['0.5']));
   });
 });
-
-function post(port: number, token: string, name: string, body: unknown): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port, method: 'POST', path: `/api/${name}`, headers: { Host: `127.0.0.1:${port}`, 'X-RouteLens-Token': token, 'Content-Type': 'application/json' } },
-      (res) => {
-        let text = '';
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      },
-    );
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
-}

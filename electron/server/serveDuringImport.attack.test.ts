@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { postApi } from '../testing/serveChild.ts';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -37,20 +37,9 @@ function writeLocked(dbPath: string): boolean {
   }
 }
 
-function post(port: number, token: string, name: string, body: unknown): Promise<{ status: number; json: { ok: boolean; value?: unknown; error?: { kind: string; message: string } } }> {
-  const data = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port, method: 'POST', path: `/api/${name}`, headers: { Host: `127.0.0.1:${port}`, 'X-RouteLens-Token': token, 'Content-Type': 'application/json' } },
-      (res) => {
-        let text = '';
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) }));
-      },
-    );
-    req.on('error', reject);
-    req.end(data);
-  });
+async function post(port: number, token: string, name: string, body: unknown): Promise<{ status: number; json: { ok: boolean; value?: unknown; error?: { kind: string; message: string } } }> {
+  const r = await postApi(port, token, name, body);
+  return { status: r.status, json: JSON.parse(r.text) };
 }
 
 describe('serve while another process imports', () => {

@@ -3,10 +3,11 @@
 // under the limit, ~8 s apiece on a quiet machine); Node keeps the process alive until such a call returns, so
 // before the fix serve exited only when both were drawn. (A received database's own endless views no longer
 // run at all: receivedDatabase.attack.test.ts.)
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { spawnServe } from '../testing/serveChild.ts';
 import { useSuiteTempDir } from '../testing/tmp.ts';
 import { STOP_GRACE_MS } from './serve.ts';
 
@@ -26,17 +27,10 @@ beforeAll(() => {
 describe('serve stops on a signal while its worker is busy', () => {
   for (const signal of SIGNALS) {
     it(`${signal}: the process ends within the grace period, not when the drawing ends`, async () => {
-      const child = spawn(process.execPath, [bin, 'serve', '--db', dbPath, '--port', '0'], { cwd: root });
+      const served = spawnServe(bin, root, dbPath);
+      const child = served.child;
       const exited = new Promise<number>((resolve) => child.on('exit', () => resolve(Date.now())));
-      const url = await new Promise<URL>((resolve, reject) => {
-        let out = '';
-        child.stdout.on('data', (d: Buffer) => {
-          out += d.toString();
-          const m = /http:\/\/127\.0\.0\.1:\d+\/\?token=\w+/.exec(out);
-          if (m) resolve(new URL(m[0]));
-        });
-        child.on('exit', () => reject(new Error(`serve exited before it served: ${out}`)));
-      });
+      const url = await served.url;
       const token = url.searchParams.get('token') ?? '';
       const draw = (): void => {
         void fetch(new URL('/api/exportFigure', url), {

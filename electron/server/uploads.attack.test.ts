@@ -2,13 +2,13 @@
 // past 255 bytes, one path twice) answered HTTP 500 quoting serve's temporary folder, or overwrote a file silently;
 // now they are a 400 that names the paths. An upload left in the temporary folder by a serve killed mid-import
 // stayed there for good; the next start removes it (and leaves a running process's upload alone).
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../db/database.ts';
+import { spawnServe } from '../testing/serveChild.ts';
 import { useSuiteTempDir } from '../testing/tmp.ts';
 import { startServer } from './serve.ts';
 
@@ -70,18 +70,8 @@ describe('upload paths that cannot share one folder', () => {
   }, 60_000);
 });
 
-function serve(dbPath: string, tmp: string): { child: ChildProcessWithoutNullStreams; url: Promise<URL> } {
-  const child = spawn(process.execPath, [bin, 'serve', '--db', dbPath, '--port', '0'], { cwd: root, env: { ...process.env, TMPDIR: tmp } });
-  const url = new Promise<URL>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /http:\/\/127\.0\.0\.1:\d+\/\?token=\w+/.exec(out);
-      if (m) resolve(new URL(m[0]));
-    });
-    child.on('exit', () => reject(new Error(`serve exited before it served: ${out}`)));
-  });
-  return { child, url };
+function serve(dbPath: string, tmp: string): ReturnType<typeof spawnServe> {
+  return spawnServe(bin, root, dbPath, { ...process.env, TMPDIR: tmp });
 }
 
 describe('an upload left behind by a killed serve', () => {
