@@ -8,5 +8,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Vitest's default is one worker fewer than the cores: on CI's 2 cores that is a single file at a time, while
+    // most of the slow files wait on child processes (the CLI, serve, clickhouse-server) rather than compute.
+    maxWorkers: 2,
   },
 });
