@@ -9,5 +9,5 @@ process.stdout.on('error', (err) => {
 });
 
 register();
-const { main } = await import('../electron/cli.ts');
+const { main } = await import('../electron/cli/main.ts');
 process.exitCode = await main(process.argv.slice(2));
