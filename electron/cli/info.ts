@@ -1,7 +1,7 @@
 /** `routelens info --db FILE|--store URL`: the runs of a database, with their splits, costs and outcomes. */
 import { runCostSources } from '../db/runCostChecks.ts';
 import { openDatabase } from '../db/database.ts';
-import { createApi } from '../services/api.ts';
+import { listRuns } from '../db/episodeQueries.ts';
 import { storeUrlOf } from '../store/storeUrl.ts';
 import { showRunsInfo } from './analysisText.ts';
 import { requireDb, type Command } from './common.ts';
@@ -15,7 +15,7 @@ export const command: Command = {
     if (store) return showRunsInfo(await infoOfStore(store), values.json === true);
     const db = openDatabase(requireDb(values), { readonly: true });
     try {
-      const runs = await createApi(db).listRuns({});
+      const runs = listRuns(db);
       // Episodes per data split and run (`--split` of train, replay and analyze selects by these names).
       const splits = new Map<string, Record<string, number>>();
       for (const { run, split, n } of db
