@@ -19,17 +19,17 @@
  * process starting meanwhile reads the old build or the new one, whole, and a running process keeps its own build's
  * folder (its chunks are loaded later), so superseded builds are removed only a day after.
  *
- * Options: --outdir DIR (default dist/cli), --force (build even when current.json is fresh), --quiet.
+ * Options: --outdir DIR (default dist/cli), --force (build even when current.json is fresh), --quiet,
+ * --if-possible (`prepare`: without esbuild, as after `npm ci --omit=dev`, say so and leave the bin to run from source).
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { build } from 'esbuild';
 import { freshness } from '../bin/cliBundle.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const { values } = parseArgs({ options: { outdir: { type: 'string' }, force: { type: 'boolean' }, quiet: { type: 'boolean' } } });
+const { values } = parseArgs({ options: { outdir: { type: 'string' }, force: { type: 'boolean' }, quiet: { type: 'boolean' }, 'if-possible': { type: 'boolean' } } });
 const outRoot = resolve(values.outdir ?? join(root, 'dist', 'cli'));
 const say = (text) => {
   if (!values.quiet) console.log(text);
@@ -54,6 +54,15 @@ function readStable(path) {
 const current = freshness(root, outRoot);
 if (current.fresh && !values.force) {
   say(`CLI bundle dist/cli/${current.build} is up to date`);
+  process.exit(0);
+}
+
+let build;
+try {
+  ({ build } = await import('esbuild'));
+} catch {
+  if (!values['if-possible']) throw new Error('build-cli needs esbuild (a devDependency: npm ci installs it)');
+  console.error('build-cli: esbuild is not installed; routelens will run from source');
   process.exit(0);
 }
 
@@ -97,7 +106,7 @@ try {
     packages: 'external',
     outdir: tmpDir,
     outExtension: { '.js': '.mjs' },
-    sourcemap: 'linked',
+    // No source maps: Node reads them only with --enable-source-maps; ROUTELENS_CLI_SOURCE=1 gives the sources' stack traces.
     logLevel: values.quiet ? 'error' : 'warning',
     plugins: [sourcesAsRead],
     absWorkingDir: root,
