@@ -96,7 +96,8 @@ const sourcesAsRead = {
 
 mkdirSync(outRoot, { recursive: true });
 try {
-  await build({
+  const { metafile } = await build({
+    metafile: true,
     entryPoints: { main: join(root, 'electron', 'cli', 'main.ts') },
     bundle: true,
     format: 'esm',
@@ -111,6 +112,9 @@ try {
     plugins: [sourcesAsRead],
     absWorkingDir: root,
   });
+  // Every file in the bundle must be one whose size and mtime are recorded, or a change to it would go unseen.
+  const unrecorded = Object.keys(metafile.inputs).filter((p) => !inputs.has(p));
+  if (unrecorded.length > 0) throw new Error(`inputs read without a record of their state: ${unrecorded.join(', ')}`);
   renameSync(tmpDir, finalDir);
   const pointer = join(outRoot, `current.json.${id}`);
   writeFileSync(pointer, `${JSON.stringify({ build: id, entry: 'main.mjs', inputs: [...inputs].map(([path, [size, mtimeMs]]) => [path, size, mtimeMs]) })}\n`);

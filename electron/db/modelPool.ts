@@ -38,7 +38,7 @@ function parsePool(json: unknown): PoolModel[] {
     for (const k of NULLABLE_STRINGS) if (m[k] !== null && typeof m[k] !== 'string') wrong(k, 'a string or null');
     const write = m.price_cache_write_per_m ?? null;
     if (write !== null && typeof write !== 'number') wrong('price_cache_write_per_m', 'a number or null');
-    const aliases = m.aliases ?? [];
+    const aliases = m.aliases === undefined ? [] : m.aliases;
     if (!Array.isArray(aliases) || aliases.some((a) => typeof a !== 'string')) wrong('aliases', 'an array of strings');
     // Only the known fields, as they seed the table's columns.
     return {
