@@ -1,6 +1,7 @@
 /**
  * What a command's failure is: the user's mistake (one line, exit 1) or our bug (exit 2, with its stack).
- * Loaded by main.ts only when a command fails, as it imports the modules whose error types it knows.
+ * Loaded by main.ts only when a command fails otherwise than with a UsageError or a wrong flag, as it imports
+ * the modules whose error types it knows.
  */
 import { databaseErrorOf, SchemaError } from '../db/database.ts';
 import { ImportError } from '../importers/types.ts';
@@ -8,7 +9,7 @@ import { NotFoundError } from '../services/dispatch.ts';
 import { StoreError, StoreUrlError } from '../store/storeUrl.ts';
 import { UsageError } from './common.ts';
 
-export type Failure = { kind: 'user' | 'arguments' | 'bug'; message: string };
+export type Failure = { kind: 'user' | 'bug'; message: string };
 
 export function failureOf(caught: unknown, dbPath: string | undefined): Failure {
   // SQLite's damage and lock errors, met on any query, are the file's state, not our bug (issue 16).
@@ -16,6 +17,5 @@ export function failureOf(caught: unknown, dbPath: string | undefined): Failure 
   if (e instanceof UsageError || e instanceof ImportError || e instanceof NotFoundError || e instanceof SchemaError || e instanceof StoreError || e instanceof StoreUrlError) {
     return { kind: 'user', message: e.message };
   }
-  if (e instanceof Error && 'code' in e && typeof e.code === 'string' && e.code.startsWith('ERR_PARSE_ARGS')) return { kind: 'arguments', message: e.message };
   return { kind: 'bug', message: e instanceof Error ? (e.stack ?? e.message) : String(e) };
 }

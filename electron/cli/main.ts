@@ -119,19 +119,20 @@ export async function main(argv: string[]): Promise<number> {
     if (typeof values.db === 'string') dbPath = values.db;
     return await command.run(values as Record<string, unknown>, positionals);
   } catch (caught) {
-    // The common user errors are told without loading the modules that define the others.
+    // The common user errors, a UsageError or a wrong flag, are told here without loading what failure.ts needs
+    // for the others; neither is an SQLite error, so databaseErrorOf would leave them as they are.
     if (caught instanceof UsageError) {
       err(`routelens ${name}: ${caught.message}`);
+      return 1;
+    }
+    if (caught instanceof Error && 'code' in caught && typeof caught.code === 'string' && caught.code.startsWith('ERR_PARSE_ARGS')) {
+      err(`routelens ${name}: ${caught.message}\nusage: ${usage}`);
       return 1;
     }
     const { failureOf } = await import('./failure.ts');
     const failure = failureOf(caught, dbPath);
     if (failure.kind === 'user') {
       err(`routelens ${name}: ${failure.message}`);
-      return 1;
-    }
-    if (failure.kind === 'arguments') {
-      err(`routelens ${name}: ${failure.message}\nusage: ${usage}`);
       return 1;
     }
     err(`routelens ${name}: internal error: ${failure.message}`);
