@@ -53,7 +53,7 @@ function readStable(path) {
 
 const current = freshness(root, outRoot);
 if (current.fresh && !values.force) {
-  say(`CLI bundle dist/cli/${current.build} is up to date`);
+  say(`CLI bundle ${relative(process.cwd(), join(outRoot, current.build)) || '.'} is up to date`);
   process.exit(0);
 }
 
@@ -61,9 +61,8 @@ let build;
 try {
   ({ build } = await import('esbuild'));
 } catch {
-  if (!values['if-possible']) throw new Error('build-cli needs esbuild (a devDependency: npm ci installs it)');
-  console.error('build-cli: esbuild is not installed; routelens will run from source');
-  process.exit(0);
+  console.error(`build-cli: esbuild is not installed (a devDependency: npm ci installs it)${values['if-possible'] ? '; routelens will run from source' : ''}`);
+  process.exit(values['if-possible'] ? 0 : 1);
 }
 
 const id = `${Date.now().toString(36)}-${process.pid}`;
