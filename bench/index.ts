@@ -12,12 +12,14 @@
  *   formats    a ~/.claude/projects tree vs the same turns as canonical JSONL, and peak RSS (bench/formatsBench.ts)
  *   compare    Compare on two runs of N episodes each vs DuckDB computing the same paired table (bench/compareBench.ts)
  *   store      import into a 2-shard ClickHouse cluster vs ClickHouse's own JSONEachRow insert; analyses on the cluster (bench/storeBench.ts)
+ *   cli        `routelens --help` and `info --json` start times vs a bare `node -e ''`, and peak RSS (bench/cliBench.ts)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchAnalyses } from './analysesBench.ts';
+import { benchCli, CLI_GOALS } from './cliBench.ts';
 import { benchCompare, COMPARE_GOAL_MS } from './compareBench.ts';
 import { compareDataset } from './compareDataset.ts';
 import { controllerDataset, referenceDataset, root, type Dataset } from './dataset.ts';
@@ -30,7 +32,7 @@ import { benchScoring } from './scoring.ts';
 import { benchStore } from './storeBench.ts';
 import { benchTrain } from './trainBench.ts';
 
-const BENCHMARKS = ['import', 'analyses', 'scoring', 'train', 'paint', 'ui', 'formats', 'compare', 'store'] as const;
+const BENCHMARKS = ['import', 'analyses', 'scoring', 'train', 'paint', 'ui', 'formats', 'compare', 'store', 'cli'] as const;
 type Benchmark = (typeof BENCHMARKS)[number];
 const REFERENCE_EPISODES = 29_693;
 
@@ -39,6 +41,7 @@ const HELP = `usage: npm run bench -- [options]
   --seed S           simulator seed (default 1)
   --only LIST        comma-separated subset of ${BENCHMARKS.join(', ')} (default: all)
   --repeat N         timed repeats of each analysis pair and of the compare pair (default 5) and of the import pair (default 1)
+  --cli-runs N       rounds of the CLI start benchmark, each case once per round (default 15)
   --import-repeat N  override the import pair's repeats
   --scoring-rows N   histories to score (default: every turn of the dataset)
   --train-rows N     training rows for the train benchmark (default 30000, from the sw-random run)
@@ -62,6 +65,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     'store-scale': { type: 'string' },
     repeat: { type: 'string' },
+    'cli-runs': { type: 'string' },
     'import-repeat': { type: 'string' },
     'scoring-rows': { type: 'string' },
     'train-rows': { type: 'string' },
@@ -102,8 +106,8 @@ mkdirSync(cache, { recursive: true });
 const m = machine();
 log(`RouteLens bench — ${m.date}, ${m.cpuModel}, nproc ${m.nproc}, ${m.memoryGiB} GiB, Node ${m.node}, load ${m.loadAverage.start}`);
 log(`dataset: scienceworld, ${fmt(episodes)} episodes, seed ${seed} (cache ${cache})`);
-// The formats and compare benchmarks bring their own data: the simulated dataset is built only for the others.
-const reference: Dataset = only.every((b) => b === 'formats' || b === 'compare') ? { jsonl: [], db: '', episodes: 0, turns: 0 } : referenceDataset(cache, episodes, seed, log);
+// The formats, compare and cli benchmarks bring their own data: the simulated dataset is built only for the others.
+const reference: Dataset = only.every((b) => b === 'formats' || b === 'compare' || b === 'cli') ? { jsonl: [], db: '', episodes: 0, turns: 0 } : referenceDataset(cache, episodes, seed, log);
 log(`  ${fmt(reference.episodes)} episodes, ${fmt(reference.turns)} turns`);
 const datasetInfo = { episodes: reference.episodes, turns: reference.turns, seed };
 const results: Results = {};
@@ -213,6 +217,15 @@ if (only.includes('compare')) {
   );
 }
 
+if (only.includes('cli')) {
+  log(`\nCLI start (routelens from its bundle, and from source through tsx, vs a bare node -e '')`);
+  const started = measured(null);
+  const x = benchCli(cache, intOption('cli-runs', 15), log);
+  results.cli = close({ ...started, dataset: { episodes: 0, turns: 0, seed: 0 }, result: x });
+  const ratio = (id: string): number => x.cases.find((c) => c.id === id)?.ratio ?? Number.NaN;
+  log(`cli: --help ${ratio('help').toFixed(2)}× (goal ≤ ${CLI_GOALS.help}), info --json ${ratio('info').toFixed(2)}× (goal ≤ ${CLI_GOALS.info}) the bare start`);
+}
+
 const runFile = join(cache, `results-${episodes}-s${seed}.json`);
 if (Object.keys(results).length > 0) {
   writeFileSync(runFile, `${JSON.stringify(results, null, 1)}\n`);
@@ -230,5 +243,6 @@ const missed =
   results.analyses?.result.analyses.some((a) => a.ratio === null || a.ratio > 1) ||
   (results.scoring && results.scoring.result.ratio < 0.7) ||
   (results.ui && !results.ui.result.passed) ||
-  (results.compare && (results.compare.result.ratio === null || Math.max(results.compare.result.warmMs, results.compare.result.coldMs) >= COMPARE_GOAL_MS));
+  (results.compare && (results.compare.result.ratio === null || Math.max(results.compare.result.warmMs, results.compare.result.coldMs) >= COMPARE_GOAL_MS)) ||
+  results.cli?.result.cases.some((c) => (c.id === 'help' && c.ratio > CLI_GOALS.help) || (c.id === 'info' && c.ratio > CLI_GOALS.info));
 if (missed) log('some goals were missed (see above)');

@@ -4,6 +4,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AnalysesBenchResult } from './analysesBench.ts';
+import type { CliBenchResult } from './cliBench.ts';
 import { COMPARE_GOAL_MS, type CompareBenchResult } from './compareBench.ts';
 import type { FormatsBenchResult } from './formatsBench.ts';
 import type { ImportBenchResult } from './importBench.ts';
@@ -32,6 +33,8 @@ export interface Results {
   compare?: Measured<CompareBenchResult>;
   /** Issue 19: the dataset in a 2-shard ClickHouse cluster. */
   store?: Measured<StoreBenchResult>;
+  /** Issue 39: how long `routelens` takes to start. */
+  cli?: Measured<CliBenchResult>;
 }
 
 export function readResults(path: string): Results {
@@ -132,6 +135,15 @@ export function renderMarkdown(r: Results): string {
     lines.push(
       `| estimator training (rows/s) | ${int(t.rowsPerSec)} | bare dense products ${int(t.bareRowsPerSec)} | ${t.ratio.toFixed(2)}× | ≥ 3× the trainer before issue 14 (${int(TRAIN_BEFORE.rowsPerSec)} rows/s) | ${verdict(t.rowsPerSec >= 3 * TRAIN_BEFORE.rowsPerSec)} |`,
     );
+  }
+  if (r.cli) {
+    const x = r.cli.result;
+    const bare = x.cases.find((c) => c.id === 'bare');
+    for (const [id, goal] of [['help', x.goals.help], ['info', x.goals.info]] as const) {
+      const c = x.cases.find((k) => k.id === id);
+      if (!c || !bare) continue;
+      lines.push(`| start of \`${c.command}\` | ${int(c.medianMs)} ms | bare \`node -e ''\` ${int(bare.medianMs)} ms | ${c.ratio.toFixed(2)}× | ≤ ${goal}× | ${verdict(c.ratio <= goal)} |`);
+    }
   }
   if (r.import) {
     lines.push(`| main-process peak RSS (import, then every analysis) | ${mib(r.import.result.peakRssAfterAnalyses)} | | | | |`);
@@ -420,6 +432,26 @@ export function renderMarkdown(r: Results): string {
         ...x.scale.analyses.map((a) => `| ${a.id} | ${ms(a.ms)} |`),
       );
     }
+  }
+  if (r.cli) {
+    const x = r.cli.result;
+    lines.push(
+      '',
+      '## CLI start (issue 39)',
+      '',
+      `Measured ${machineLine(r.cli.machine)}.`,
+      '',
+      '`npm run bench -- --only cli` (bench/cliBench.ts): `bin/routelens.mjs` runs the bundle of `npm run build:cli` (dist/cli,',
+      'built first when missing or stale), whose entry holds only the command table: a command\'s chunk and its packages load',
+      'when it runs. `info` reads a database of fixtures/canonical/example.jsonl (13 episodes). The same two from source',
+      `through tsx (what the bin falls back to without a fresh bundle) are for reference. ${x.runs} rounds, each running every`,
+      'case once in turn; medians.',
+      'Peak RSS: median of three more runs of each.',
+      '',
+      '| | median ms | × bare start | peak RSS |',
+      '|---|---|---|---|',
+      ...x.cases.map((c) => `| ${c.id.endsWith('-source') ? `\`${c.command}\` from source through tsx` : `\`${c.command}\``} | ${int(c.medianMs)} | ${c.ratio.toFixed(2)}× | ${mib(c.peakRss)} |`),
+    );
   }
   lines.push('');
   return lines.join('\n');

@@ -1,6 +1,6 @@
 /**
  * A small database for Compare's tests whose every figure is worked out by hand below (compare.test.ts,
- * cliCompare.test.ts). G = gpt-5, K = kimi-k2; a turn is [model, logged cost or null = unknown].
+ * electron/cli/compare.test.ts). G = gpt-5, K = kimi-k2; a turn is [model, logged cost or null = unknown].
  *
  * Run ra (side A):                                     Run rb (side B), every turn K with 1000 in / 200 cached / 100 out:
  *   a1  T1 success  G .10, G .20          cost .30       b1  T1 success  .05

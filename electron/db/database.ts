@@ -23,7 +23,7 @@ import { accessSync, constants, existsSync, openSync, readSync, closeSync, readF
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, migrationChecksum } from './migrations.ts';
-import { modelPoolIsCurrent, seedModelPool } from './models.ts';
+import { modelPoolIsCurrent, seedModelPool } from './modelPool.ts';
 import { differencesLine, recordedVersion, schemaDifferences, SCHEMA_VERSION_DDL } from './schemaIdentity.ts';
 
 export type Db = Database.Database;

@@ -3,84 +3,13 @@
  * (`google/gemini-3-pro-preview`, `@google/gemini-3-pro-preview`, `gemini-3-pro-preview`) to one row,
  * and pricing turns whose log carries tokens but no cost.
  */
-import { readFileSync } from 'node:fs';
-import { z } from 'zod';
 import { normaliseModelName } from '../../shared/modelNames.ts';
 import type { Db } from './database.ts';
 import { listPriceCall, listPriceOf, type CallTokens } from './listPrices.ts';
+import { aliasKey, loadPool } from './modelPool.ts';
 
-const PoolModel = z.object({
-  name: z.string(),
-  provider: z.string().nullable(),
-  aliases: z.array(z.string()).default([]),
-  price_in_per_m: z.number().nullable(),
-  price_out_per_m: z.number().nullable(),
-  price_cached_per_m: z.number().nullable(),
-  /** Cache writes (Anthropic's cache creation), when the vendor prices them apart from input. */
-  price_cache_write_per_m: z.number().nullable().default(null),
-  max_input_tokens: z.number().nullable(),
-  max_output_tokens: z.number().nullable(),
-  knowledge_cutoff: z.string().nullable(),
-  tier: z.string().nullable(),
-  pool: z.string().nullable(),
-});
-export type PoolModel = z.infer<typeof PoolModel>;
-
-const poolUrl = new URL('../../models/pool.json', import.meta.url);
-
-let cachedPool: PoolModel[] | undefined;
-export function loadPool(): PoolModel[] {
-  cachedPool ??= z.object({ models: z.array(PoolModel) }).parse(JSON.parse(readFileSync(poolUrl, 'utf8'))).models;
-  return cachedPool;
-}
-
-/** Lower-cased lookup key: logs differ in case and vendor prefixes for the same model. */
-export function aliasKey(name: string): string {
-  return name.trim().toLowerCase();
-}
-
-/**
- * True when the model table already holds models/pool.json exactly (every model's fields and aliases): a
- * read, so opening an up-to-date database writes nothing (issue 16: seeding happens on writes only).
- */
-export function modelPoolIsCurrent(db: Db): boolean {
-  const exists = db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('models', 'model_aliases')").pluck().get();
-  if (exists !== 2) return false;
-  const row = db.prepare(`SELECT id, provider, price_in_per_m, price_out_per_m, price_cached_per_m, max_input_tokens,
-      max_output_tokens, knowledge_cutoff, tier, in_pool, price_source, price_cache_write_per_m FROM models WHERE name = ?`);
-  const aliasOf = db.prepare('SELECT model_id FROM model_aliases WHERE alias = ?').pluck();
-  for (const m of loadPool()) {
-    const r = row.get(m.name) as Record<string, unknown> | undefined;
-    if (!r) return false;
-    const want: Record<string, unknown> = { ...m, in_pool: m.pool ? 1 : 0, price_source: 'pool' };
-    for (const k of ['provider', 'price_in_per_m', 'price_out_per_m', 'price_cached_per_m', 'price_cache_write_per_m', 'max_input_tokens', 'max_output_tokens', 'knowledge_cutoff', 'tier', 'in_pool', 'price_source']) {
-      if (r[k] !== want[k]) return false;
-    }
-    for (const a of [m.name, ...m.aliases]) if (aliasOf.get(aliasKey(a)) !== r.id) return false;
-  }
-  return true;
-}
-
-export function seedModelPool(db: Db): void {
-  const upsert = db.prepare(`INSERT INTO models (name, provider, price_in_per_m, price_out_per_m, price_cached_per_m,
-      price_cache_write_per_m, max_input_tokens, max_output_tokens, knowledge_cutoff, tier, in_pool, price_source)
-    VALUES (@name, @provider, @price_in_per_m, @price_out_per_m, @price_cached_per_m, @price_cache_write_per_m, @max_input_tokens,
-      @max_output_tokens, @knowledge_cutoff, @tier, @in_pool, 'pool')
-    ON CONFLICT(name) DO UPDATE SET provider=excluded.provider, price_in_per_m=excluded.price_in_per_m,
-      price_out_per_m=excluded.price_out_per_m, price_cached_per_m=excluded.price_cached_per_m,
-      price_cache_write_per_m=excluded.price_cache_write_per_m,
-      max_input_tokens=excluded.max_input_tokens, max_output_tokens=excluded.max_output_tokens,
-      knowledge_cutoff=excluded.knowledge_cutoff, tier=excluded.tier, in_pool=excluded.in_pool, price_source='pool'`);
-  const idOf = db.prepare('SELECT id FROM models WHERE name = ?').pluck();
-  const alias = db.prepare('INSERT OR REPLACE INTO model_aliases (alias, model_id) VALUES (?, ?)');
-  db.transaction(() => {
-    for (const m of loadPool()) {
-      upsert.run({ ...m, in_pool: m.pool ? 1 : 0 });
-      const id = idOf.get(m.name) as number;
-      for (const a of [m.name, ...m.aliases]) alias.run(aliasKey(a), id);
-    }
-  })();
-}
+// The pool's table lives in modelPool.ts, which opening a database needs without the pricing library (listPrices.ts).
+export { aliasKey, loadPool, modelPoolIsCurrent, seedModelPool, type PoolModel } from './modelPool.ts';
 
 export interface ModelPrice {
   id: number;

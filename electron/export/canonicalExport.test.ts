@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseCanonicalEpisode } from '../../shared/canonical.ts';
-import { main } from '../cli.ts';
+import { main } from '../cli/main.ts';
 import { openDatabase, type Db } from '../db/database.ts';
 import { importPaths } from '../importers/pipeline.ts';
 import { useTempDir } from '../testing/tmp.ts';

@@ -4,9 +4,9 @@ import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { useSuiteTempDir } from './testing/tmp.ts';
+import { useSuiteTempDir } from '../testing/tmp.ts';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin', 'routelens.mjs');
 const example = join(root, 'fixtures', 'canonical', 'example.jsonl');
 const tempDir = useSuiteTempDir();
@@ -178,5 +178,23 @@ describe('routelens analyze lift / error-recovery', () => {
     const bad = routelens('analyze', 'lift', '--db', db, '--run', 'nope');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/no run named "nope"/);
+  });
+});
+
+describe('the command table', () => {
+  it('lists the analyses analyze and export take, as their modules know them', async () => {
+    const { COMMANDS } = await import('./main.ts');
+    const { ANALYSIS_IDS } = await import('../../shared/analysisResults.ts');
+    const { PUSHED_DOWN } = await import('./analyzeOnStore.ts');
+    expect(COMMANDS.export?.summary).toBe(`write an analysis figure as SVG, PNG, PDF or its data as CSV: ${ANALYSIS_IDS.join(', ')}`);
+    expect(COMMANDS.analyze?.summary.replace('run an analysis: ', '').split(', ').sort()).toEqual([...PUSHED_DOWN].sort());
+  });
+
+  it('loads each command module, and each has its usage', async () => {
+    const { COMMANDS } = await import('./main.ts');
+    for (const [name, entry] of Object.entries(COMMANDS)) {
+      const { command } = await entry.load();
+      expect(command.usage, name).toMatch(new RegExp(`^routelens ${name} `));
+    }
   });
 });

@@ -4,9 +4,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useSuiteTempDir } from './testing/tmp.ts';
+import { useSuiteTempDir } from '../testing/tmp.ts';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin', 'routelens.mjs');
 const tempDir = useSuiteTempDir();
 

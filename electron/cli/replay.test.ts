@@ -3,9 +3,9 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useSuiteTempDir } from './testing/tmp.ts';
+import { useSuiteTempDir } from '../testing/tmp.ts';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin', 'routelens.mjs');
 const example = join(root, 'fixtures', 'canonical', 'example.jsonl');
 const tempDir = useSuiteTempDir();

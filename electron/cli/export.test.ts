@@ -5,14 +5,14 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { simulate, type PresetName } from '../fixtures/simulator/index.ts';
-import { ANALYSIS_IDS, type AnalysisId } from '../shared/analysisResults.ts';
-import { runAnalysis } from './analysis/runAnalysis.ts';
-import { openDatabase } from './db/database.ts';
-import { importPaths } from './importers/pipeline.ts';
-import { useSuiteTempDir } from './testing/tmp.ts';
+import { simulate, type PresetName } from '../../fixtures/simulator/index.ts';
+import { ANALYSIS_IDS, type AnalysisId } from '../../shared/analysisResults.ts';
+import { runAnalysis } from '../analysis/runAnalysis.ts';
+import { openDatabase } from '../db/database.ts';
+import { importPaths } from '../importers/pipeline.ts';
+import { useSuiteTempDir } from '../testing/tmp.ts';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin', 'routelens.mjs');
 const tempDir = useSuiteTempDir();
 

@@ -1,17 +1,17 @@
 /**
  * What every `routelens` subcommand shares: the command shape, the user-error type (exit 1, no stack),
- * output helpers and flag checks. Commands of one area live in their own module (cliEstimator.ts, …) and
- * are registered in cli.ts.
+ * output helpers and flag checks. Each command lives in its own module beside this one (import.ts, train.ts,
+ * …) and is registered, with its one-line summary, in main.ts.
  */
 import type { ParseArgsConfig } from 'node:util';
 import { existsSync } from 'node:fs';
-import { visibleLines } from '../shared/displayText.ts';
+import { visibleLines } from '../../shared/displayText.ts';
 
 /** The user's input is wrong: printed as one line on stderr, exit code 1. */
 export class UsageError extends Error {}
 
+/** A command's code, loaded when it runs or prints its usage; its name and summary are in main.ts. */
 export interface Command {
-  summary: string;
   usage: string;
   options: NonNullable<ParseArgsConfig['options']>;
   allowPositionals?: boolean;

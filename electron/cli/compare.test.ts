@@ -4,11 +4,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CompareResult } from '../shared/apiCompare.ts';
-import { buildCompareDb } from './compare/compareFixture.testSupport.ts';
-import { useSuiteTempDir } from './testing/tmp.ts';
+import { CompareResult } from '../../shared/apiCompare.ts';
+import { buildCompareDb } from '../compare/compareFixture.testSupport.ts';
+import { useSuiteTempDir } from '../testing/tmp.ts';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin', 'routelens.mjs');
 const tempDir = useSuiteTempDir();
 

@@ -2,11 +2,11 @@
  * How `routelens info` and `analyze` print what both stores answer (SQLite's typed arrays and ClickHouse's SQL):
  * one printer each, so `--db` and `--store` print alike.
  */
-import type { RunLogTotals } from '../shared/api.ts';
-import type { ErrorRecoveryResult, LiftResult, ParetoResult, SwitchCostResult, TargetsResult, UsageByTurnResult } from '../shared/analysisResults.ts';
-import { visibleText as v } from '../shared/displayText.ts';
-import { money, out, print } from './cliCommon.ts';
-import type { StoreRunInfo } from './store/clickhouse/storeInfo.ts';
+import type { RunLogTotals } from '../../shared/api.ts';
+import type { ErrorRecoveryResult, LiftResult, ParetoResult, SwitchCostResult, TargetsResult, UsageByTurnResult } from '../../shared/analysisResults.ts';
+import { visibleText as v } from '../../shared/displayText.ts';
+import { money, out, print } from './common.ts';
+import type { StoreRunInfo } from '../store/clickhouse/storeInfo.ts';
 
 export type StoreAnalysis =
   | ['pareto', ParetoResult]

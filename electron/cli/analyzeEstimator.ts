@@ -1,16 +1,15 @@
 /**
  * `routelens analyze calibration|embeddings` (DESIGN §8): the two analyses of the estimator's output. The
- * `analyze` command in cli.ts hands these ids here; --json prints exactly the analysis function's result.
+ * `analyze` command (analyze.ts) hands these ids here; --json prints exactly the analysis function's result.
  */
-import { calibrationAnalysis } from './analysis/calibration.ts';
-import { embeddingsAnalysis } from './analysis/embeddings.ts';
-import { intFlag, out, print, UsageError } from './cliCommon.ts';
-import { visibleText as v } from '../shared/displayText.ts';
-import type { Db } from './db/database.ts';
-import { ScorerError } from './estimator/ortScoring.ts';
-import type { CalibrationResult, EmbeddingsResult } from '../shared/analysisResults.ts';
-
-export const ESTIMATOR_ANALYSES = ['calibration', 'embeddings'] as const;
+import type { ESTIMATOR_ANALYSES } from './analysisNames.ts';
+import { calibrationAnalysis } from '../analysis/calibration.ts';
+import { embeddingsAnalysis } from '../analysis/embeddings.ts';
+import { intFlag, out, print, UsageError } from './common.ts';
+import { visibleText as v } from '../../shared/displayText.ts';
+import type { Db } from '../db/database.ts';
+import { ScorerError } from '../estimator/ortScoring.ts';
+import type { CalibrationResult, EmbeddingsResult } from '../../shared/analysisResults.ts';
 
 export const ESTIMATOR_ANALYSIS_OPTIONS = {
   estimator: { type: 'string' }, bins: { type: 'string' }, color: { type: 'string' }, sample: { type: 'string' }, seed: { type: 'string' },

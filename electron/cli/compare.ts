@@ -4,19 +4,19 @@
  */
 import { writeFileSync } from 'node:fs';
 import { extname } from 'node:path';
-import { FIGURE_FORMATS, FigureFormat } from '../shared/apiAnalysis.ts';
-import { COMPARE_FIELDS, type CompareField, type CompareInput, type CompareResult, type CompareSide } from '../shared/apiCompare.ts';
-import { modelColorFrom } from '../shared/charts/context.ts';
-import { COMPARE_FIGURE_IDS, type CompareFigureId } from '../shared/charts/layouts/compareFigureIds.ts';
-import { toCsv } from '../shared/charts/csv.ts';
-import { visibleText as v } from '../shared/displayText.ts';
-import { err, intFlag, money, out, print, requireDb, UsageError, type Command } from './cliCommon.ts';
-import { compare, CompareError } from './compare/compare.ts';
-import { openDatabase } from './db/database.ts';
-import { compareFigureFile } from './export/compareFigureFile.ts';
-import { listModels } from './services/api.ts';
-import { openCheckedStore, STORE_OPTION } from './cliStore.ts';
-import { storeUrlOf, type ClickHouseStoreUrl } from './store/storeUrl.ts';
+import { FIGURE_FORMATS, FigureFormat } from '../../shared/apiAnalysis.ts';
+import { COMPARE_FIELDS, type CompareField, type CompareInput, type CompareResult, type CompareSide } from '../../shared/apiCompare.ts';
+import { modelColorFrom } from '../../shared/charts/context.ts';
+import { COMPARE_FIGURE_IDS, type CompareFigureId } from '../../shared/charts/layouts/compareFigureIds.ts';
+import { toCsv } from '../../shared/charts/csv.ts';
+import { visibleText as v } from '../../shared/displayText.ts';
+import { err, intFlag, money, out, print, requireDb, UsageError, type Command } from './common.ts';
+import { compare, CompareError } from '../compare/compare.ts';
+import { openDatabase } from '../db/database.ts';
+import { compareFigureFile } from '../export/compareFigureFile.ts';
+import { listModels } from '../services/api.ts';
+import { openCheckedStore, STORE_OPTION } from './storeAccess.ts';
+import { storeUrlOf, type ClickHouseStoreUrl } from '../store/storeUrl.ts';
 
 /** `--a r1,r2` (or `--a r1 --a r2`): run ids by name; a name that holds a comma is taken whole when it exists. */
 function runsOf(byName: Map<string, number>, given: string[] | undefined, flag: string): number[] {
@@ -49,8 +49,8 @@ function dbSource(path: string): CompareSource {
 }
 
 async function storeSource(url: ClickHouseStoreUrl): Promise<CompareSource> {
-  const { compareOnStore } = await import('./store/clickhouse/storeCompare.ts');
-  const { listModelsOnStore, runNamesById } = await import('./store/clickhouse/storeEpisodes.ts');
+  const { compareOnStore } = await import('../store/clickhouse/storeCompare.ts');
+  const { listModelsOnStore, runNamesById } = await import('../store/clickhouse/storeEpisodes.ts');
   const store = await openCheckedStore(url);
   return {
     runs: async () => new Map([...(await runNamesById(store))].map(([id, name]) => [name, id])),
@@ -139,78 +139,75 @@ function figureOf(given: unknown, outFile: string | undefined): { id: CompareFig
   return { id, format: format.data };
 }
 
-export const compareCommands: Record<string, Command> = {
-  compare: {
-    summary: 'compare two runs, models or routers paired by task: success, score and cost differences, cost per model',
-    usage: [
-      'routelens compare --db FILE|--store URL --a RUN[,RUN] --b RUN[,RUN] [--a-where FIELD=VALUE] [--b-where FIELD=VALUE] [--a-label L] [--b-label L]',
-      '                  [--counterfactual MODEL] [--bootstrap N] [--seed S] [--json] [--out FILE.csv]',
-      `                  [--figure ${COMPARE_FIGURE_IDS.join('|')} --out FILE.svg|.png|.pdf|.csv [--theme light|dark]]`,
-      '',
-      `A side is runs, or runs split by a field (${COMPARE_FIELDS.join(', ')}): --a r1 --a-where model=gpt-5 --b r1 --b-where model=kimi-k2.`,
-      'Episodes are paired by task id (several per task averaged first); differences are B − A. Success: exact McNemar',
-      "and Newcombe's 95% interval; score and cost: 95% paired bootstrap intervals. --counterfactual MODEL prices every",
-      "call on MODEL (replay's pricing). --out writes every paired task as CSV; with --figure, that figure (as the",
-      'window exports it: captioned, vector PDF) or its data.',
-    ].join('\n'),
-    options: {
-      db: { type: 'string' },
-      ...STORE_OPTION,
-      a: { type: 'string', multiple: true },
-      b: { type: 'string', multiple: true },
-      'a-where': { type: 'string' },
-      'b-where': { type: 'string' },
-      'a-label': { type: 'string' },
-      'b-label': { type: 'string' },
-      counterfactual: { type: 'string' },
-      bootstrap: { type: 'string' },
-      seed: { type: 'string' },
-      json: { type: 'boolean' },
-      out: { type: 'string' },
-      figure: { type: 'string' },
-      theme: { type: 'string' },
-    },
-    async run(values) {
-      const store = storeUrlOf(values);
-      const bootstrap = intFlag(values, 'bootstrap', 2000, 0, 20_000);
-      const seed = intFlag(values, 'seed', 1, 0, 2 ** 31 - 1);
-      const outFile = values.out as string | undefined;
-      if (outFile !== undefined && outFile.trim() === '') throw new UsageError('--out needs a file name');
-      const figure = figureOf(values.figure, outFile);
-      const csv = figure ? undefined : outFile;
-      const theme = values.theme ?? 'light';
-      if (theme !== 'light' && theme !== 'dark') throw new UsageError(`--theme is light or dark (got "${v(String(theme))}")`);
-      const source = store ? await storeSource(store) : dbSource(requireDb(values));
+export const command: Command = {
+  usage: [
+    'routelens compare --db FILE|--store URL --a RUN[,RUN] --b RUN[,RUN] [--a-where FIELD=VALUE] [--b-where FIELD=VALUE] [--a-label L] [--b-label L]',
+    '                  [--counterfactual MODEL] [--bootstrap N] [--seed S] [--json] [--out FILE.csv]',
+    `                  [--figure ${COMPARE_FIGURE_IDS.join('|')} --out FILE.svg|.png|.pdf|.csv [--theme light|dark]]`,
+    '',
+    `A side is runs, or runs split by a field (${COMPARE_FIELDS.join(', ')}): --a r1 --a-where model=gpt-5 --b r1 --b-where model=kimi-k2.`,
+    'Episodes are paired by task id (several per task averaged first); differences are B − A. Success: exact McNemar',
+    "and Newcombe's 95% interval; score and cost: 95% paired bootstrap intervals. --counterfactual MODEL prices every",
+    "call on MODEL (replay's pricing). --out writes every paired task as CSV; with --figure, that figure (as the",
+    'window exports it: captioned, vector PDF) or its data.',
+  ].join('\n'),
+  options: {
+    db: { type: 'string' },
+    ...STORE_OPTION,
+    a: { type: 'string', multiple: true },
+    b: { type: 'string', multiple: true },
+    'a-where': { type: 'string' },
+    'b-where': { type: 'string' },
+    'a-label': { type: 'string' },
+    'b-label': { type: 'string' },
+    counterfactual: { type: 'string' },
+    bootstrap: { type: 'string' },
+    seed: { type: 'string' },
+    json: { type: 'boolean' },
+    out: { type: 'string' },
+    figure: { type: 'string' },
+    theme: { type: 'string' },
+  },
+  async run(values) {
+    const store = storeUrlOf(values);
+    const bootstrap = intFlag(values, 'bootstrap', 2000, 0, 20_000);
+    const seed = intFlag(values, 'seed', 1, 0, 2 ** 31 - 1);
+    const outFile = values.out as string | undefined;
+    if (outFile !== undefined && outFile.trim() === '') throw new UsageError('--out needs a file name');
+    const figure = figureOf(values.figure, outFile);
+    const csv = figure ? undefined : outFile;
+    const theme = values.theme ?? 'light';
+    if (theme !== 'light' && theme !== 'dark') throw new UsageError(`--theme is light or dark (got "${v(String(theme))}")`);
+    const source = store ? await storeSource(store) : dbSource(requireDb(values));
+    try {
+      const byName = await source.runs();
+      const side = (s: 'a' | 'b'): CompareSide => ({
+        runIds: runsOf(byName, values[s] as string[] | undefined, s),
+        where: whereOf(values[`${s}-where`], `${s}-where`),
+        label: values[`${s}-label`] as string | undefined,
+      });
+      let result: CompareResult;
       try {
-        const byName = await source.runs();
-        const side = (s: 'a' | 'b'): CompareSide => ({
-          runIds: runsOf(byName, values[s] as string[] | undefined, s),
-          where: whereOf(values[`${s}-where`], `${s}-where`),
-          label: values[`${s}-label`] as string | undefined,
-        });
-        let result: CompareResult;
-        try {
-          // The CSV holds every paired task; the printed answer the default first 5000.
-          result = await source.compare({ a: side('a'), b: side('b'), bootstrap, seed, counterfactual_model: values.counterfactual as string | undefined, ...(csv ? { limit_tasks: 200_000 } : {}) });
-        } catch (e) {
-          if (e instanceof CompareError) throw new UsageError(e.message);
-          throw e;
-        }
-        if (csv) {
-          writeFileSync(csv, compareTasksCsv(result));
-          err(`wrote ${v(csv)}: ${result.tasks.length} paired tasks`);
-        }
-        if (figure && outFile) {
-          const file = await compareFigureFile(result, figure.id, { format: figure.format, theme, modelColor: modelColorFrom(await source.models()) });
-          writeFileSync(outFile, file.data);
-          err(`wrote ${v(outFile)}: ${figure.id} (${file.data.length.toLocaleString('en-US')} bytes)`);
-        }
-        if (values.json) return print(result);
-        printSummary(result);
-        return 0;
-      } finally {
-        await source.close();
+        // The CSV holds every paired task; the printed answer the default first 5000.
+        result = await source.compare({ a: side('a'), b: side('b'), bootstrap, seed, counterfactual_model: values.counterfactual as string | undefined, ...(csv ? { limit_tasks: 200_000 } : {}) });
+      } catch (e) {
+        if (e instanceof CompareError) throw new UsageError(e.message);
+        throw e;
       }
-    },
+      if (csv) {
+        writeFileSync(csv, compareTasksCsv(result));
+        err(`wrote ${v(csv)}: ${result.tasks.length} paired tasks`);
+      }
+      if (figure && outFile) {
+        const file = await compareFigureFile(result, figure.id, { format: figure.format, theme, modelColor: modelColorFrom(await source.models()) });
+        writeFileSync(outFile, file.data);
+        err(`wrote ${v(outFile)}: ${figure.id} (${file.data.length.toLocaleString('en-US')} bytes)`);
+      }
+      if (values.json) return print(result);
+      printSummary(result);
+      return 0;
+    } finally {
+      await source.close();
+    }
   },
 };
