@@ -49,7 +49,7 @@ export const test = base.extend<Fixtures & Options, WorkerFixtures>({
     },
     { auto: true },
   ],
-  // The `store` project runs the same specs against `serve --store` (a ClickHouse cluster holding the same logs).
+  // The `store` project's specs (storeParity, storeViews) get `serve --store` (a ClickHouse cluster holding the same logs).
   state: [
     // eslint-disable-next-line no-empty-pattern
     async ({}, use, workerInfo) => {

@@ -1,5 +1,5 @@
 /**
- * Before the browser tests: make sure the renderer build is current, build a fresh database in a temporary
+ * Before the browser tests: make sure the renderer and CLI builds are current, build a fresh database in a temporary
  * folder through the real CLI (`routelens import`), record what `routelens info --json` says it holds (the
  * specs compare the UI against it), and start `routelens serve` on a free port. The returned function
  * stops the server and removes the folder.
@@ -55,6 +55,12 @@ function ensureRendererBuilt(): void {
   if (built.status !== 0) throw new Error('vite build failed');
 }
 
+/** The CLI bundle brought up to date (a quick check when it is), so the many CLI runs below start in a blink. */
+function ensureCliBuilt(): void {
+  const built = spawnSync(process.execPath, [join(root, 'scripts', 'build-cli.mjs'), '--quiet'], { cwd: root, stdio: 'inherit' });
+  if (built.status !== 0) throw new Error('npm run build:cli failed');
+}
+
 /**
  * The estimator's analyses (calibration, embeddings) and what-if neighbours need scored turns: one run,
  * `SCORED_RUN` (e2e/pages/EstimatorPage.ts), is scored before the tests, with the shipped default model when it is installed, else with
@@ -101,6 +107,7 @@ async function serveFromStore(inputs: string[], model: string): Promise<{ state:
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
   ensureRendererBuilt();
+  ensureCliBuilt();
   const dir = mkdtempSync(join(tmpdir(), 'routelens-e2e-'));
   const dbPath = join(dir, 'e2e.db');
   const simulated = SIMULATED.map((preset) => {
