@@ -5,7 +5,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase, type Db } from '../electron/db/database.ts';
+import { openDatabase } from '../electron/db/database.ts';
+import type { Db } from '../electron/db/dbHandle.ts';
 import { importPaths } from '../electron/importers/pipeline.ts';
 import { ClickHouseStore } from '../electron/store/clickhouse/connection.ts';
 import { importToStore } from '../electron/store/clickhouse/importToStore.ts';

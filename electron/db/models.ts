@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { normaliseModelName } from '../../shared/modelNames.ts';
-import type { Db } from './database.ts';
+import type { Db } from './dbHandle.ts';
 import { listPriceCall, listPriceOf, type CallTokens } from './listPrices.ts';
 
 const PoolModel = z.object({

@@ -14,7 +14,7 @@
  */
 import { aecTargets, severityFromLevel } from '../../shared/formulas.ts';
 import { storedExpectedSteps } from '../analysis/expectedSteps.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { splitCondition } from '../db/splitFilter.ts';
 import { HASH_DIM, HASH_ENCODER, MODEL_SALT, RECENT_SALT, addSegment, countsToSparse } from './hashEncoder.ts';
 import {

@@ -13,7 +13,7 @@
  * The history budget defaults to `encoder.historyTokens` (for onnx-text: the model's max length), so the
  * window the model reads is the layout's, oldest turns dropped first.
  */
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { HASH_ENCODER } from './hashEncoder.ts';
 import { buildTrainingSet, type DatasetOptions, type TrainingSet } from './dataset.ts';
 import { EncoderError, type EncodableHistory, type HistoryEncoder } from './historyEncoder.ts';

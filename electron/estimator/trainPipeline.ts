@@ -6,7 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { openDatabase, type Db } from '../db/database.ts';
+import { openDatabase } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { assertTrainable, TrainingDataError, type DatasetSummary, type TrainingSet } from './dataset.ts';
 import { decisionQuality, PlantedTruth, type DecisionQuality, type HeldOutTurn } from './decisionQuality.ts';
 import { buildEncodedTrainingSet } from './encodedDataset.ts';

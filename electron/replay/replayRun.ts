@@ -10,7 +10,7 @@
  */
 import type { FrontierPoint, PolicyReplay, ReplayResult } from '../../shared/apiReplay.ts';
 import { parsePolicySpec } from '../../shared/policySpec.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { bootstrapIntervals } from './bootstrap.ts';
 import { episodeOpeTerms, opeEstimates, weightedMean } from './ope.ts';
 import { advance, compilePolicy, modelsNamed, type CompiledPolicy, type EpisodeState } from './policies.ts';

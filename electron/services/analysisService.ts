@@ -10,7 +10,7 @@ import { ExportFigureRequest } from '../../shared/apiAnalysis.ts';
 import { modelColorFrom } from '../../shared/charts/context.ts';
 import { AnalysisThread } from '../analysis/analysisThread.ts';
 import { AnalysisInputError, AnalysisNotFoundError, runAnalysis } from '../analysis/runAnalysis.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { figureFile } from '../export/figureFile.ts';
 import { InputError, NotFoundError } from './dispatch.ts';
 import { listModels } from './api.ts';

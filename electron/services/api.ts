@@ -11,7 +11,8 @@ import {
 import { episodeTargets } from '../analysis/targets.ts';
 import { messageDetails, turnDetails } from './turnDetails.ts';
 import { existsSync } from 'node:fs';
-import { openDatabase, SchemaError, schemaVersion, type Db } from '../db/database.ts';
+import { openDatabase, SchemaError, schemaVersion } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { episodeRowById, findEpisodeIds, listRuns, queryEpisodes } from '../db/episodeQueries.ts';
 import {
   candidatesOfEpisode, childrenOfEpisode, episodeMeta, errorsOfEpisode, messagesOfEpisode, turnsOfEpisode,

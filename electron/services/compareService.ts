@@ -11,7 +11,7 @@ import { modelColorFrom } from '../../shared/charts/context.ts';
 import type { AnalysisThread } from '../analysis/analysisThread.ts';
 import { AnalysisInputError } from '../analysis/runAnalysis.ts';
 import { compare, CompareError } from '../compare/compare.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { compareFigureFile } from '../export/compareFigureFile.ts';
 import { listModels } from './api.ts';
 import { InputError } from './dispatch.ts';

@@ -5,7 +5,7 @@
  * store answers and a figure file. Ids differ by design (keys on the store); everything a user reads is equal.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import type { ClickHouseStore } from '../store/clickhouse/connection.ts';
 import { clickhouseSkipReason } from '../../test/clickhouseCluster.ts';
 import { sameDataOnBothStores, type BothStores } from '../../test/sameDataOnBothStores.ts';

@@ -9,7 +9,7 @@
 import { EpisodeQuery, type RouteLensApi } from '../../shared/api.ts';
 import { ExportFigureRequest } from '../../shared/apiAnalysis.ts';
 import { ExportCompareFigureRequest } from '../../shared/apiCompare.ts';
-import { CompareError } from '../compare/compareSides.ts';
+import { CompareError } from '../compare/compareReads.ts';
 import { compareFigureFile } from '../export/compareFigureFile.ts';
 import { compareOnStore } from '../store/clickhouse/storeCompare.ts';
 import { modelColorFrom } from '../../shared/charts/context.ts';

@@ -6,7 +6,7 @@
 import { writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../db/database.ts';
+import type { Db } from '../../db/dbHandle.ts';
 import { paretoAnalysis } from '../../analysis/pareto.ts';
 import { switchCostAnalysis } from '../../analysis/switchCost.ts';
 import { errorRecoveryAnalysis } from '../../analysis/errorRecovery.ts';

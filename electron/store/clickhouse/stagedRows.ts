@@ -4,7 +4,7 @@
  * back here in a few streaming queries and shaped by episodeRows.ts as the direct path shapes them.
  */
 import { behaviourMode, type BehaviourMode, type ModeTurn } from '../../../shared/behaviourModes.ts';
-import type { Db } from '../../db/database.ts';
+import type { Db } from '../../db/dbHandle.ts';
 import {
   addEpisode, addTurnPart, addTurns, emptySummary, episodeKey, noteRun, rootSession, sessionsOf,
   type EpisodeHead, type EpisodeRow, type FileSummary, type RowSink, type SessionEpisode, type SessionIndex, type TurnRow,

@@ -10,9 +10,9 @@ import { CompareInput, type CompareResult } from '../../../shared/apiCompare.ts'
 import { describeIssue } from '../../../shared/canonical.ts';
 import { compareWith } from '../../compare/compare.ts';
 import { isRest } from '../../compare/costAttribution.ts';
-import { CompareError, type CompareReads, type EpisodeModels, type RunEpisodes, type WholeRunCost } from '../../compare/compareSides.ts';
+import { CompareError, type CompareReads, type CounterfactualCosts, type EpisodeModels, type RunEpisodes, type WholeRunCost } from '../../compare/compareReads.ts';
 import { aliasKey, loadPool, shippedModelPrice } from '../../db/models.ts';
-import { counterfactualAssumption, SessionCostsOn, type CallRow, type CounterfactualCosts } from '../../compare/counterfactualCost.ts';
+import { counterfactualAssumption, SessionCostsOn, type CallRow } from '../../compare/counterfactualCost.ts';
 import { storeOutputRatios } from './storeOutputRatios.ts';
 import type { ClickHouseStore } from './connection.ts';
 import { visibleRows } from './schema.ts';

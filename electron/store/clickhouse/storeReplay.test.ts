@@ -3,7 +3,7 @@
  * every policy's estimates, intervals, usage and notes agree, read in many small parts or in one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../db/database.ts';
+import type { Db } from '../../db/dbHandle.ts';
 import type { ClickHouseStore } from './connection.ts';
 import { clickhouseSkipReason } from '../../../test/clickhouseCluster.ts';
 import { sameDataOnBothStores, type BothStores } from '../../../test/sameDataOnBothStores.ts';
