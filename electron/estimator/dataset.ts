@@ -96,6 +96,12 @@ export interface TrainingSet {
   summary: DatasetSummary;
 }
 
+/** The rows the trainer reads (a TrainingSet, or any subset of its fields with the same meaning). */
+export type TrainingRows = Pick<
+  TrainingSet,
+  'rows' | 'historyDim' | 'textDim' | 'textIndptr' | 'textIndices' | 'textValues' | 'structured' | 'model' | 'target' | 'validation' | 'models' | 'modelFeatures'
+>;
+
 /** One logged turn as the rows are built from it, from either store. */
 export interface TrainingTurn {
   /** The turns table's id on SQLite; on a store, the turn's number in its part. */
