@@ -14,7 +14,7 @@ import { err, intFlag, money, out, print, requireDb, UsageError, type Command } 
 import { compare, CompareError } from './compare/compare.ts';
 import { openDatabase } from './db/database.ts';
 import { compareFigureFile } from './export/compareFigureFile.ts';
-import { listModels } from './services/api.ts';
+import { listModels } from './db/models.ts';
 import { openCheckedStore, STORE_OPTION } from './cliStore.ts';
 import { storeUrlOf, type ClickHouseStoreUrl } from './store/storeUrl.ts';
 

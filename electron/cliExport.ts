@@ -15,7 +15,7 @@ import { openDatabase } from './db/database.ts';
 import { figureFile } from './export/figureFile.ts';
 import { FigureTooLargeError } from './export/figureLimits.ts';
 import { FontNotFoundError } from './export/fonts.ts';
-import { listModels } from './services/api.ts';
+import { listModels } from './db/models.ts';
 import { storeUrlOf, type ClickHouseStoreUrl } from './store/storeUrl.ts';
 import { openCheckedStore, STORE_OPTION } from './cliStore.ts';
 

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import type { ModelInfo } from '../../shared/api.ts';
 import { normaliseModelName } from '../../shared/modelNames.ts';
 import type { Db } from './dbHandle.ts';
 import { listPriceCall, listPriceOf, type CallTokens } from './listPrices.ts';
@@ -80,6 +81,16 @@ export function seedModelPool(db: Db): void {
       for (const a of [m.name, ...m.aliases]) alias.run(aliasKey(a), id);
     }
   })();
+}
+
+/** The models the API lists: the pool's, then those some episode used. */
+export function listModels(db: Db): ModelInfo[] {
+  // Colour order: pool models first, then others by first appearance, so a model keeps its colour as runs are added.
+  const rows = db
+    .prepare(`SELECT id, name, provider, price_in_per_m, price_out_per_m, tier FROM models
+      WHERE in_pool = 1 OR id IN (SELECT DISTINCT model_id FROM episode_models) ORDER BY in_pool DESC, id`)
+    .all() as Omit<ModelInfo, 'color_index'>[];
+  return rows.map((r, i) => ({ ...r, color_index: i }));
 }
 
 export interface ModelPrice {

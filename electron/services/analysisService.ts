@@ -13,7 +13,7 @@ import { AnalysisInputError, AnalysisNotFoundError, runAnalysis } from '../analy
 import type { Db } from '../db/dbHandle.ts';
 import { figureFile } from '../export/figureFile.ts';
 import { InputError, NotFoundError } from './dispatch.ts';
-import { listModels } from './api.ts';
+import { listModels } from '../db/models.ts';
 
 /** Runs an analysis call, its request's mistakes becoming the API's input and not-found errors. */
 export async function answer<T>(f: () => Promise<T>): Promise<T> {
