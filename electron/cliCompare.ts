@@ -49,8 +49,8 @@ function dbSource(path: string): CompareSource {
 }
 
 async function storeSource(url: ClickHouseStoreUrl): Promise<CompareSource> {
-  const { compareOnStore } = await import('./store/clickhouse/storeCompare.ts');
-  const { listModelsOnStore, runNamesById } = await import('./store/clickhouse/storeEpisodes.ts');
+  const { compareOnStore } = await import('./store/clickhouse/queries/storeCompare.ts');
+  const { listModelsOnStore, runNamesById } = await import('./store/clickhouse/queries/storeEpisodes.ts');
   const store = await openCheckedStore(url);
   return {
     runs: async () => new Map([...(await runNamesById(store))].map(([id, name]) => [name, id])),

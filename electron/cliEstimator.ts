@@ -18,7 +18,7 @@ import { ScorerError, type ProviderChoice } from './estimator/ortScoring.ts';
 import { TRAIN_DEFAULTS } from './estimator/train.ts';
 import { openCheckedStore, STORE_OPTION } from './cliStore.ts';
 import { storeUrlOf, type ClickHouseStoreUrl } from './store/storeUrl.ts';
-import type { StoreScoreResult } from './store/clickhouse/storeScoring.ts';
+import type { StoreScoreResult } from './store/clickhouse/queries/storeScoring.ts';
 import { DEFAULT_ESTIMATOR_PATH, whatIf, WhatIfError } from './estimator/whatIf.ts';
 import { resolveEpisodeId } from './services/api.ts';
 import { registerEstimator } from './estimator/scoreDatabase.ts';
@@ -40,7 +40,7 @@ async function finish(promise: Promise<JobResult>): Promise<JobResult> {
 export async function scoreOnStore(
   url: ClickHouseStoreUrl, model: string, options: { ep?: ProviderChoice; runs?: readonly string[] }, quiet = false,
 ): Promise<StoreScoreResult> {
-  const { scoreStore } = await import('./store/clickhouse/storeScoring.ts');
+  const { scoreStore } = await import('./store/clickhouse/queries/storeScoring.ts');
   const store = await openCheckedStore(url);
   const progress = new Progress(process.stderr, quiet && !process.stderr.isTTY);
   const abort = new AbortController();

@@ -47,8 +47,8 @@ function dbSource(path: string): AnalysisSource {
 }
 
 async function storeSource(url: ClickHouseStoreUrl): Promise<AnalysisSource> {
-  const { runAnalysisOnStore } = await import('./store/clickhouse/storeAnalysisRequest.ts');
-  const { listModelsOnStore } = await import('./store/clickhouse/storeEpisodes.ts');
+  const { runAnalysisOnStore } = await import('./store/clickhouse/queries/storeAnalysisRequest.ts');
+  const { listModelsOnStore } = await import('./store/clickhouse/queries/storeEpisodes.ts');
   const store = await openCheckedStore(url);
   return { run: (r) => runAnalysisOnStore(store, r), models: () => listModelsOnStore(store), close: () => store.close() };
 }

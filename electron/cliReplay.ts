@@ -18,7 +18,7 @@ import { NotScoredError, ReplayError } from './replay/replayData.ts';
 import { replayPolicies } from './replay/replayRun.ts';
 import { openCheckedStore, STORE_OPTION } from './cliStore.ts';
 import { storeUrlOf, type ClickHouseStoreUrl } from './store/storeUrl.ts';
-import type { StoreReplayRequest } from './store/clickhouse/storeReplay.ts';
+import type { StoreReplayRequest } from './store/clickhouse/queries/storeReplay.ts';
 import { scoreOnStore } from './cliEstimator.ts';
 import { sha256 } from './estimator/onnxExport.ts';
 
@@ -69,7 +69,7 @@ function printTable(r: ReplayResult): void {
  * `scoreFirst`, an estimator that has not scored every selected turn scores them and the replay runs again.
  */
 async function replayStore(url: ClickHouseStoreUrl, request: Omit<StoreReplayRequest, 'onProgress'>, scoreFirst?: () => Promise<void>): Promise<ReplayResult> {
-  const { replayOnStore } = await import('./store/clickhouse/storeReplay.ts');
+  const { replayOnStore } = await import('./store/clickhouse/queries/storeReplay.ts');
   const store = await openCheckedStore(url);
   const progress = new Progress();
   const replay = () => replayOnStore(store, { ...request, onProgress: (m) => progress.update(m) });

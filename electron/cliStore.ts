@@ -9,20 +9,20 @@ import type { ImportReport } from './importers/pipeline.ts';
 import type { ExpectedStepsTable } from './analysis/expectedSteps.ts';
 import { storeUrlOf, type ClickHouseStoreUrl } from './store/storeUrl.ts';
 import { calibrationFlags, embeddingsFlags, estimatorFlag, showCalibration, showEmbeddings } from './cliAnalyzeEstimator.ts';
-import type { ClickHouseStore } from './store/clickhouse/connection.ts';
-import type { StoreRunInfo } from './store/clickhouse/storeInfo.ts';
+import type { ClickHouseStore } from './store/clickhouse/schema/connection.ts';
+import type { StoreRunInfo } from './store/clickhouse/queries/storeInfo.ts';
 
 // The store's modules (and the ClickHouse client) load only when a command uses a store: `--db` commands start
 // as fast as before.
 const storeModules = async () => ({
-  ...(await import('./store/clickhouse/connection.ts')),
-  ...(await import('./store/clickhouse/schema.ts')),
-  ...(await import('./store/clickhouse/cleanStore.ts')),
-  ...(await import('./store/clickhouse/importToStore.ts')),
-  ...(await import('./store/clickhouse/storeInfo.ts')),
-  ...(await import('./store/clickhouse/storeAnalyses.ts')),
-  ...(await import('./store/clickhouse/storeCalibration.ts')),
-  ...(await import('./store/clickhouse/storeEmbeddings.ts')),
+  ...(await import('./store/clickhouse/schema/connection.ts')),
+  ...(await import('./store/clickhouse/schema/schema.ts')),
+  ...(await import('./store/clickhouse/schema/cleanStore.ts')),
+  ...(await import('./store/clickhouse/import/importToStore.ts')),
+  ...(await import('./store/clickhouse/queries/storeInfo.ts')),
+  ...(await import('./store/clickhouse/queries/storeAnalyses.ts')),
+  ...(await import('./store/clickhouse/queries/storeCalibration.ts')),
+  ...(await import('./store/clickhouse/queries/storeEmbeddings.ts')),
 });
 
 /** Analyses answered by SQL on the store: every one of DESIGN §8. */
@@ -35,8 +35,8 @@ export const STORE_AWARE = { store: true, import: true, info: true, analyze: tru
 
 /** A store checked to have this RouteLens's schema, for a command that reads it; closed again if it has not. */
 export async function openCheckedStore(url: ClickHouseStoreUrl): Promise<ClickHouseStore> {
-  const { ClickHouseStore: Store } = await import('./store/clickhouse/connection.ts');
-  const { requireSchema } = await import('./store/clickhouse/schema.ts');
+  const { ClickHouseStore: Store } = await import('./store/clickhouse/schema/connection.ts');
+  const { requireSchema } = await import('./store/clickhouse/schema/schema.ts');
   const store = new Store(url);
   try {
     await requireSchema(store);
@@ -165,7 +165,7 @@ export const storeCommands: Record<string, Command> = {
       })();
       if (action === 'ddl') {
         // For a DBA who creates the tables by hand: what `init` would run, connecting to nothing.
-        const { ddlStatements, STORE_SCHEMA_VERSION } = await import('./store/clickhouse/schema.ts');
+        const { ddlStatements, STORE_SCHEMA_VERSION } = await import('./store/clickhouse/schema/schema.ts');
         for (const { on, sql } of ddlStatements(url.database, url.cluster)) out(`-- on ${on}\n${sql};`);
         out(`-- on first host\nINSERT INTO ${url.database}.schema_version VALUES (${STORE_SCHEMA_VERSION}, now());`);
         return 0;

@@ -67,7 +67,7 @@ export interface WholeRunCost {
 
 /**
  * Where Compare reads a run from: a SQLite database (sqliteReads) or a ClickHouse store whose runs were read
- * beforehand (store/clickhouse/storeCompare.ts). Everything after the reads is the same code.
+ * beforehand (store/clickhouse/queries/storeCompare.ts). Everything after the reads is the same code.
  */
 export interface CompareReads {
   runEpisodes(runId: number): RunEpisodes;

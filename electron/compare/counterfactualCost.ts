@@ -25,7 +25,7 @@ export type CallRow = [episode: number, logged: number | string, tin: number | n
 /**
  * Each session's cost with every call on `model` (ModelPrice; `isModel` tells a call already on it), from the run's
  * calls on either store, in as many batches as come: SQLite reads them at once, a ClickHouse store in parts
- * (store/clickhouse/storeCompare.ts). `finish` folds each child episode into its session.
+ * (store/clickhouse/queries/storeCompare.ts). `finish` folds each child episode into its session.
  */
 export class SessionCostsOn {
   private readonly cost: Float64Array;

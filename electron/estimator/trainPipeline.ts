@@ -184,9 +184,9 @@ async function trainFromStore(
         '(other encoders and profiles lay every history out again through the encoder, which is not streamed yet): train those on a SQLite database (--db)',
     );
   }
-  const { ClickHouseStore } = await import('../store/clickhouse/connection.ts');
-  const { requireSchema } = await import('../store/clickhouse/schema.ts');
-  const { buildStoreTrainingSet } = await import('../store/clickhouse/storeTraining.ts');
+  const { ClickHouseStore } = await import('../store/clickhouse/schema/connection.ts');
+  const { requireSchema } = await import('../store/clickhouse/schema/schema.ts');
+  const { buildStoreTrainingSet } = await import('../store/clickhouse/queries/storeTraining.ts');
   const store = new ClickHouseStore(req.store);
   let enc: HistoryEncoder | null = null;
   let set: Awaited<ReturnType<typeof buildStoreTrainingSet>> | null = null;

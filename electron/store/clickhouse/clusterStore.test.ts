@@ -19,14 +19,14 @@ import { clickhouseSkipReason, type TestCluster } from '../../../test/clickhouse
 import { sameDataOnBothStores, type BothStores } from '../../../test/sameDataOnBothStores.ts';
 import { expectClose } from '../../../test/expectClose.ts';
 import { parseStoreUrl } from '../storeUrl.ts';
-import { ClickHouseStore } from './connection.ts';
-import { STORE_SCHEMA_VERSION, initStore, visibleImports } from './schema.ts';
-import { importToStore, newImportId } from './importToStore.ts';
-import { cleanStore } from './cleanStore.ts';
+import { ClickHouseStore } from './schema/connection.ts';
+import { STORE_SCHEMA_VERSION, initStore, visibleImports } from './schema/schema.ts';
+import { importToStore, newImportId } from './import/importToStore.ts';
+import { cleanStore } from './schema/cleanStore.ts';
 import {
   budgetModesOnStore, confusionOnStore, errorRecoveryOnStore, liftOnStore, paretoOnStore, planDagEpisodeOnStore, planDagSummaryOnStore,
   switchCostOnStore, targetsOnStore, usageByTurnOnStore, usageRatioOnStore,
-} from './storeAnalyses.ts';
+} from './queries/storeAnalyses.ts';
 
 const skip = clickhouseSkipReason();
 if (skip) console.log(skip);
