@@ -6,7 +6,8 @@
  * only while that chunk is inserted (and for COMMIT). No parsing, validation, pricing, rule matching or
  * target computation: that is the work our import does on top, and what the ratio prices.
  */
-import { openDatabase, type Db } from '../electron/db/database.ts';
+import { openDatabase } from '../electron/db/database.ts';
+import type { Db } from '../electron/db/dbHandle.ts';
 
 /** Tables in insert order (parents first), with the columns copied and how a chunk of episodes selects them. */
 const TABLES: readonly { name: string; columns: string[]; where: string }[] = [

@@ -5,7 +5,7 @@
  * plan-dag and targets are per-episode look-ups (SQL over plan_nodes / targets), not aggregations over the
  * columnar cache, and are not in the DuckDB comparison.
  */
-import type { Db } from '../electron/db/database.ts';
+import type { Db } from '../electron/db/dbHandle.ts';
 import { budgetModesAnalysis, confusionAnalysis, usageRatioAnalysis } from '../electron/analysis/controllerAnalyses.ts';
 import { errorRecoveryAnalysis } from '../electron/analysis/errorRecovery.ts';
 import { liftAnalysis } from '../electron/analysis/lift.ts';

@@ -16,8 +16,8 @@
  * The two are measured bare, ours, bare; the bare figure is the mean of its two runs.
  */
 import { openDatabase } from '../electron/db/database.ts';
-import { buildTrainingSet } from '../electron/estimator/dataset.ts';
-import { trainEstimator, type TrainingRows } from '../electron/estimator/train.ts';
+import { buildTrainingSet, type TrainingRows } from '../electron/estimator/dataset.ts';
+import { trainEstimator } from '../electron/estimator/train.ts';
 import { HEAD_HIDDEN } from '../electron/estimator/weights.ts';
 
 export interface TrainBenchOptions {

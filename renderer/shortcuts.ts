@@ -3,8 +3,6 @@
  * it (the global keys below; the inspector's by action name, `TURN_KEYS`). Keys are `KeyboardEvent.key`
  * values; `keyLabel` turns them into what a keyboard shows.
  */
-import type { TurnKeyActions } from './views/episode/useTurnKeys.ts';
-
 export interface KeyBinding {
   /** Alternatives, each a `KeyboardEvent.key` (with `Mod+` for Ctrl, or ⌘ on a Mac). */
   keys: readonly string[];
@@ -21,9 +19,24 @@ export const GLOBAL_KEYS = {
 
 export type GlobalKey = Exclude<keyof typeof GLOBAL_KEYS, 'close'>;
 
+/** What the inspector's keys do (views/episode/useTurnKeys.ts binds them to TURN_KEYS). */
+export interface TurnKeyActions {
+  next(): void;
+  prev(): void;
+  first(): void;
+  last(): void;
+  nextError(): void;
+  prevError(): void;
+  nextSwitch(): void;
+  prevSwitch(): void;
+  /** Absent where there is no list of episodes to step through (the split inspector). */
+  nextEpisode?(): void;
+  prevEpisode?(): void;
+}
+
 /**
- * The inspector's keys per action of `useTurnKeys`. Typed by its actions, so an action added there without
- * a key and a line here does not compile.
+ * The inspector's keys per action of `useTurnKeys`. Typed by its actions, so an action added to TurnKeyActions
+ * without a key and a line here does not compile.
  */
 export const TURN_KEYS: Record<keyof TurnKeyActions, KeyBinding> = {
   next: { keys: ['j', 'ArrowDown', 'ArrowRight'], what: 'Next turn' },

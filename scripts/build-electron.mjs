@@ -6,7 +6,7 @@
  *                                                         only 'electron' and a few built-ins)
  *   electron/estimator/estimatorWorker.ts → dist/electron/estimatorWorker.cjs (training and scoring thread)
  *   electron/analysis/analysisWorker.ts   → dist/electron/analysisWorker.cjs (the API's analyses and figure files)
- *   electron/store/clickhouse/rangeWorker.ts → dist/electron/rangeWorker.cjs (a store import's range threads)
+ *   electron/store/clickhouse/import/rangeWorker.ts → dist/electron/rangeWorker.cjs (a store import's range threads)
  * Native modules and Electron stay external.
  *
  * The preload needs only the contract's call names; importing shared/api.ts as is would pull all of zod into
@@ -90,7 +90,7 @@ try {
     // Worker threads of the main process (estimatorJobs.ts and analysisThread.ts look for them beside main.cjs).
     build({ ...common, entryPoints: { estimatorWorker: resolve(root, 'electron/estimator/estimatorWorker.ts') } }),
     build({ ...common, entryPoints: { analysisWorker: resolve(root, 'electron/analysis/analysisWorker.ts') } }),
-    build({ ...common, entryPoints: { rangeWorker: resolve(root, 'electron/store/clickhouse/rangeWorker.ts') } }),
+    build({ ...common, entryPoints: { rangeWorker: resolve(root, 'electron/store/clickhouse/import/rangeWorker.ts') } }),
     build({
       ...common,
       entryPoints: { preload: resolve(root, 'electron/app/preload.ts') },

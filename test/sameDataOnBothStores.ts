@@ -5,11 +5,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase, type Db } from '../electron/db/database.ts';
+import { openDatabase } from '../electron/db/database.ts';
+import type { Db } from '../electron/db/dbHandle.ts';
 import { importPaths } from '../electron/importers/pipeline.ts';
-import { ClickHouseStore } from '../electron/store/clickhouse/connection.ts';
-import { importToStore } from '../electron/store/clickhouse/importToStore.ts';
-import { initStore } from '../electron/store/clickhouse/schema.ts';
+import { ClickHouseStore } from '../electron/store/clickhouse/schema/connection.ts';
+import { importToStore } from '../electron/store/clickhouse/import/importToStore.ts';
+import { initStore } from '../electron/store/clickhouse/schema/schema.ts';
 import { parseStoreUrl } from '../electron/store/storeUrl.ts';
 import { simulateToFile } from '../fixtures/simulator/index.ts';
 

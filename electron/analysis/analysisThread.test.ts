@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LiftResult, ParetoResult, type AnalysisRequest } from '../../shared/analysisResults.ts';
 import type { RouteLensApi } from '../../shared/api.ts';
 import { simulate } from '../../fixtures/simulator/index.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { simulatedDb } from '../estimator/simulatedDb.testSupport.ts';
 import { importPaths } from '../importers/pipeline.ts';
 import { createApi } from '../services/api.ts';

@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { DEFAULT_CALIBRATION_BINS, MAX_CALIBRATION_BINS, MIN_CALIBRATION_BINS, type CalibrationBin, type CalibrationResult, type CalibrationRun } from '../../shared/analysisResults.ts';
 import { splitValues } from '../../shared/splits.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { cardBeside, modelCardPath, readModelCard } from '../estimator/modelCard.ts';
 import { estimatorInUse } from '../estimator/inUse.ts';
 import { domainOf } from '../estimator/trainingDomain.ts';

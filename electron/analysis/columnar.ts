@@ -5,7 +5,7 @@
  * turns are the slice [turnStart[e], turnStart[e + 1]).
  */
 import { splitValues } from '../../shared/splits.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { nameKeyed } from '../../shared/nameKeyed.ts';
 
 export interface ColumnarData {

@@ -10,7 +10,7 @@
  * Episode-level numbers are over sessions (a child episode's cost is in its parent's) and leave unknown
  * outcomes and costs out of their means, counted in `coverage`; calls are turns, children's included.
  */
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import type { BudgetModesResult, ConfusionResult, EpisodeCoverage, UsageRatioResult } from '../../shared/analysisResults.ts';
 import { ownValue } from '../../shared/nameKeyed.ts';
 import { columnar, modelSlots, selectEpisodes, sharesOf, type ColumnarData } from './columnar.ts';

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { figureCsv, figureScene } from '../../shared/charts/figures.ts';
 import { chartTheme } from '../../shared/charts/theme.ts';
 import type { Mark } from '../../shared/charts/scene.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { scoreDatabase } from '../estimator/scoreDatabase.ts';
 import { simulatedDb } from '../estimator/simulatedDb.testSupport.ts';
 import { trainToFile } from '../estimator/trainPipeline.ts';

@@ -15,7 +15,7 @@
 import { existsSync } from 'node:fs';
 import { DEFAULT_EMBEDDING_SAMPLE, MAX_EMBEDDING_SAMPLE, type EmbeddingHistoryPoint, type EmbeddingModelPoint, type EmbeddingsResult } from '../../shared/analysisResults.ts';
 import { estimatorInUse } from '../estimator/inUse.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { SKETCH_DIM } from '../estimator/historyRows.ts';
 import { openScorer } from '../estimator/ortScoring.ts';
 import { SeededRandom } from '../estimator/seededRandom.ts';

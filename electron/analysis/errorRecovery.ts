@@ -4,7 +4,7 @@
  * has no error, also split by stayed / switched — per run, with Wilson 95% intervals.
  */
 import { wilsonInterval } from '../../shared/formulas.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import type { ErrorRecoveryResult, RecoveryGroup } from '../../shared/analysisResults.ts';
 import { columnar, selectEpisodes } from './columnar.ts';
 

@@ -6,7 +6,7 @@
 import { lift as liftOf } from '../../shared/formulas.ts';
 import type { LiftCell, LiftResult } from '../../shared/analysisResults.ts';
 import { columnar, selectEpisodes, type ColumnarData } from './columnar.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { mulberry32 } from '../../shared/random.ts';
 
 export type { LiftCell } from '../../shared/analysisResults.ts';

@@ -5,7 +5,7 @@
  * `coverage` (an unknown outcome is no failure, an unknown cost no $0). Child episodes are inside their
  * parent's session cost.
  */
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import type { EpisodeCoverage, ParetoPoint, ParetoResult } from '../../shared/analysisResults.ts';
 import { columnar, selectEpisodes } from './columnar.ts';
 

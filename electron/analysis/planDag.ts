@@ -5,7 +5,7 @@
  */
 import type { PlanDagEpisodeResult, PlanDagSummaryResult, PlanRound } from '../../shared/analysisResults.ts';
 import { behaviourMode, BEHAVIOUR_MODES, type BehaviourMode } from '../../shared/behaviourModes.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { selectEpisodes, columnar } from './columnar.ts';
 
 export type { PlanRound } from '../../shared/analysisResults.ts';

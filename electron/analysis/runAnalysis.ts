@@ -5,7 +5,7 @@
  * figure-only fields: `by_run` (runs side by side) and the run / turn an episode-level mark links to.
  */
 import { SIDE_BY_SIDE_MAX, type AnalysisRequest, type AnalysisResponse, type PlanDagEpisodeResult } from '../../shared/analysisResults.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { findEpisodeIds } from '../db/episodeQueries.ts';
 import { columnar, selectEpisodes } from './columnar.ts';
 import { calibrationAnalysis } from './calibration.ts';

@@ -5,7 +5,7 @@
  * it is counted in `coverage`. An unknown cost keeps an episode out of the scatter, an unknown turn cost out of
  * the curve.
  */
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import type { EpisodeCoverage, SwitchCostResult, SwitchCostRun } from '../../shared/analysisResults.ts';
 import { columnar, selectEpisodes } from './columnar.ts';
 

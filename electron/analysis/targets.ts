@@ -3,7 +3,7 @@
  * stored severities through shared/formulas.ts so a change of N or of the rules shows at once.
  */
 import { aecTargets, severityFromLevel } from '../../shared/formulas.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { errorsOfEpisode, episodeMeta, turnsOfEpisode } from '../db/turnQueries.ts';
 import type { TargetsResult } from '../../shared/analysisResults.ts';
 import { storedExpectedSteps } from './expectedSteps.ts';

@@ -1,5 +1,5 @@
 /** `usage-by-turn` (DESIGN §8, MTRouter Fig. 5): each run's share of each model at each turn index; shares sum to 1 per index. */
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import type { UsageByTurnResult } from '../../shared/analysisResults.ts';
 import { columnar, modelSlots, selectEpisodes, sharesOf } from './columnar.ts';
 

@@ -20,7 +20,7 @@ import {
   type OpenDialogOptions,
 } from 'electron';
 import type { RouteLensApi } from '../../shared/api.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { buildDemo } from '../demo.ts';
 import { createApi, openApiDatabase } from '../services/api.ts';
 import { chooseDatabase, dbArg, type DbChoice } from './dbPath.ts';

@@ -6,7 +6,7 @@ import type { RunLogTotals } from '../../shared/api.ts';
 import type { ErrorRecoveryResult, LiftResult, ParetoResult, SwitchCostResult, TargetsResult, UsageByTurnResult } from '../../shared/analysisResults.ts';
 import { visibleText as v } from '../../shared/displayText.ts';
 import { money, out, print } from './common.ts';
-import type { StoreRunInfo } from '../store/clickhouse/storeInfo.ts';
+import type { StoreRunInfo } from '../store/clickhouse/queries/storeInfo.ts';
 
 export type StoreAnalysis =
   | ['pareto', ParetoResult]

@@ -7,7 +7,7 @@ import { calibrationAnalysis } from '../analysis/calibration.ts';
 import { embeddingsAnalysis } from '../analysis/embeddings.ts';
 import { intFlag, out, print, UsageError } from './common.ts';
 import { visibleText as v } from '../../shared/displayText.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { ScorerError } from '../estimator/ortScoring.ts';
 import type { CalibrationResult, EmbeddingsResult } from '../../shared/analysisResults.ts';
 

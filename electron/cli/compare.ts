@@ -14,7 +14,7 @@ import { err, intFlag, money, out, print, requireDb, UsageError, type Command } 
 import { compare, CompareError } from '../compare/compare.ts';
 import { openDatabase } from '../db/database.ts';
 import { compareFigureFile } from '../export/compareFigureFile.ts';
-import { listModels } from '../services/api.ts';
+import { listModels } from '../db/models.ts';
 import { openCheckedStore, STORE_OPTION } from './storeAccess.ts';
 import { storeUrlOf, type ClickHouseStoreUrl } from '../store/storeUrl.ts';
 
@@ -49,8 +49,8 @@ function dbSource(path: string): CompareSource {
 }
 
 async function storeSource(url: ClickHouseStoreUrl): Promise<CompareSource> {
-  const { compareOnStore } = await import('../store/clickhouse/storeCompare.ts');
-  const { listModelsOnStore, runNamesById } = await import('../store/clickhouse/storeEpisodes.ts');
+  const { compareOnStore } = await import('../store/clickhouse/queries/storeCompare.ts');
+  const { listModelsOnStore, runNamesById } = await import('../store/clickhouse/queries/storeEpisodes.ts');
   const store = await openCheckedStore(url);
   return {
     runs: async () => new Map([...(await runNamesById(store))].map(([id, name]) => [name, id])),

@@ -15,7 +15,7 @@ import { openDatabase } from '../db/database.ts';
 import { figureFile } from '../export/figureFile.ts';
 import { FigureTooLargeError } from '../export/figureLimits.ts';
 import { FontNotFoundError } from '../export/fonts.ts';
-import { listModels } from '../services/api.ts';
+import { listModels } from '../db/models.ts';
 import { storeUrlOf, type ClickHouseStoreUrl } from '../store/storeUrl.ts';
 import { openCheckedStore, STORE_OPTION } from './storeAccess.ts';
 
@@ -47,8 +47,8 @@ function dbSource(path: string): AnalysisSource {
 }
 
 async function storeSource(url: ClickHouseStoreUrl): Promise<AnalysisSource> {
-  const { runAnalysisOnStore } = await import('../store/clickhouse/storeAnalysisRequest.ts');
-  const { listModelsOnStore } = await import('../store/clickhouse/storeEpisodes.ts');
+  const { runAnalysisOnStore } = await import('../store/clickhouse/queries/storeAnalysisRequest.ts');
+  const { listModelsOnStore } = await import('../store/clickhouse/queries/storeEpisodes.ts');
   const store = await openCheckedStore(url);
   return { run: (r) => runAnalysisOnStore(store, r), models: () => listModelsOnStore(store), close: () => store.close() };
 }

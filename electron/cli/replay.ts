@@ -10,14 +10,15 @@ import { splitValues } from '../../shared/splits.ts';
 import { err, intFlag, money, out, print, requireDb, UsageError, withRuns, type Command } from './common.ts';
 import { visibleText as v } from '../../shared/displayText.ts';
 import { Progress } from './progress.ts';
-import { openDatabase, type Db } from '../db/database.ts';
+import { openDatabase } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { ScorerError } from '../estimator/ortScoring.ts';
 import { scoreDatabase } from '../estimator/scoreDatabase.ts';
 import { NotScoredError, ReplayError } from '../replay/replayData.ts';
 import { replayPolicies } from '../replay/replayRun.ts';
 import { openCheckedStore, STORE_OPTION } from './storeAccess.ts';
 import { storeUrlOf, type ClickHouseStoreUrl } from '../store/storeUrl.ts';
-import type { StoreReplayRequest } from '../store/clickhouse/storeReplay.ts';
+import type { StoreReplayRequest } from '../store/clickhouse/queries/storeReplay.ts';
 import { scoreOnStore } from './scoreStore.ts';
 import { sha256 } from '../estimator/onnxExport.ts';
 
@@ -64,11 +65,11 @@ function printTable(r: ReplayResult): void {
 }
 
 /**
- * The replay streamed from a ClickHouse store (electron/store/clickhouse/storeReplay.ts), with progress. With
+ * The replay streamed from a ClickHouse store (electron/store/clickhouse/queries/storeReplay.ts), with progress. With
  * `scoreFirst`, an estimator that has not scored every selected turn scores them and the replay runs again.
  */
 async function replayStore(url: ClickHouseStoreUrl, request: Omit<StoreReplayRequest, 'onProgress'>, scoreFirst?: () => Promise<void>): Promise<ReplayResult> {
-  const { replayOnStore } = await import('../store/clickhouse/storeReplay.ts');
+  const { replayOnStore } = await import('../store/clickhouse/queries/storeReplay.ts');
   const store = await openCheckedStore(url);
   const progress = new Progress();
   const replay = () => replayOnStore(store, { ...request, onProgress: (m) => progress.update(m) });

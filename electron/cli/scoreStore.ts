@@ -1,6 +1,6 @@
 /** Scoring a ClickHouse store from the command line: `score --store` and `replay --store` when the store has no ŝ yet. */
 import { ScorerError, type ProviderChoice } from '../estimator/ortScoring.ts';
-import type { StoreScoreResult } from '../store/clickhouse/storeScoring.ts';
+import type { StoreScoreResult } from '../store/clickhouse/queries/storeScoring.ts';
 import type { ClickHouseStoreUrl } from '../store/storeUrl.ts';
 import { UsageError } from './common.ts';
 import { bar, Progress } from './progress.ts';
@@ -10,7 +10,7 @@ import { openCheckedStore } from './storeAccess.ts';
 export async function scoreOnStore(
   url: ClickHouseStoreUrl, model: string, options: { ep?: ProviderChoice; runs?: readonly string[] }, quiet = false,
 ): Promise<StoreScoreResult> {
-  const { scoreStore } = await import('../store/clickhouse/storeScoring.ts');
+  const { scoreStore } = await import('../store/clickhouse/queries/storeScoring.ts');
   const store = await openCheckedStore(url);
   const progress = new Progress(process.stderr, quiet && !process.stderr.isTTY);
   const abort = new AbortController();

@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clickhouseSkipReason, startTestCluster, type TestCluster } from '../../test/clickhouseCluster.ts';
 import { expectClose } from '../../test/expectClose.ts';
 import { useSuiteTempDir } from '../testing/tmp.ts';
-import { ClickHouseStore } from '../store/clickhouse/connection.ts';
-import { STORE_SCHEMA_VERSION } from '../store/clickhouse/schema.ts';
+import { ClickHouseStore } from '../store/clickhouse/schema/connection.ts';
+import { STORE_SCHEMA_VERSION } from '../store/clickhouse/schema/schema.ts';
 import { parseStoreUrl } from '../store/storeUrl.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));

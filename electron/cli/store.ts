@@ -20,7 +20,7 @@ export const command: Command = {
     })();
     if (action === 'ddl') {
       // For a DBA who creates the tables by hand: what `init` would run, connecting to nothing.
-      const { ddlStatements, STORE_SCHEMA_VERSION } = await import('../store/clickhouse/schema.ts');
+      const { ddlStatements, STORE_SCHEMA_VERSION } = await import('../store/clickhouse/schema/schema.ts');
       for (const { on, sql } of ddlStatements(url.database, url.cluster)) out(`-- on ${on}\n${sql};`);
       out(`-- on first host\nINSERT INTO ${url.database}.schema_version VALUES (${STORE_SCHEMA_VERSION}, now());`);
       return 0;

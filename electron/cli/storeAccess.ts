@@ -7,28 +7,28 @@ import { bar, Progress } from './progress.ts';
 import type { ImportReport } from '../importers/pipeline.ts';
 import type { ExpectedStepsTable } from '../analysis/expectedSteps.ts';
 import type { ClickHouseStoreUrl } from '../store/storeUrl.ts';
-import type { ClickHouseStore } from '../store/clickhouse/connection.ts';
-import type { StoreRunInfo } from '../store/clickhouse/storeInfo.ts';
+import type { ClickHouseStore } from '../store/clickhouse/schema/connection.ts';
+import type { StoreRunInfo } from '../store/clickhouse/queries/storeInfo.ts';
 
 // The store's modules (and the ClickHouse client) load only when a command uses a store: `--db` commands start
 // as fast as before.
 export const storeModules = async () => ({
-  ...(await import('../store/clickhouse/connection.ts')),
-  ...(await import('../store/clickhouse/schema.ts')),
-  ...(await import('../store/clickhouse/cleanStore.ts')),
-  ...(await import('../store/clickhouse/importToStore.ts')),
-  ...(await import('../store/clickhouse/storeInfo.ts')),
-  ...(await import('../store/clickhouse/storeAnalyses.ts')),
-  ...(await import('../store/clickhouse/storeCalibration.ts')),
-  ...(await import('../store/clickhouse/storeEmbeddings.ts')),
+  ...(await import('../store/clickhouse/schema/connection.ts')),
+  ...(await import('../store/clickhouse/schema/schema.ts')),
+  ...(await import('../store/clickhouse/schema/cleanStore.ts')),
+  ...(await import('../store/clickhouse/import/importToStore.ts')),
+  ...(await import('../store/clickhouse/queries/storeInfo.ts')),
+  ...(await import('../store/clickhouse/queries/storeAnalyses.ts')),
+  ...(await import('../store/clickhouse/queries/storeCalibration.ts')),
+  ...(await import('../store/clickhouse/queries/storeEmbeddings.ts')),
 });
 
 export const STORE_OPTION = { store: { type: 'string' } } as const;
 
 /** A store checked to have this RouteLens's schema, for a command that reads it; closed again if it has not. */
 export async function openCheckedStore(url: ClickHouseStoreUrl): Promise<ClickHouseStore> {
-  const { ClickHouseStore: Store } = await import('../store/clickhouse/connection.ts');
-  const { requireSchema } = await import('../store/clickhouse/schema.ts');
+  const { ClickHouseStore: Store } = await import('../store/clickhouse/schema/connection.ts');
+  const { requireSchema } = await import('../store/clickhouse/schema/schema.ts');
   const store = new Store(url);
   try {
     await requireSchema(store);

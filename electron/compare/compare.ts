@@ -11,12 +11,13 @@ import {
 } from '../../shared/apiCompare.ts';
 import { mcnemarExact, newcombePairedInterval, pairedMeanDiffIntervals, winsTiesLosses } from '../../shared/pairedStats.ts';
 import { describeIssue } from '../../shared/canonical.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { attributeCost } from './costAttribution.ts';
-import { CompareError, selectSide, sqliteReads, type CompareReads, type SidePart } from './compareSides.ts';
+import { CompareError, type CompareReads, type SidePart } from './compareReads.ts';
+import { selectSide, sqliteReads } from './compareSides.ts';
 import { groupByTask, meanCost, meanScore, meanSuccess, pairTasks, type SideTasks, type TaskGroup } from './pairTasks.ts';
 
-export { CompareError } from './compareSides.ts';
+export { CompareError } from './compareReads.ts';
 
 type Summary = CompareResult['a'];
 

@@ -15,7 +15,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openDatabase, type Db } from '../db/database.ts';
+import { openDatabase } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { importPaths } from '../importers/pipeline.ts';
 
 type Turn = [string, number | null];

@@ -10,8 +10,8 @@
  * per-episode rows it keeps (compareSides.ts episodeModelsOf). Both feed the same accumulator below.
  */
 import type { ModelCost } from '../../shared/apiCompare.ts';
-import type { Db } from '../db/database.ts';
-import type { CompareReads, RunEpisodes, SidePart, WholeRunCost } from './compareSides.ts';
+import type { Db } from '../db/dbHandle.ts';
+import type { CompareReads, RunEpisodes, SidePart, WholeRunCost } from './compareReads.ts';
 
 export interface Attribution {
   rows: ModelCost[];

@@ -5,17 +5,10 @@
  * logged model's (replay/outputLength.ts). A call already on X keeps its logged cost. A call with no token
  * counts, or an X without a price, leaves the session's counterfactual unknown.
  */
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { aliasKey, priceTurn, type ModelPrice } from '../db/models.ts';
 import { learnOutputRatios } from '../replay/outputLength.ts';
-import { CompareError, type RunEpisodes } from './compareSides.ts';
-
-export interface CounterfactualCosts {
-  model: ModelPrice;
-  /** Per run: each session's cost on the model with its children's calls folded in; NaN when unknown. */
-  sessionCost: Map<number, Float64Array>;
-  assumption: string;
-}
+import { CompareError, type CounterfactualCosts, type RunEpisodes } from './compareReads.ts';
 
 export function counterfactualModel(db: Db, name: string): ModelPrice {
   const model = db
@@ -32,7 +25,7 @@ export type CallRow = [episode: number, logged: number | string, tin: number | n
 /**
  * Each session's cost with every call on `model` (ModelPrice; `isModel` tells a call already on it), from the run's
  * calls on either store, in as many batches as come: SQLite reads them at once, a ClickHouse store in parts
- * (store/clickhouse/storeCompare.ts). `finish` folds each child episode into its session.
+ * (store/clickhouse/queries/storeCompare.ts). `finish` folds each child episode into its session.
  */
 export class SessionCostsOn {
   private readonly cost: Float64Array;

@@ -4,7 +4,7 @@
  * and score are means over the sessions that have them, and its cost is null as soon as one session's cost is
  * unknown (a known part is a lower bound, not a cost). Sessions without a task id cannot be paired.
  */
-import type { SidePart } from './compareSides.ts';
+import type { SidePart } from './compareReads.ts';
 
 /** One side's sessions of one task. */
 export interface TaskGroup {

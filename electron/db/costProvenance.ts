@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { CanonicalTurn } from '../../shared/canonical.ts';
-import type { Db } from './database.ts';
+import type { Db } from './dbHandle.ts';
 import type { ModelPrice } from './models.ts';
 
 export type CacheTier = 'none' | '5m' | '1h' | '5m+1h';

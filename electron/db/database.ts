@@ -22,11 +22,10 @@
 import { accessSync, constants, existsSync, openSync, readSync, closeSync, readFileSync, statSync, writeFileSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import type { Db } from './dbHandle.ts';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, migrationChecksum } from './migrations.ts';
 import { modelPoolIsCurrent, seedModelPool } from './modelPool.ts';
 import { differencesLine, recordedVersion, schemaDifferences, SCHEMA_VERSION_DDL } from './schemaIdentity.ts';
-
-export type Db = Database.Database;
 
 /** The database cannot be used by this RouteLens (wrong schema version, not ours, damaged, busy): exit 1. */
 export class SchemaError extends Error {}

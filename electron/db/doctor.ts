@@ -9,7 +9,8 @@
  */
 import { existsSync } from 'node:fs';
 import { checkSchema, type SchemaComparison } from './schemaIdentity.ts';
-import { DamagedDatabaseError, inspectDatabaseFile, NotRouteLensError, openForInspection, type Db } from './database.ts';
+import { DamagedDatabaseError, inspectDatabaseFile, NotRouteLensError, openForInspection } from './database.ts';
+import type { Db } from './dbHandle.ts';
 
 export interface DoctorReport {
   path: string;

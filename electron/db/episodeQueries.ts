@@ -3,7 +3,7 @@
  * zod schemas at the service boundary; here they are typed by the statements that produce them.
  */
 import type { EpisodeQuery, EpisodeRow, EpisodeSortColumn, RunSummary } from '../../shared/api.ts';
-import type { Db } from './database.ts';
+import type { Db } from './dbHandle.ts';
 import { NO_LOG_TOTALS, runLogTotals } from './runCostChecks.ts';
 import { ftsQuery, searchHits } from './searchHits.ts';
 

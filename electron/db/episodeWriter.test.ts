@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { CanonicalEpisode } from '../../shared/canonical.ts';
 import { defaultErrorRules } from '../analysis/errorRules.ts';
 import { useTempDir } from '../testing/tmp.ts';
-import { openDatabase, type Db } from './database.ts';
+import { openDatabase } from './database.ts';
+import type { Db } from './dbHandle.ts';
 import { EpisodeWriter, wellFormed } from './episodeWriter.ts';
 
 const tempDir = useTempDir();

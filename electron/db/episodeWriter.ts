@@ -11,7 +11,7 @@ import { defaultExpectedSteps, expectedSteps, type ExpectedStepsTable } from '..
 import { ImportError } from '../importers/types.ts';
 import { vouchedWellFormed } from '../importers/wellFormedText.ts';
 import { PriceProvenanceIds, priceProvenanceOf, type PriceProvenance } from './costProvenance.ts';
-import type { Db } from './database.ts';
+import type { Db } from './dbHandle.ts';
 import { reconcile, type CostBasis, type Reconciliation } from './logTotals.ts';
 import { ModelResolver, priceTurn, type ModelPrice } from './models.ts';
 

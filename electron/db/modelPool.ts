@@ -3,7 +3,7 @@
  * pricing of models.ts, so a read-only open loads neither the pricing library nor a schema library.
  */
 import { readFileSync } from 'node:fs';
-import type { Db } from './database.ts';
+import type { Db } from './dbHandle.ts';
 
 export interface PoolModel {
   name: string;

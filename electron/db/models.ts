@@ -3,13 +3,24 @@
  * (`google/gemini-3-pro-preview`, `@google/gemini-3-pro-preview`, `gemini-3-pro-preview`) to one row,
  * and pricing turns whose log carries tokens but no cost.
  */
+import type { ModelInfo } from '../../shared/api.ts';
 import { normaliseModelName } from '../../shared/modelNames.ts';
-import type { Db } from './database.ts';
+import type { Db } from './dbHandle.ts';
 import { listPriceCall, listPriceOf, type CallTokens } from './listPrices.ts';
 import { aliasKey, loadPool } from './modelPool.ts';
 
 // The pool's table lives in modelPool.ts, which opening a database needs without the pricing library (listPrices.ts).
 export { aliasKey, loadPool, modelPoolIsCurrent, seedModelPool, type PoolModel } from './modelPool.ts';
+
+/** The models the API lists: the pool's, then those some episode used. */
+export function listModels(db: Db): ModelInfo[] {
+  // Colour order: pool models first, then others by first appearance, so a model keeps its colour as runs are added.
+  const rows = db
+    .prepare(`SELECT id, name, provider, price_in_per_m, price_out_per_m, tier FROM models
+      WHERE in_pool = 1 OR id IN (SELECT DISTINCT model_id FROM episode_models) ORDER BY in_pool DESC, id`)
+    .all() as Omit<ModelInfo, 'color_index'>[];
+  return rows.map((r, i) => ({ ...r, color_index: i }));
+}
 
 export interface ModelPrice {
   id: number;

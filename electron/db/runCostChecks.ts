@@ -5,7 +5,7 @@
  */
 import type { RunLogTotals } from '../../shared/api.ts';
 import { describeProvenance } from './costProvenance.ts';
-import type { Db } from './database.ts';
+import type { Db } from './dbHandle.ts';
 
 export const NO_LOG_TOTALS: RunLogTotals = {
   status: 'no totals in the log', episodes_with_totals: 0, episodes_differing: 0, episodes_not_comparable: 0, worst_rel: null,

@@ -7,7 +7,7 @@
  */
 import type { SearchHit } from '../../shared/api.ts';
 import { searchWords } from '../../shared/searchWords.ts';
-import type { Db } from './database.ts';
+import type { Db } from './dbHandle.ts';
 
 /** Turns free text into an FTS5 query: each word quoted (no operator injection) and matched as a prefix, ANDed. */
 export function ftsQuery(text: string): string | null {

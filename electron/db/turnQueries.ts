@@ -1,5 +1,5 @@
 /** Read-side SQL for the turns of one episode, with their text, errors and candidate scores. */
-import type { Db } from './database.ts';
+import type { Db } from './dbHandle.ts';
 
 export interface TurnRowRaw {
   id: number;

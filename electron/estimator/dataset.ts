@@ -14,7 +14,7 @@
  */
 import { aecTargets, severityFromLevel } from '../../shared/formulas.ts';
 import { storedExpectedSteps } from '../analysis/expectedSteps.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { splitCondition } from '../db/splitFilter.ts';
 import { HASH_DIM, HASH_ENCODER, MODEL_SALT, RECENT_SALT, addSegment, countsToSparse } from './hashEncoder.ts';
 import {
@@ -95,6 +95,12 @@ export interface TrainingSet {
   validation: Uint8Array;
   summary: DatasetSummary;
 }
+
+/** The rows the trainer reads (a TrainingSet, or any subset of its fields with the same meaning). */
+export type TrainingRows = Pick<
+  TrainingSet,
+  'rows' | 'historyDim' | 'textDim' | 'textIndptr' | 'textIndices' | 'textValues' | 'structured' | 'model' | 'target' | 'validation' | 'models' | 'modelFeatures'
+>;
 
 /** One logged turn as the rows are built from it, from either store. */
 export interface TrainingTurn {

@@ -13,11 +13,11 @@
  * The history budget defaults to `encoder.historyTokens` (for onnx-text: the model's max length), so the
  * window the model reads is the layout's, oldest turns dropped first.
  */
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { HASH_ENCODER } from './hashEncoder.ts';
 import { buildTrainingSet, type DatasetOptions, type TrainingSet } from './dataset.ts';
-import { EncoderError, type EncodableHistory, type HistoryEncoder } from './historyEncoder.ts';
-import type { HistoryTurn } from './historyText.ts';
+import { EncoderError, type HistoryEncoder } from './historyEncoder.ts';
+import type { EncodableHistory, HistoryTurn } from './historyText.ts';
 
 export interface EncodedDatasetOptions extends Omit<DatasetOptions, 'profile'> {
   /** Histories per encoder call (default 256; the encoder splits them into its own ORT batches). */

@@ -15,14 +15,11 @@
  */
 import { resolve } from 'node:path';
 import { HASH_DIM, HASH_ENCODER, encodeHashText } from './hashEncoder.ts';
-import { APPROX_TOKEN_COUNTER, DEFAULT_HISTORY_TOKENS, type HistoryTurn, type SerialisedHistory, type StructuredInput, type TokenCounter } from './historyText.ts';
+import { APPROX_TOKEN_COUNTER, DEFAULT_HISTORY_TOKENS, type EncodableHistory, type HistoryTurn, type StructuredInput, type TokenCounter } from './historyText.ts';
 import { DEFAULT_INPUT_PROFILE, inputProfile, type InputProfile, type InputProfileName } from './inputProfile.ts';
 import type { Provider, ProviderAttempt, ProviderChoice } from './ortScoring.ts';
 
 export const ONNX_TEXT_ENCODER = 'onnx-text';
-
-/** What an encoder reads of a history: the text (onnx-text) or its pieces (hash-1024). */
-export type EncodableHistory = Pick<SerialisedHistory, 'text' | 'segments' | 'recent' | 'previousModel'>;
 
 export interface HistoryInput {
   history: EncodableHistory;

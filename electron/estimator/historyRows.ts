@@ -8,7 +8,7 @@
  * (error ~1/√64), at 256 bytes a turn instead of 4 kB: what-if's nearest-neighbour search reads these.
  */
 import { storedExpectedSteps } from '../analysis/expectedSteps.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { encodeEpisodeHistories } from './dataset.ts';
 import { HASH_DIM, HASH_HISTORY_DIM, countsToFeatures } from './hashEncoder.ts';
 import type { HistoryEncoder, HistoryInput } from './historyEncoder.ts';

@@ -129,6 +129,9 @@ export interface SerialisedHistory {
   tokens: number;
 }
 
+/** What an encoder reads of a history: the text (onnx-text) or its pieces (hash-1024). */
+export type EncodableHistory = Pick<SerialisedHistory, 'text' | 'segments' | 'recent' | 'previousModel'>;
+
 /**
  * h_t for turn t = `earlier.length`: `earlier` are the turns before t, oldest first. Turn t's own action and
  * observation must not be passed.

@@ -1,6 +1,7 @@
 // The one estimator in use: picked, else the one that scored last, else the newest; a removed pick falls back.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../db/database.ts';
+import { openDatabase } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { estimatorInUse, setEstimatorInUse } from './inUse.ts';
 
 let db: Db;

@@ -5,7 +5,7 @@
  * Until someone picks one it is the estimator that scored last, else the newest: the rule each view used
  * separately before, now in one place.
  */
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 
 const KEY = 'estimator_in_use';
 

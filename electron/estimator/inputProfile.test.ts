@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { useSuiteTempDir } from '../testing/tmp.ts';
 import { buildEncodedTrainingSet } from './encodedDataset.ts';
 import { openHistoryEncoder } from './historyEncoder.ts';

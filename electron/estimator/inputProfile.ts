@@ -13,8 +13,7 @@
  *                         text embedding alone), and the reference's 8 model attributes (modelFeatures.ts).
  */
 import { DEFAULT_INPUT_PROFILE, INPUT_PROFILES, type InputProfileName } from '../../shared/apiEstimator.ts';
-import type { EncodableHistory } from './historyEncoder.ts';
-import { serialiseHistory, structuredFeatures, type HistoryTurn, type StructuredInput, type TokenCounter } from './historyText.ts';
+import { serialiseHistory, structuredFeatures, type EncodableHistory, type HistoryTurn, type StructuredInput, type TokenCounter } from './historyText.ts';
 import { modelFeatures, mtrouterModelFeatures, type ModelFacts, type ModelFeatureResult } from './modelFeatures.ts';
 import { mtrouterHistory } from './mtrouterHistory.ts';
 import { STRUCTURED_FEATURES } from './weights.ts';

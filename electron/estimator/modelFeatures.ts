@@ -6,7 +6,7 @@
  * logs lack becomes the mean of the models that have it, i.e. 0 after standardisation. The statistics are
  * returned so the model card can state exactly how a new model would be encoded.
  */
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { MODEL_FEATURES } from './weights.ts';
 
 export interface ModelFeatureStats {

@@ -21,8 +21,7 @@
  * until the next one would overflow what the task left; the oldest go first and no message is cut.
  * Tokens are the encoder's tokenizer's when it has one, chars / 4 otherwise (historyText.ts TokenCounter).
  */
-import type { EncodableHistory } from './historyEncoder.ts';
-import type { HistoryTurn, TokenCounter } from './historyText.ts';
+import type { EncodableHistory, HistoryTurn, TokenCounter } from './historyText.ts';
 
 /** Tokens set aside for "[Task]\n" and "\n\n[Context]\n". */
 export const MTROUTER_FORMAT_TOKENS = 20;

@@ -28,11 +28,10 @@ import { availableParallelism } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { z } from 'zod';
-import { DEFAULT_HISTORY_TOKENS, type TokenCounter } from './historyText.ts';
+import { DEFAULT_HISTORY_TOKENS, type EncodableHistory, type TokenCounter } from './historyText.ts';
 import {
   EncoderError,
   ONNX_TEXT_ENCODER,
-  type EncodableHistory,
   type EncoderFile,
   type EncoderStats,
   type OpenEncoderOptions,

@@ -9,7 +9,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { openDatabase, type Db } from '../db/database.ts';
+import { openDatabase } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { HASH_ENCODER } from './hashEncoder.ts';
 import { openHistoryEncoder, type HistoryEncoder } from './historyEncoder.ts';
 import type { HistoryTurn } from './historyText.ts';

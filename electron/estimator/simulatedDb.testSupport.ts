@@ -2,7 +2,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { simulate, type PresetName } from '../../fixtures/simulator/index.ts';
-import { openDatabase, type Db } from '../db/database.ts';
+import { openDatabase } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { importPaths } from '../importers/pipeline.ts';
 
 export async function simulatedDb(dir: string, preset: PresetName, episodes: number, seed = 1): Promise<{ db: Db; path: string }> {

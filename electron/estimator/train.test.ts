@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import * as ort from 'onnxruntime-node';
-import { splitRows } from './dataset.ts';
+import { splitRows, type TrainingRows } from './dataset.ts';
 import { createForward } from './forward.ts';
 import { MTROUTER_TRAIN_CONFIG } from './mtrouterTraining.ts';
 import { exportOnnx } from './onnxExport.ts';
-import { EstimatorNet, cosineLr, meanAbsoluteError, netDims, spearman, trainEstimator, type TrainingRows } from './train.ts';
+import { EstimatorNet, cosineLr, meanAbsoluteError, netDims, spearman, trainEstimator } from './train.ts';
 import { SeededRandom } from './seededRandom.ts';
 import { MODEL_FEATURES } from './weights.ts';
 

@@ -26,7 +26,7 @@
  * trains 4–5× faster (BENCHMARKS.md, "Estimator training").
  */
 import { DEFAULT_TRAIN_PATIENCE } from '../../shared/apiEstimator.ts';
-import type { TrainingSet } from './dataset.ts';
+import type { TrainingRows } from './dataset.ts';
 import { wholeSet, type RowsOf, type TrainingParts } from './trainingParts.ts';
 import { STREAM, SeededRandom } from './seededRandom.ts';
 import { KernelMemory } from './trainKernels.ts';
@@ -40,12 +40,6 @@ import {
   type Dense,
   type EstimatorWeights,
 } from './weights.ts';
-
-/** The rows the trainer reads (a TrainingSet, or any subset of its fields with the same meaning). */
-export type TrainingRows = Pick<
-  TrainingSet,
-  'rows' | 'historyDim' | 'textDim' | 'textIndptr' | 'textIndices' | 'textValues' | 'structured' | 'model' | 'target' | 'validation' | 'models' | 'modelFeatures'
->;
 
 export interface NetDims {
   historyDim: number;

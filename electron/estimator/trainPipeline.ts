@@ -6,8 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { openDatabase, type Db } from '../db/database.ts';
-import { assertTrainable, TrainingDataError, type DatasetSummary, type TrainingSet } from './dataset.ts';
+import { openDatabase } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
+import { assertTrainable, TrainingDataError, type DatasetSummary, type TrainingRows, type TrainingSet } from './dataset.ts';
 import { decisionQuality, PlantedTruth, type DecisionQuality, type HeldOutTurn } from './decisionQuality.ts';
 import { buildEncodedTrainingSet } from './encodedDataset.ts';
 import { HASH_ENCODER } from './hashEncoder.ts';
@@ -19,7 +20,7 @@ import { trainingTaskTypes } from './trainingDomain.ts';
 import { sha256, writeOnnx } from './onnxExport.ts';
 import { openScorer } from './ortScoring.ts';
 import { registerEstimator } from './scoreDatabase.ts';
-import { spearman, TRAIN_DEFAULTS, trainOnParts, type EpochProgress, type TrainingRows } from './train.ts';
+import { spearman, TRAIN_DEFAULTS, trainOnParts, type EpochProgress } from './train.ts';
 import { wholeSet, type TrainingParts } from './trainingParts.ts';
 import type { ModelFeatureStats } from './modelFeatures.ts';
 import type { TrainingTaskType } from '../../shared/estimatorDomain.ts';
@@ -183,9 +184,9 @@ async function trainFromStore(
         '(other encoders and profiles lay every history out again through the encoder, which is not streamed yet): train those on a SQLite database (--db)',
     );
   }
-  const { ClickHouseStore } = await import('../store/clickhouse/connection.ts');
-  const { requireSchema } = await import('../store/clickhouse/schema.ts');
-  const { buildStoreTrainingSet } = await import('../store/clickhouse/storeTraining.ts');
+  const { ClickHouseStore } = await import('../store/clickhouse/schema/connection.ts');
+  const { requireSchema } = await import('../store/clickhouse/schema/schema.ts');
+  const { buildStoreTrainingSet } = await import('../store/clickhouse/queries/storeTraining.ts');
   const store = new ClickHouseStore(req.store);
   let enc: HistoryEncoder | null = null;
   let set: Awaited<ReturnType<typeof buildStoreTrainingSet>> | null = null;

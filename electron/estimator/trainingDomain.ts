@@ -4,7 +4,7 @@
  * database by run name (the shipped default's `sw-*` runs are the simulated ScienceWorld runs imported beside
  * it), and said to be inferred. Only episodes with an outcome count: training skips the others.
  */
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { splitCondition } from '../db/splitFilter.ts';
 import type { EstimatorDomain, TrainingTaskType } from '../../shared/estimatorDomain.ts';
 import type { ModelCard } from '../../shared/apiEstimator.ts';

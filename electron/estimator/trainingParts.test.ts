@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { buildTrainingSet, splitRows, type BuiltRows, type TrainingSet } from './dataset.ts';
 import { simulatedDb } from './simulatedDb.testSupport.ts';
 import { trainEstimator, trainOnParts } from './train.ts';

@@ -8,8 +8,7 @@
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { splitRows, type BuiltRows } from './dataset.ts';
-import type { TrainingRows } from './train.ts';
+import { splitRows, type BuiltRows, type TrainingRows } from './dataset.ts';
 
 export interface RowsOf {
   data: TrainingRows;

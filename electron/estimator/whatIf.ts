@@ -15,7 +15,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { priceTurn } from '../db/models.ts';
 import { episodeMeta, turnsOfEpisode } from '../db/turnQueries.ts';
 import { storedExpectedSteps } from '../analysis/expectedSteps.ts';

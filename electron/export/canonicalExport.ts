@@ -19,7 +19,7 @@ import {
   CANONICAL_SCHEMA, describeIssue, parseCanonicalEpisode, ToolCall, type CanonicalEpisode, type CanonicalTurn, type ConversationMessage,
 } from '../../shared/canonical.ts';
 import { severityFromLevel } from '../../shared/formulas.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 
 /** Episodes read per page: at a few hundred turns each, a page's text stays in the tens of megabytes. */
 const PAGE_EPISODES = 100;

@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmdirSync,
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 
 type Kind = 'VARCHAR' | 'BIGINT' | 'DOUBLE' | 'BOOLEAN';
 

@@ -14,7 +14,7 @@ function firstLine(head: string): string {
 
 /**
  * The episode one parsed line holds, checked against the shared schema (`runName`: `--run`), or an ImportError
- * at that line. The store's import threads check each line with it too (electron/store/clickhouse/rangeWorker.ts).
+ * at that line. The store's import threads check each line with it too (electron/store/clickhouse/import/rangeWorker.ts).
  */
 export function canonicalLine(file: string, lineNo: number, value: unknown, runName: string | undefined): CanonicalEpisode {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

@@ -10,7 +10,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { MAX_CANDIDATES } from '../../shared/canonical.ts';
-import { openDatabase, type Db } from '../db/database.ts';
+import { openDatabase } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { useTempDir } from '../testing/tmp.ts';
 import { importPaths, type ImportReport } from './pipeline.ts';
 

@@ -2,7 +2,8 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../db/database.ts';
+import { openDatabase } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { useTempDir } from '../testing/tmp.ts';
 import { importPaths, type ImportProgress } from './pipeline.ts';
 

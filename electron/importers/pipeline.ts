@@ -5,7 +5,8 @@
  */
 import { openSync, readSync, closeSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { beginWrite, commitWrite, rollbackWrite, type Db, type WriteWait } from '../db/database.ts';
+import { beginWrite, commitWrite, rollbackWrite, type WriteWait } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { EpisodeWriter, wellFormed, type ResolvedEpisode } from '../db/episodeWriter.ts';
 import { reconciliationWarning } from '../db/logTotals.ts';
 import { defaultErrorRules, type ErrorRules } from '../analysis/errorRules.ts';

@@ -5,7 +5,7 @@
  */
 import type { EpisodePolicyChoices, EpisodePolicyChoicesInput } from '../../shared/apiReplay.ts';
 import { parsePolicySpec } from '../../shared/policySpec.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { advance, compilePolicy, modelsNamed, type EpisodeState } from './policies.ts';
 import { candidatesOf, loadReplayData, ReplayError } from './replayData.ts';
 import { nameKeyed } from '../../shared/nameKeyed.ts';

@@ -10,7 +10,7 @@
  * b_m centred to mean 0 over the models that have turns, so ratios are relative to their geometric mean.
  * Models without any logged output get ratio 1.
  */
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 
 export interface OutputRatios {
   /** models.id → ratio. */

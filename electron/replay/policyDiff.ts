@@ -9,7 +9,7 @@
  */
 import type { PolicyDiffInput, PolicyDiffResult } from '../../shared/apiReplay.ts';
 import { parsePolicySpec } from '../../shared/policySpec.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { bootstrapIntervals } from './bootstrap.ts';
 import { opeEstimates, weightedMean } from './ope.ts';
 import { compilePolicy, modelsNamed } from './policies.ts';

@@ -10,7 +10,7 @@
  */
 import type { FrontierPoint, PolicyReplay, ReplayResult } from '../../shared/apiReplay.ts';
 import { parsePolicySpec } from '../../shared/policySpec.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { bootstrapIntervals } from './bootstrap.ts';
 import { episodeOpeTerms, opeEstimates, weightedMean } from './ope.ts';
 import { advance, compilePolicy, modelsNamed, type CompiledPolicy, type EpisodeState } from './policies.ts';
@@ -197,7 +197,7 @@ function pick(x: Float64Array, idx: Int32Array): Float64Array {
 
 /**
  * What the summaries read of the replayed data: per episode (score, session root) and the column names, with the
- * turn count as `logged.length`. A store's replay (electron/store/clickhouse/storeReplay.ts) streams the turns and
+ * turn count as `logged.length`. A store's replay (electron/store/clickhouse/queries/storeReplay.ts) streams the turns and
  * keeps only this.
  */
 export type EpisodeLevelData = Pick<ReplayData, 'episodeId' | 'score' | 'parent' | 'sHatSource' | 'K' | 'models' | 'runs' | 'estimator' | 'outputRatio'> & {

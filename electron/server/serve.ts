@@ -110,7 +110,7 @@ async function readBody(req: IncomingMessage, limit: number): Promise<string> {
 async function backendOf(options: ServeOptions): Promise<{ api: RouteLensApi; close(): Promise<void> }> {
   if (options.store) {
     // Loaded only for a store: serving a SQLite file starts as fast as before.
-    const { ClickHouseStore } = await import('../store/clickhouse/connection.ts');
+    const { ClickHouseStore } = await import('../store/clickhouse/schema/connection.ts');
     const { createStoreApi } = await import('../services/storeApi.ts');
     const store = new ClickHouseStore(options.store);
     try {

@@ -10,10 +10,10 @@ import { ExportFigureRequest } from '../../shared/apiAnalysis.ts';
 import { modelColorFrom } from '../../shared/charts/context.ts';
 import { AnalysisThread } from '../analysis/analysisThread.ts';
 import { AnalysisInputError, AnalysisNotFoundError, runAnalysis } from '../analysis/runAnalysis.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { figureFile } from '../export/figureFile.ts';
 import { InputError, NotFoundError } from './dispatch.ts';
-import { listModels } from './api.ts';
+import { listModels } from '../db/models.ts';
 
 /** Runs an analysis call, its request's mistakes becoming the API's input and not-found errors. */
 export async function answer<T>(f: () => Promise<T>): Promise<T> {

@@ -5,14 +5,15 @@
 import {
   EpisodeQuery,
   type EpisodeDetail,
-  type ModelInfo,
   type RouteLensApi,
 } from '../../shared/api.ts';
 import { episodeTargets } from '../analysis/targets.ts';
 import { messageDetails, turnDetails } from './turnDetails.ts';
 import { existsSync } from 'node:fs';
-import { openDatabase, SchemaError, schemaVersion, type Db } from '../db/database.ts';
+import { openDatabase, SchemaError, schemaVersion } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { episodeRowById, findEpisodeIds, listRuns, queryEpisodes } from '../db/episodeQueries.ts';
+import { listModels } from '../db/models.ts';
 import {
   candidatesOfEpisode, childrenOfEpisode, episodeMeta, errorsOfEpisode, messagesOfEpisode, turnsOfEpisode,
 } from '../db/turnQueries.ts';
@@ -68,15 +69,6 @@ export function episodeDetail(db: Db, episodeId: number): EpisodeDetail {
       models: c.models ? (JSON.parse(c.models) as string[]) : [],
     })),
   };
-}
-
-export function listModels(db: Db): ModelInfo[] {
-  // Colour order: pool models first, then others by first appearance, so a model keeps its colour as runs are added.
-  const rows = db
-    .prepare(`SELECT id, name, provider, price_in_per_m, price_out_per_m, tier FROM models
-      WHERE in_pool = 1 OR id IN (SELECT DISTINCT model_id FROM episode_models) ORDER BY in_pool DESC, id`)
-    .all() as Omit<ModelInfo, 'color_index'>[];
-  return rows.map((r, i) => ({ ...r, color_index: i }));
 }
 
 /**

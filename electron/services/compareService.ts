@@ -11,9 +11,9 @@ import { modelColorFrom } from '../../shared/charts/context.ts';
 import type { AnalysisThread } from '../analysis/analysisThread.ts';
 import { AnalysisInputError } from '../analysis/runAnalysis.ts';
 import { compare, CompareError } from '../compare/compare.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { compareFigureFile } from '../export/compareFigureFile.ts';
-import { listModels } from './api.ts';
+import { listModels } from '../db/models.ts';
 import { InputError } from './dispatch.ts';
 
 export function compareServices(db: Db, thread: AnalysisThread | null = null): Pick<RouteLensApi, 'compare' | 'exportCompareFigure'> {

@@ -6,7 +6,8 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { EstimatorList, EstimatorSummary } from '../../shared/apiEstimator.ts';
-import { openDatabase, type Db } from '../db/database.ts';
+import { openDatabase } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { registerEstimator } from '../estimator/scoreDatabase.ts';
 import { estimatorInUse, setEstimatorInUse } from '../estimator/inUse.ts';
 import { domainOf } from '../estimator/trainingDomain.ts';

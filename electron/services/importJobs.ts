@@ -12,7 +12,8 @@
 import { rmSync } from 'node:fs';
 import { sep } from 'node:path';
 import type { ImportJob } from '../../shared/api.ts';
-import { openDatabase, type Db } from '../db/database.ts';
+import { openDatabase } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { importPaths } from '../importers/pipeline.ts';
 import { NotFoundError } from './dispatch.ts';
 import { removeAbandonedUploads, writeUploads } from './uploadFolder.ts';

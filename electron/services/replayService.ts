@@ -7,7 +7,7 @@
  */
 import type { RouteLensApi } from '../../shared/api.ts';
 import { ExportFrontierFigureRequest } from '../../shared/apiReplay.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/dbHandle.ts';
 import { frontierFigureFile } from '../export/frontierFigureFile.ts';
 import { episodePolicyChoices } from '../replay/episodeChoices.ts';
 import { policyDiff } from '../replay/policyDiff.ts';

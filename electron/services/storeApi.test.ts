@@ -5,8 +5,8 @@
  * store answers and a figure file. Ids differ by design (keys on the store); everything a user reads is equal.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../db/database.ts';
-import type { ClickHouseStore } from '../store/clickhouse/connection.ts';
+import type { Db } from '../db/dbHandle.ts';
+import type { ClickHouseStore } from '../store/clickhouse/schema/connection.ts';
 import { clickhouseSkipReason } from '../../test/clickhouseCluster.ts';
 import { sameDataOnBothStores, type BothStores } from '../../test/sameDataOnBothStores.ts';
 import { EPISODE_SORT_COLUMNS, type EpisodeDetail, type EpisodeRow, type RouteLensApi } from '../../shared/api.ts';

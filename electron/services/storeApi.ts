@@ -9,19 +9,19 @@
 import { EpisodeQuery, type RouteLensApi } from '../../shared/api.ts';
 import { ExportFigureRequest } from '../../shared/apiAnalysis.ts';
 import { ExportCompareFigureRequest } from '../../shared/apiCompare.ts';
-import { CompareError } from '../compare/compareSides.ts';
+import { CompareError } from '../compare/compareReads.ts';
 import { compareFigureFile } from '../export/compareFigureFile.ts';
-import { compareOnStore } from '../store/clickhouse/storeCompare.ts';
+import { compareOnStore } from '../store/clickhouse/queries/storeCompare.ts';
 import { modelColorFrom } from '../../shared/charts/context.ts';
 import { answer } from './analysisService.ts';
 import { figureFile } from '../export/figureFile.ts';
-import type { ClickHouseStore } from '../store/clickhouse/connection.ts';
-import { requireSchema, schemaVersion, visibleRows } from '../store/clickhouse/schema.ts';
-import { runAnalysisOnStore } from '../store/clickhouse/storeAnalysisRequest.ts';
-import { listEstimatorsOnStore } from '../store/clickhouse/storeEstimators.ts';
+import type { ClickHouseStore } from '../store/clickhouse/schema/connection.ts';
+import { requireSchema, schemaVersion, visibleRows } from '../store/clickhouse/schema/schema.ts';
+import { runAnalysisOnStore } from '../store/clickhouse/queries/storeAnalysisRequest.ts';
+import { listEstimatorsOnStore } from '../store/clickhouse/queries/storeEstimators.ts';
 import {
   episodeDetailOnStore, findEpisodesOnStore, listModelsOnStore, listRunsOnStore, queryEpisodesOnStore,
-} from '../store/clickhouse/storeEpisodes.ts';
+} from '../store/clickhouse/queries/storeEpisodes.ts';
 import { InputError, onlyEpisode } from './dispatch.ts';
 
 /** Calls a ClickHouse store does not answer yet, and what each needs. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeStore, parseStoreUrl, storeUrlOf, StoreUrlError } from './storeUrl.ts';
-import { bindParams, sqlString } from './clickhouse/connection.ts';
+import { bindParams, sqlString } from './clickhouse/schema/connection.ts';
 
 describe('store URLs', () => {
   it('reads hosts, database, cluster and credentials; shows none of the credentials', () => {

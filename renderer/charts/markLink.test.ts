@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Route } from '../routing/route.ts';
-import type { EpisodesFromFigure } from '../store/episodeFiltersSlice.ts';
+import type { EpisodesFromFigure } from '../store/storeShape.ts';
 import { followMarkLink, linkHint, runIdsByName, type LinkActions } from './markLink.ts';
 
 function recorder() {

@@ -5,7 +5,7 @@
  */
 import type { RunSummary } from '../../shared/api.ts';
 import type { MarkLink } from '../../shared/charts/scene.ts';
-import type { AppStore } from '../store/types.ts';
+import type { AppStore } from '../store/storeShape.ts';
 
 export interface LinkActions extends Pick<AppStore, 'navigate' | 'openEpisodesFromFigure'> {
   runs: readonly Pick<RunSummary, 'id' | 'name'>[];

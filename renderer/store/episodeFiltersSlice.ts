@@ -1,47 +1,6 @@
 /** The Episodes view's filters and sort, kept in the store so they survive a trip to the inspector and back. */
 import type { StateCreator } from 'zustand';
-import type { EpisodeSortColumn } from '../../shared/api.ts';
-import type { AppStore } from './types.ts';
-
-export type OutcomeFilter = 'any' | 'success' | 'failure' | 'unknown';
-
-export interface EpisodeFilters {
-  models: string[];
-  outcome: OutcomeFilter;
-  /** What the user typed; the view debounces it before querying. */
-  search: string;
-  sort: EpisodeSortColumn;
-  desc: boolean;
-}
-
-/**
- * Where the list came from when a click on a figure mark opened it ("gpt-5 on python turns"), with the
- * selection that click made. The Episodes view names it only while runs and filters still say exactly that,
- * so a label never describes a list the user has since changed.
- */
-export interface EpisodesOrigin {
-  label: string;
-  runIds: number[];
-  models: string[];
-  outcome: OutcomeFilter;
-}
-
-export interface EpisodesFromFigure {
-  label: string;
-  /** Omitted: keep the top bar's run selection. */
-  runIds?: number[];
-  models?: string[];
-  outcome?: Exclude<OutcomeFilter, 'any'>;
-}
-
-export interface EpisodeFiltersSlice {
-  episodeFilters: EpisodeFilters;
-  episodesOrigin: EpisodesOrigin | null;
-  setEpisodeFilters(patch: Partial<EpisodeFilters>): void;
-  resetEpisodeFilters(): void;
-  /** Opens the Episodes view filtered to what a figure mark counts (clears any search, keeps the sort). */
-  openEpisodesFromFigure(target: EpisodesFromFigure): void;
-}
+import type { AppStore, EpisodeFilters, EpisodeFiltersSlice, EpisodesOrigin } from './storeShape.ts';
 
 export const DEFAULT_EPISODE_FILTERS: EpisodeFilters = { models: [], outcome: 'any', search: '', sort: 'id', desc: false };
 

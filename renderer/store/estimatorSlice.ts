@@ -6,21 +6,10 @@
  * pick in any of them shows in the others at once.
  */
 import type { StateCreator } from 'zustand';
-import type { EstimatorList, EstimatorSummary, SetEstimatorInUseInput } from '../../shared/apiEstimator.ts';
+import type { EstimatorList, EstimatorSummary } from '../../shared/apiEstimator.ts';
 import type { EstimatorDomain } from '../../shared/estimatorDomain.ts';
 import { api, errorMessage } from '../api/index.ts';
-import type { AppStore } from './types.ts';
-
-export interface EstimatorSlice {
-  estimators: EstimatorList | null;
-  estimatorsError: string | null;
-  /** The state `estimators` was listed for (database version and finished jobs): a new one lists again. */
-  estimatorsFor: string | null;
-  loadEstimators(forKey: string): Promise<void>;
-  /** Makes an estimator (or the shipped default) the one in use for this database. */
-  chooseEstimator(pick: SetEstimatorInUseInput): Promise<void>;
-  estimatorChoiceError: string | null;
-}
+import type { AppStore, EstimatorSlice } from './storeShape.ts';
 
 let asked: string | null = null;
 

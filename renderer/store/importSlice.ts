@@ -5,44 +5,13 @@
  * dialog while the core imports neither loses the report nor the refresh.
  */
 import type { StateCreator } from 'zustand';
-import type { ImportJob } from '../../shared/api.ts';
 import { api, errorMessage } from '../api/index.ts';
-import { encodeFiles, uploadProblem, type ReadProgress } from '../views/import/encodeUpload.ts';
-import { mergeFiles, type Picked, type PickedFile } from '../views/import/pickedFiles.ts';
-import type { AppStore } from './types.ts';
+import { encodeFiles, uploadProblem } from '../views/import/encodeUpload.ts';
+import { mergeFiles } from '../views/import/pickedFiles.ts';
+import type { AppStore, ImportPhase, ImportSlice } from './storeShape.ts';
 
 /** How often the dialog asks for progress: often enough to look live; a status call is a map lookup in the core. */
 export const IMPORT_POLL_MS = 300;
-
-export type ImportPhase =
-  | { kind: 'choosing' }
-  | ({ kind: 'reading' } & ReadProgress)
-  | { kind: 'sending'; bytes: number }
-  | { kind: 'running'; job: ImportJob }
-  /** The core finished (the job's state says whether it stopped on an internal error). */
-  | { kind: 'finished'; job: ImportJob; refreshError: string | null }
-  /** The files could not be read or sent, or the core stopped answering. */
-  | { kind: 'failed'; message: string };
-
-export interface ImportSlice {
-  importOpen: boolean;
-  importFiles: PickedFile[];
-  /** Hidden files left out of what was picked (shown, so a user is not surprised by a missing .file). */
-  importHidden: number;
-  /** Dropped items the browser would not hand over. */
-  importUnreadable: string[];
-  importRunName: string;
-  importPhase: ImportPhase;
-  /** Opens the dialog, with these files added to the list when given (a drop, say). */
-  openImport(picked?: Picked): void;
-  addImportFiles(picked: Picked): void;
-  removeImportFile(path: string): void;
-  setImportRunName(name: string): void;
-  /** Back to choosing files, forgetting the last import's results (and its files, unless `keepFiles`). */
-  resetImport(options?: { keepFiles?: boolean }): void;
-  closeImport(): void;
-  runImport(): Promise<void>;
-}
 
 export function importBusy(phase: ImportPhase): boolean {
   return phase.kind === 'reading' || phase.kind === 'sending' || phase.kind === 'running';

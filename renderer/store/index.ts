@@ -9,9 +9,9 @@ import { createImportSlice } from './importSlice.ts';
 import { createLocationSlice } from './locationSlice.ts';
 import { createPrefsSlice } from './prefsSlice.ts';
 import { createSessionSlice } from './sessionSlice.ts';
-import type { AppStore } from './types.ts';
+import type { AppStore } from './storeShape.ts';
 
-export type { AppStore } from './types.ts';
+export type { AppStore } from './storeShape.ts';
 
 export const useAppStore = create<AppStore>()((...a) => ({
   ...createSessionSlice(...a),

@@ -5,20 +5,7 @@
  */
 import type { StateCreator } from 'zustand';
 import { formatHash, parseHash, type Route } from '../routing/route.ts';
-import type { AppStore } from './types.ts';
-
-export interface LocationSlice {
-  route: Route;
-  runIds: number[];
-  /** The episode last opened in the inspector, for the rail's link back to it. */
-  lastEpisode: { episodeId: number; turn: number | null } | null;
-  /** The view the user was on before the current one (null at start-up): the inspector steps through the Episodes list only when opened from it. */
-  cameFrom: Route['view'] | null;
-  navigate(route: Route, options?: { replace?: boolean }): void;
-  setRunIds(runIds: number[]): void;
-  /** Adopt what the URL says (start-up, Back/Forward, a hand-edited fragment). */
-  syncFromHash(hash: string): void;
-}
+import type { AppStore, LocationSlice } from './storeShape.ts';
 
 function writeHash(hash: string, replace: boolean): void {
   if (typeof window === 'undefined' || window.location.hash === hash) return;

@@ -1,17 +1,8 @@
 /** Persisted UI preferences (theme/prefs.ts holds the versioned schema). */
 import type { StateCreator } from 'zustand';
-import { loadPrefs, savePrefs, type InspectorLayoutPrefs } from '../theme/prefs.ts';
-import { applyTheme, systemTheme, type Theme } from '../theme/theme.ts';
-import type { AppStore } from './types.ts';
-
-export interface PrefsSlice {
-  theme: Theme;
-  setTheme(theme: Theme): void;
-  toggleTheme(): void;
-  /** The inspector's layout as the user chose it; parts not chosen follow the window's size. */
-  inspectorLayout: InspectorLayoutPrefs;
-  setInspectorLayout(patch: InspectorLayoutPrefs): void;
-}
+import { loadPrefs, savePrefs } from '../theme/prefs.ts';
+import { applyTheme, systemTheme } from '../theme/theme.ts';
+import type { AppStore, PrefsSlice } from './storeShape.ts';
 
 export const createPrefsSlice: StateCreator<AppStore, [], [], PrefsSlice> = (set, get) => {
   const stored = loadPrefs();

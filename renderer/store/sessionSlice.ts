@@ -1,30 +1,7 @@
 /** What the open database holds at the top level: its info, runs and models (with their palette slots). */
 import type { StateCreator } from 'zustand';
-import type { DbInfo, ModelInfo, RunSummary } from '../../shared/api.ts';
 import { api, errorMessage } from '../api/index.ts';
-import type { AppStore } from './types.ts';
-
-export type SessionStatus = 'loading' | 'ready' | 'error';
-
-export interface SessionSlice {
-  status: SessionStatus;
-  loadError: string | null;
-  dbInfo: DbInfo | null;
-  runs: RunSummary[];
-  models: ModelInfo[];
-  /** model name → color_index from listModels */
-  modelColorIndex: Record<string, number>;
-  /** Bumped when the database's contents change under the UI (an import), so views re-query what they show. */
-  dataVersion: number;
-  loadSession(): Promise<void>;
-  /** Re-reads info, runs and models without leaving the current view (after an import). */
-  refreshSession(): Promise<void>;
-  /**
-   * Asks the core whether a write committed since the session was read (`dbInfo.data_version`: an import from
-   * the CLI, a score job) and refreshes if so. Cheap; App polls it (DATA_POLL_MS). Resolves whether it refreshed.
-   */
-  checkForChanges(): Promise<boolean>;
-}
+import type { AppStore, SessionSlice } from './storeShape.ts';
 
 /** How often the window asks whether the database changed under it. */
 export const DATA_POLL_MS = 3000;

@@ -6,7 +6,7 @@
 import { writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../db/database.ts';
+import type { Db } from '../../db/dbHandle.ts';
 import { paretoAnalysis } from '../../analysis/pareto.ts';
 import { switchCostAnalysis } from '../../analysis/switchCost.ts';
 import { errorRecoveryAnalysis } from '../../analysis/errorRecovery.ts';
@@ -19,14 +19,14 @@ import { clickhouseSkipReason, type TestCluster } from '../../../test/clickhouse
 import { sameDataOnBothStores, type BothStores } from '../../../test/sameDataOnBothStores.ts';
 import { expectClose } from '../../../test/expectClose.ts';
 import { parseStoreUrl } from '../storeUrl.ts';
-import { ClickHouseStore } from './connection.ts';
-import { STORE_SCHEMA_VERSION, initStore, visibleImports } from './schema.ts';
-import { importToStore, newImportId } from './importToStore.ts';
-import { cleanStore } from './cleanStore.ts';
+import { ClickHouseStore } from './schema/connection.ts';
+import { STORE_SCHEMA_VERSION, initStore, visibleImports } from './schema/schema.ts';
+import { importToStore, newImportId } from './import/importToStore.ts';
+import { cleanStore } from './schema/cleanStore.ts';
 import {
   budgetModesOnStore, confusionOnStore, errorRecoveryOnStore, liftOnStore, paretoOnStore, planDagEpisodeOnStore, planDagSummaryOnStore,
   switchCostOnStore, targetsOnStore, usageByTurnOnStore, usageRatioOnStore,
-} from './storeAnalyses.ts';
+} from './queries/storeAnalyses.ts';
 
 const skip = clickhouseSkipReason();
 if (skip) console.log(skip);

@@ -8,7 +8,7 @@ import type { AnalysisId } from '../../../shared/analysisResults.ts';
 import type { EpisodeRow } from '../../../shared/api.ts';
 import { FIGURES } from '../../../shared/charts/figures.ts';
 import { formatHash } from '../../routing/route.ts';
-import type { AnalysisParams, EpisodeRef } from '../../store/analysesSlice.ts';
+import type { AnalysisParams, EpisodeRef } from '../../store/storeShape.ts';
 import { useAppStore } from '../../store/index.ts';
 import { BinsControl, ColorControl, CostAxisControl, MinNControl, ReferenceControl, RhoControl, SampleControl } from './AnalysisControls.tsx';
 import { buildRequest } from './analysisRequest.ts';

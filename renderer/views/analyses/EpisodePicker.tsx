@@ -7,7 +7,7 @@ import { useEffect, useMemo, useState } from 'react';
 import type { EpisodeRow } from '../../../shared/api.ts';
 import { api, errorMessage } from '../../api/index.ts';
 import { ChevronLeftIcon, ChevronRightIcon } from '../../components/icons.tsx';
-import type { EpisodeRef } from '../../store/analysesSlice.ts';
+import type { EpisodeRef } from '../../store/storeShape.ts';
 import { useAppStore } from '../../store/index.ts';
 
 /** Enough to pick from by hand; the filter narrows it. */

@@ -4,7 +4,7 @@
  * Back shows its figure at once instead of asking the core again.
  */
 import { DEFAULT_CALIBRATION_BINS, DEFAULT_EMBEDDING_SAMPLE, type AnalysisId, type AnalysisRequest, type AnalysisResponse } from '../../../shared/analysisResults.ts';
-import type { AnalysisParams } from '../../store/analysesSlice.ts';
+import type { AnalysisParams } from '../../store/storeShape.ts';
 
 /** lift's default minimum turns per cell (the analysis's own default). */
 export const DEFAULT_MIN_N = 30;

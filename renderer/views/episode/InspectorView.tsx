@@ -17,7 +17,8 @@ import { WhatIfPanel } from './WhatIfPanel.tsx';
 import { useEpisode } from './useEpisode.ts';
 import { useEpisodeStep } from './useEpisodeStep.ts';
 import { useInspectorLayout } from './useInspectorLayout.ts';
-import { useTurnKeys, type TurnKeyActions } from './useTurnKeys.ts';
+import { useTurnKeys } from './useTurnKeys.ts';
+import type { TurnKeyActions } from '../../shortcuts.ts';
 import './episode.css';
 
 /** `q`: the search that opened the episode, highlighted in the turn's text while stepping through turns. */

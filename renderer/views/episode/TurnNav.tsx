@@ -5,7 +5,7 @@
  */
 import type { ReactNode } from 'react';
 import { ChevronLeftIcon, ChevronRightIcon, ErrorIcon, SwitchIcon } from '../../components/icons.tsx';
-import type { TurnKeyActions } from './useTurnKeys.ts';
+import type { TurnKeyActions } from '../../shortcuts.ts';
 
 export function TurnNav({
   actions,

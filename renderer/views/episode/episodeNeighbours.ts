@@ -4,7 +4,7 @@
  * the list; finding an episode's place pages through it from a hint (where the last step landed) or the start.
  */
 import type { EpisodeQuery, EpisodeRow } from '../../../shared/api.ts';
-import type { EpisodeFilters } from '../../store/episodeFiltersSlice.ts';
+import type { EpisodeFilters } from '../../store/storeShape.ts';
 
 export type ListQuery = Omit<EpisodeQuery, 'offset' | 'limit'>;
 export type FetchPage = (offset: number, limit: number) => Promise<{ total: number; rows: Pick<EpisodeRow, 'id' | 'match'>[] }>;

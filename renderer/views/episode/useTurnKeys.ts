@@ -3,21 +3,7 @@
  * ]/[ between episodes. The keys themselves are listed once, in shortcuts.ts (TURN_KEYS), which `?` shows.
  */
 import { useEffect, useRef } from 'react';
-import { matches, TURN_KEYS } from '../../shortcuts.ts';
-
-export interface TurnKeyActions {
-  next(): void;
-  prev(): void;
-  first(): void;
-  last(): void;
-  nextError(): void;
-  prevError(): void;
-  nextSwitch(): void;
-  prevSwitch(): void;
-  /** Absent where there is no list of episodes to step through (the split inspector). */
-  nextEpisode?(): void;
-  prevEpisode?(): void;
-}
+import { matches, TURN_KEYS, type TurnKeyActions } from '../../shortcuts.ts';
 
 /** Keys typed into a text field or a list are the field's; a focused checkbox or radio does not take letters. */
 export function typingInto(target: EventTarget | null): boolean {

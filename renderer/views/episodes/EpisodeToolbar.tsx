@@ -6,7 +6,7 @@ import { ModelDot } from '../../components/ModelChip.tsx';
 import { Popover } from '../../components/Popover.tsx';
 import { RunSelector } from '../../components/RunSelector.tsx';
 import { formatCount } from '../../format/numbers.ts';
-import type { OutcomeFilter } from '../../store/episodeFiltersSlice.ts';
+import type { OutcomeFilter } from '../../store/storeShape.ts';
 import { useOverlays } from '../../overlays.ts';
 import { useAppStore } from '../../store/index.ts';
 import { visibleText } from '../../../shared/displayText.ts';
