@@ -54,6 +54,8 @@ test('no view speaks in design-document or formula jargon', async ({ app, page, 
 });
 
 test('each analysis page says in one sentence what it shows and which paper figure', async ({ app, analyses, page }) => {
+  // Twelve pages, each computing its figure over every run: more than one test's default 30 s on a busy 2-core machine.
+  test.setTimeout(90_000);
   for (const p of ANALYSIS_PAGES) {
     await app.open(`#/analyses/${p.id}`);
     await expect(analyses.view).toBeVisible();

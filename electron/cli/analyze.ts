@@ -7,7 +7,6 @@ import { paretoAnalysis } from '../analysis/pareto.ts';
 import { switchCostAnalysis } from '../analysis/switchCost.ts';
 import { usageByTurnAnalysis } from '../analysis/usageByTurn.ts';
 import { episodeTargets } from '../analysis/targets.ts';
-import { nameKeyed } from '../../shared/nameKeyed.ts';
 import { openDatabase } from '../db/database.ts';
 import { resolveEpisodeId } from '../services/api.ts';
 import { storeUrlOf } from '../store/storeUrl.ts';
@@ -16,6 +15,7 @@ import { showAnalysis, showTables } from './analysisText.ts';
 import { analyzeEstimator, ESTIMATOR_ANALYSIS_OPTIONS, ESTIMATOR_ANALYSIS_USAGE } from './analyzeEstimator.ts';
 import { analyzeOnStore } from './analyzeOnStore.ts';
 import { out, requireDb, UsageError, withRuns, type Command } from './common.ts';
+import { parseRho } from './rhoFlag.ts';
 import { STORE_OPTION } from './storeAccess.ts';
 
 /** `--min-n N` for lift: cells with fewer turns are left out. */
@@ -23,20 +23,6 @@ function minNOf(values: Record<string, unknown>): number | undefined {
   const minCount = values['min-n'] === undefined ? undefined : Number(values['min-n']);
   if (minCount !== undefined && !(Number.isInteger(minCount) && minCount >= 1)) throw new UsageError('--min-n must be a whole number ≥ 1');
   return minCount;
-}
-
-/** `--rho gpt-5=0.25,kimi-k2=0.5` → { 'gpt-5': 0.25, 'kimi-k2': 0.5 } */
-function parseRho(text: string | undefined): Record<string, number> | undefined {
-  if (text === undefined) return undefined;
-  // Model names come from the user and the logs: `__proto__` must stay a key, not set a prototype.
-  const out = nameKeyed<number>();
-  for (const part of text.split(',')) {
-    const [model, value] = part.split('=');
-    const rho = Number(value);
-    if (!model || !(rho >= 0 && rho <= 1)) throw new UsageError(`--rho takes MODEL=RATIO pairs with ratios in [0, 1], got "${part}"`);
-    out[model.trim()] = rho;
-  }
-  return out;
 }
 
 

@@ -8,9 +8,9 @@ import { extname, join } from 'node:path';
 import { ANALYSIS_IDS, AnalysisId, type AnalysisRequest, type AnalysisResponse } from '../../shared/analysisResults.ts';
 import { DEFAULT_FIGURE_WIDTH, FIGURE_FORMATS, FigureFormat } from '../../shared/apiAnalysis.ts';
 import { modelColorFrom } from '../../shared/charts/context.ts';
-import { nameKeyed } from '../../shared/nameKeyed.ts';
 import { AnalysisInputError, AnalysisNotFoundError, runAnalysis } from '../analysis/runAnalysis.ts';
 import { err, intFlag, requireDb, UsageError, type Command } from './common.ts';
+import { parseRho } from './rhoFlag.ts';
 import { openDatabase } from '../db/database.ts';
 import { figureFile } from '../export/figureFile.ts';
 import { FigureTooLargeError } from '../export/figureLimits.ts';
@@ -18,19 +18,6 @@ import { FontNotFoundError } from '../export/fonts.ts';
 import { listModels } from '../db/models.ts';
 import { storeUrlOf, type ClickHouseStoreUrl } from '../store/storeUrl.ts';
 import { openCheckedStore, STORE_OPTION } from './storeAccess.ts';
-
-function parseRho(text: string | undefined): Record<string, number> | undefined {
-  if (text === undefined) return undefined;
-  // Model names come from the user and the logs: `__proto__` must stay a key, not set a prototype.
-  const out = nameKeyed<number>();
-  for (const part of text.split(',')) {
-    const [model, value] = part.split('=');
-    const rho = Number(value);
-    if (!model || !(rho >= 0 && rho <= 1)) throw new UsageError(`--rho takes MODEL=RATIO pairs with ratios in [0, 1], got "${part}"`);
-    out[model.trim()] = rho;
-  }
-  return out;
-}
 
 /** Where an export's numbers come from: a SQLite file, or a ClickHouse store (the same request, pushed down). */
 interface AnalysisSource {
