@@ -1,20 +1,16 @@
 // `routelens compare` as a user runs it: a child process on the hand-worked database of compareFixture.testSupport.ts.
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../testing/cliChild.ts';
 import { CompareResult } from '../../shared/apiCompare.ts';
 import { buildCompareDb } from '../compare/compareFixture.testSupport.ts';
 import { useSuiteTempDir } from '../testing/tmp.ts';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = join(root, 'bin', 'routelens.mjs');
 const tempDir = useSuiteTempDir();
 
 function routelens(...args: string[]) {
-  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', cwd: root, timeout: 60_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  return runCli(args);
 }
 
 describe('routelens compare', () => {

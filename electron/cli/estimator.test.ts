@@ -2,17 +2,14 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT as root, runCli } from '../testing/cliChild.ts';
 import { useSuiteTempDir } from '../testing/tmp.ts';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = join(root, 'bin', 'routelens.mjs');
 const tempDir = useSuiteTempDir();
 
 function routelens(...args: string[]) {
-  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', cwd: root, timeout: 240_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  return runCli(args, { timeoutMs: 240_000 });
 }
 
 describe('routelens train, score, whatif', () => {

@@ -1,10 +1,9 @@
 // `routelens export` as a script runs it, on a small simulated database holding every kind of run
 // (tool loops, Uno plans, critique verdicts, CoRL budget modes): each analysis writes a file that opens.
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../testing/cliChild.ts';
 import { simulate, type PresetName } from '../../fixtures/simulator/index.ts';
 import { ANALYSIS_IDS, type AnalysisId } from '../../shared/analysisResults.ts';
 import { runAnalysis } from '../analysis/runAnalysis.ts';
@@ -12,13 +11,10 @@ import { openDatabase } from '../db/database.ts';
 import { importPaths } from '../importers/pipeline.ts';
 import { useSuiteTempDir } from '../testing/tmp.ts';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = join(root, 'bin', 'routelens.mjs');
 const tempDir = useSuiteTempDir();
 
 function routelens(...args: string[]) {
-  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', cwd: root, timeout: 60_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  return runCli(args);
 }
 
 let dir: string;

@@ -1,19 +1,15 @@
 // `routelens replay` as a user runs it: a child process, exit codes, one JSON document on stdout.
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT as root, runCli } from '../testing/cliChild.ts';
 import { useSuiteTempDir } from '../testing/tmp.ts';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = join(root, 'bin', 'routelens.mjs');
 const example = join(root, 'fixtures', 'canonical', 'example.jsonl');
 const tempDir = useSuiteTempDir();
 let db = '';
 
 function routelens(...args: string[]) {
-  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', cwd: root, timeout: 120_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  return runCli(args, { timeoutMs: 120_000 });
 }
 
 beforeAll(() => {

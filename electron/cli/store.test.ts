@@ -3,11 +3,10 @@
  * the same commands print with `--db`; mistakes and an unreachable or refusing store are one line, exit 1, and
  * never show the password.
  */
-import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../testing/cliChild.ts';
 import { clickhouseSkipReason, startTestCluster, type TestCluster } from '../../test/clickhouseCluster.ts';
 import { expectClose } from '../../test/expectClose.ts';
 import { useSuiteTempDir } from '../testing/tmp.ts';
@@ -15,14 +14,11 @@ import { ClickHouseStore } from '../store/clickhouse/schema/connection.ts';
 import { STORE_SCHEMA_VERSION } from '../store/clickhouse/schema/schema.ts';
 import { parseStoreUrl } from '../store/storeUrl.ts';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = join(root, 'bin', 'routelens.mjs');
 const tempDir = useSuiteTempDir();
 const skip = clickhouseSkipReason();
 
 function routelens(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', cwd: root, timeout: 120_000, env: { ...process.env, ROUTELENS_STORE: '', ...env } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  return runCli(args, { timeoutMs: 120_000, env: { ...process.env, ROUTELENS_STORE: '', ...env } });
 }
 
 describe('store URLs that are wrong', () => {
