@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SCORED_RUN } from './pages/EstimatorPage.ts';
 import { cli, freePort, startServe } from './serveProcess.ts';
+import { buildCliIfStale } from '../test/buildCli.ts';
 import { clickhouseSkipReason, startTestCluster } from '../test/clickhouseCluster.ts';
 import { STATE_ENV, type E2eState } from './state.ts';
 
@@ -53,12 +54,6 @@ function ensureRendererBuilt(): void {
     stdio: 'inherit',
   });
   if (built.status !== 0) throw new Error('vite build failed');
-}
-
-/** The CLI bundle brought up to date (a quick check when it is), so the many CLI runs below start in a blink. */
-function ensureCliBuilt(): void {
-  const built = spawnSync(process.execPath, [join(root, 'scripts', 'build-cli.mjs'), '--quiet'], { cwd: root, stdio: 'inherit' });
-  if (built.status !== 0) throw new Error('npm run build:cli failed');
 }
 
 /**
@@ -107,7 +102,7 @@ async function serveFromStore(inputs: string[], model: string): Promise<{ state:
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
   ensureRendererBuilt();
-  ensureCliBuilt();
+  buildCliIfStale();
   const dir = mkdtempSync(join(tmpdir(), 'routelens-e2e-'));
   const dbPath = join(dir, 'e2e.db');
   const simulated = SIMULATED.map((preset) => {

@@ -7,8 +7,11 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export default function setup(): void {
+/** Also e2e/globalSetup's first step: the browser tests start the CLI dozens of times too. */
+export function buildCliIfStale(): void {
   const script = fileURLToPath(new URL('../scripts/build-cli.mjs', import.meta.url));
   const r = spawnSync(process.execPath, [script, '--quiet'], { stdio: 'inherit' });
   if (r.status !== 0) throw new Error('npm run build:cli failed (see above)');
 }
+
+export default buildCliIfStale;
