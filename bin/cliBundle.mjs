@@ -19,8 +19,9 @@ export function freshness(root, outRoot = join(root, 'dist', 'cli')) {
   }
   for (const [path, size, mtimeMs] of current.inputs) {
     const s = statSync(join(root, path), { throwIfNoEntry: false });
-    // Whole milliseconds: a copy that keeps timestamps (cp -p) may round what is below.
-    if (!s || s.size !== size || Math.trunc(s.mtimeMs) !== Math.trunc(mtimeMs)) return { fresh: false, why: 'stale', path };
+    // Within a millisecond: a copy that keeps timestamps (cp -p, cpSync) sets them through seconds as a double, which
+    // can land a few nanoseconds below the original and so in the millisecond before it.
+    if (!s || s.size !== size || Math.abs(s.mtimeMs - mtimeMs) >= 1) return { fresh: false, why: 'stale', path };
   }
   return { fresh: true, build: current.build, entry };
 }

@@ -1,10 +1,11 @@
 // bin/routelens.mjs chooses between the built bundle and the source: in a copy of the bin beside links to this checkout's
 // sources, with a bundle built into that copy's dist/cli, so this checkout's own bundle is never touched.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, rmSync, symlinkSync, utimesSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { freshness } from '../../bin/cliBundle.mjs';
 import { useSuiteTempDir } from '../testing/tmp.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -83,5 +84,31 @@ describe('bin/routelens.mjs', () => {
     // The file as it was built from: the bundle runs again.
     cpSync(join(root, 'bin', 'cliBundle.mjs'), join(tree, 'bin', 'cliBundle.mjs'), { preserveTimestamps: true });
     expect(routelens('info', '--db', db, '--json').stderr).toBe('');
+  });
+});
+
+describe('freshness', () => {
+  const dir = tempDir();
+
+  it('holds a copy that kept its timestamps as fresh, though the copy lands a few nanoseconds earlier', () => {
+    // cpSync / cp -p set times through seconds as a double: most sub-millisecond parts come back just below.
+    const built = join(dir, 'built');
+    const copied = join(dir, 'copied');
+    mkdirSync(join(built, 'dist', 'cli', 'b1'), { recursive: true });
+    writeFileSync(join(built, 'dist', 'cli', 'b1', 'main.mjs'), '');
+    const inputs: [string, number, number][] = [];
+    for (let i = 0; i < 40; i++) {
+      const name = `f${i}.ts`;
+      writeFileSync(join(built, name), 'x'.repeat(i));
+      const t = 1_764_412_345_000 + i * 1037 + 0.4; // milliseconds that are not whole seconds, with a sub-millisecond part
+      utimesSync(join(built, name), t / 1000, t / 1000);
+      const s = statSync(join(built, name));
+      inputs.push([name, s.size, s.mtimeMs]);
+    }
+    writeFileSync(join(built, 'dist', 'cli', 'current.json'), JSON.stringify({ build: 'b1', entry: 'main.mjs', inputs }));
+    cpSync(built, copied, { recursive: true, preserveTimestamps: true });
+    expect(freshness(copied)).toMatchObject({ fresh: true });
+    utimesSync(join(copied, 'f7.ts'), new Date(Date.now()), new Date(Date.now()));
+    expect(freshness(copied)).toEqual({ fresh: false, why: 'stale', path: 'f7.ts' });
   });
 });
