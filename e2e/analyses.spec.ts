@@ -1,12 +1,17 @@
 /**
  * The Analyses pages against the e2e database (fixtures plus small simulated runs of every kind, see
- * globalSetup): every analysis draws a figure, hover tells exact values with n, marks lead to episodes and
- * turns, and every export format downloads a file.
+ * globalSetup): each page says in one sentence what it shows and which paper figure, in words a user knows;
+ * every analysis draws a figure, hover tells exact values with n, marks lead to episodes and turns, and every
+ * export format downloads a file. Each page's visit also leaves its screenshot in both themes (one walk, not three:
+ * issue 39).
  */
 import { readFileSync } from 'node:fs';
 import { ANALYSIS_IDS } from '../shared/analysisResults.ts';
+import { ANALYSIS_PAGES } from '../renderer/views/analyses/catalog.ts';
 import { expect, test } from './fixtures.ts';
 import { RUNS_FOR } from './pages/AnalysesPage.ts';
+import { shotOfView } from './pages/viewShot.ts';
+import { expectPlainWords } from './pages/windowWords.ts';
 
 test('the index has a card per analysis that opens its page', async ({ app, analyses, page }) => {
   await app.open('#/analyses');
@@ -17,13 +22,27 @@ test('the index has a card per analysis that opens its page', async ({ app, anal
   await expect(analyses.view).toHaveAttribute('data-analysis', 'lift');
 });
 
-for (const id of ANALYSIS_IDS) {
+for (const { id, summary } of ANALYSIS_PAGES) {
   test.describe(id, () => {
-    test(`${id}: draws a figure whose marks tell their values and n on hover`, async ({ app, analyses }) => {
+    test(`${id}: says what it shows in plain words, draws a figure whose marks tell their values and n on hover`, async ({ app, analyses, page }) => {
+      // A page computes its figure over every run first, then over the runs chosen, and is drawn in both themes.
+      test.setTimeout(60_000);
       await app.open(`#/analyses/${id}`);
+      await app.setTheme('light');
+      const said = page.getByTestId('analysis-summary');
+      await expect(said).toHaveText(summary);
+      const text = (await said.textContent()) ?? '';
+      expect(text.match(/(?<!\b(?:Fig|Tab|Eq|App))\.\s+[A-Z]/g), `${id}: more than one sentence`).toBeNull();
+      expect(text).toMatch(/Fig\. \d|Tables? \d|Tab\. \d|§\d|no paper/);
+      if (id !== 'targets') await analyses.waitFigure('main', true);
+      await expectPlainWords(page, `analysis ${id} over every run`);
+
       await app.selectRuns(RUNS_FOR[id] ?? []);
       await analyses.waitFigure();
+      if (id === 'plan-dag') await analyses.waitFigure('episode');
       expect(await analyses.marks().count()).toBeGreaterThan(0);
+      await expectPlainWords(page, `analysis ${id}`);
+      await shotOfView(page, `analysis-${id}-light`);
       // A turn of one episode has no n; every other mark counts what it summarises.
       const mark = await analyses.markWith(id === 'targets' ? 'turn' : 'n = ');
       await analyses.hover(mark);
@@ -31,6 +50,12 @@ for (const id of ANALYSIS_IDS) {
       // Keyboard: the figure is one tab stop, arrows walk its marks and show the same tooltip.
       await analyses.marks().first().focus();
       await expect(analyses.tooltip).toBeVisible();
+
+      await page.mouse.move(0, 0);
+      await page.getByTestId('theme-toggle').focus();
+      await app.setTheme('dark');
+      await analyses.waitFigure();
+      await shotOfView(page, `analysis-${id}-dark`);
     });
   });
 }

@@ -1,12 +1,11 @@
-/** Screenshots of every view in both themes, saved to test-results/screenshots/ for a person to look at. */
-import { fileURLToPath } from 'node:url';
-import { ANALYSIS_IDS } from '../shared/analysisResults.ts';
+/**
+ * Screenshots of every view in both themes, saved to test-results/screenshots/ for a person to look at. Each
+ * analysis page's pair is taken on its visit in analyses.spec.ts.
+ */
 import { expect, test } from './fixtures.ts';
-import { RUNS_FOR } from './pages/AnalysesPage.ts';
 import { EstimatorPage, SCORED_RUN, WhatIfPage } from './pages/EstimatorPage.ts';
 import { PolicyLabPage, StepDebuggerPage } from './pages/PolicyLabPage.ts';
-
-const shots = fileURLToPath(new URL('../test-results/screenshots/', import.meta.url));
+import { SHOTS_DIR as shots, shotOfView } from './pages/viewShot.ts';
 
 for (const theme of ['light', 'dark'] as const) {
   test(`every view in the ${theme} theme`, async ({ app, runs, episodes, inspector, page }) => {
@@ -18,6 +17,12 @@ for (const theme of ['light', 'dark'] as const) {
     await app.rail('episodes').click();
     await episodes.waitReady();
     await page.screenshot({ path: `${shots}episodes-${theme}.png` });
+
+    await page.getByTestId('rail-analyses').click();
+    await expect(page.getByTestId('analysis-card').first()).toBeVisible();
+    await page.screenshot({ path: `${shots}analyses-${theme}.png` });
+    await app.rail('episodes').click();
+    await episodes.waitReady();
 
     await episodes.searchFor('long_0');
     await episodes.row('long_0').click();
@@ -45,27 +50,6 @@ for (const theme of ['light', 'dark'] as const) {
 }
 
 for (const theme of ['light', 'dark'] as const) {
-  test(`every analysis page in the ${theme} theme`, async ({ app, analyses, page }) => {
-    test.setTimeout(120_000);
-    await app.open('#/analyses');
-    await app.setTheme(theme);
-    await expect(analyses.cards.first()).toBeVisible();
-    await page.screenshot({ path: `${shots}analyses-${theme}.png` });
-    for (const id of ANALYSIS_IDS) {
-      await app.open(`#/analyses/${id}`);
-      await app.selectRuns(RUNS_FOR[id] ?? []);
-      await analyses.waitFigure();
-      if (id === 'plan-dag') await analyses.waitFigure('episode');
-      // Tall figures: grow the window to the page's height so one screenshot holds all of it.
-      const height = await page.getByTestId('view').evaluate((el) => el.scrollHeight + 48);
-      await page.setViewportSize({ width: 1440, height: Math.min(2400, Math.max(900, height)) });
-      await page.screenshot({ path: `${shots}analysis-${id}-${theme}.png` });
-      await page.setViewportSize({ width: 1440, height: 900 });
-    }
-  });
-}
-
-for (const theme of ['light', 'dark'] as const) {
   test(`the policy lab and the step debugger in the ${theme} theme`, async ({ app, inspector, page }) => {
     test.setTimeout(60_000);
     await app.open('#/policy');
@@ -75,10 +59,7 @@ for (const theme of ['light', 'dark'] as const) {
     await lab.choosePolicies(['logged', 'argmax', 'cost-aware:10', 'cheapest', 'random:1']);
     await lab.replay();
     await lab.compare('logged', 'argmax');
-    const height = await page.getByTestId('view').evaluate((el) => el.scrollHeight + 48);
-    await page.setViewportSize({ width: 1440, height: Math.min(2400, Math.max(900, height)) });
-    await page.screenshot({ path: `${shots}policy-lab-${theme}.png` });
-    await page.setViewportSize({ width: 1440, height: 900 });
+    await shotOfView(page, `policy-lab-${theme}`);
 
     await app.open('#/runs');
     const id = await app.episodeId('long_0');
@@ -103,10 +84,7 @@ for (const theme of ['light', 'dark'] as const) {
     await est.waitReady();
     await est.waitFigure(est.calibration);
     await est.waitFigure(est.embeddings);
-    const height = await page.getByTestId('view').evaluate((el) => el.scrollHeight + 48);
-    await page.setViewportSize({ width: 1440, height: Math.min(3000, Math.max(900, height)) });
-    await page.screenshot({ path: `${shots}estimator-${theme}.png` });
-    await page.setViewportSize({ width: 1440, height: 900 });
+    await shotOfView(page, `estimator-${theme}`, 3000);
 
     const id = await app.episodeId('long_0');
     await app.open(`#/episode/${id}/turn/7`);

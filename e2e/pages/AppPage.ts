@@ -32,6 +32,24 @@ export class AppPage {
     return body.value.episode.id;
   }
 
+  /**
+   * The `#/…?runs=` query choosing these runs (names) on this server, as a shared link holds it: a page opened with
+   * it computes its figures once, for those runs, instead of for every run and then once per tick in the selector.
+   * Call after open() (the API shares the context's cookie).
+   */
+  async runsQuery(names: string[]): Promise<string> {
+    const origin = new URL(this.serveUrl).origin;
+    const res = await this.page.request.post(`${origin}/api/listRuns`, { data: {} });
+    expect(res.ok(), await res.text()).toBe(true);
+    const runs = ((await res.json()) as { value: { id: number; name: string }[] }).value;
+    const ids = names.map((name) => {
+      const run = runs.find((r) => r.name === name);
+      if (!run) throw new Error(`no run named ${name} on ${origin}`);
+      return run.id;
+    });
+    return ids.length > 0 ? `?runs=${ids.join(',')}` : '';
+  }
+
   async waitReady(): Promise<void> {
     // Longer than an assertion's wait: on the store project both workers' pages share one server, whose reads to
     // ClickHouse go one at a time, so a page's first load can queue behind the other worker's lift bootstrap.

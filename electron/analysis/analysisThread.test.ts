@@ -10,7 +10,7 @@ import type { Db } from '../db/dbHandle.ts';
 import { simulatedDb } from '../estimator/simulatedDb.testSupport.ts';
 import { importPaths } from '../importers/pipeline.ts';
 import { createApi } from '../services/api.ts';
-import { InputError, NotFoundError } from '../services/dispatch.ts';
+import { InputError, NotFoundError } from '../services/serviceErrors.ts';
 import { useSuiteTempDir } from '../testing/tmp.ts';
 import { AnalysisThread } from './analysisThread.ts';
 import { runAnalysis } from './runAnalysis.ts';

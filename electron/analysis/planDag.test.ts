@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { simulateToFile } from '../../fixtures/simulator/index.ts';
 import { openDatabase } from '../db/database.ts';
 import { importPaths } from '../importers/pipeline.ts';
-import { resolveEpisodeId } from '../services/api.ts';
+import { resolveEpisodeId } from '../services/episodeRef.ts';
 import { useTempDir } from '../testing/tmp.ts';
 import { planDagEpisode, planDagSummary } from './planDag.ts';
 

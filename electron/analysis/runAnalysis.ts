@@ -8,10 +8,8 @@ import { SIDE_BY_SIDE_MAX, type AnalysisRequest, type AnalysisResponse, type Pla
 import type { Db } from '../db/dbHandle.ts';
 import { findEpisodeIds } from '../db/episodeQueries.ts';
 import { columnar, selectEpisodes } from './columnar.ts';
-import { calibrationAnalysis } from './calibration.ts';
 import { budgetModesAnalysis, confusionAnalysis, usageRatioAnalysis } from './controllerAnalyses.ts';
-import { embeddingsAnalysis } from './embeddings.ts';
-import { ScorerError } from '../estimator/ortScoring.ts';
+import { ScorerError } from '../estimator/scorerError.ts';
 import { errorRecoveryAnalysis } from './errorRecovery.ts';
 import { liftAnalysis } from './lift.ts';
 import { paretoAnalysis } from './pareto.ts';
@@ -149,12 +147,16 @@ async function compute(db: Db, request: AnalysisRequest): Promise<AnalysisRespon
       });
       return { request: { ...request, id: 'confusion' }, result: { ...result, ...each } };
     }
-    case 'calibration':
+    // The estimator's analyses load its modules (and, for embeddings, ONNX Runtime) only when asked for.
+    case 'calibration': {
+      const { calibrationAnalysis } = await import('./calibration.ts');
       return { request: { ...request, id: 'calibration' }, result: calibrationAnalysis(db, { runs, split, estimator: request.estimator, bins: request.bins }) };
+    }
     case 'embeddings': {
       if (split !== undefined) throw new AnalysisInputError('embeddings maps the models and a sample of all selected runs: a split does not apply');
       const options = { runs, estimator: request.estimator, color: request.color, sample: request.sample, seed: request.seed };
-      return embeddingsAnalysis(db, options).then((result) => ({ request: { ...request, id: 'embeddings' as const }, result }));
+      const { embeddingsAnalysis } = await import('./embeddings.ts');
+      return { request: { ...request, id: 'embeddings' as const }, result: await embeddingsAnalysis(db, options) };
     }
   }
 }

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { API_NAMES, type RouteLensApi } from '../../shared/api.ts';
-import { NotFoundError } from '../services/dispatch.ts';
+import { NotFoundError } from '../services/serviceErrors.ts';
 import { channelOf, ipcErrorMessage } from './channels.ts';
 import { ApiCallError, createSenderCheck, registerApiHandlers, type IpcInvokeEventLike, type IpcMainLike } from './ipc.ts';
 

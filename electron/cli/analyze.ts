@@ -1,4 +1,7 @@
-/** `routelens analyze ANALYSIS --db FILE|--store URL`: one of the analyses of DESIGN §8, as text or JSON. */
+/**
+ * `routelens analyze ANALYSIS --db FILE|--store URL`: one of the analyses of DESIGN §8, as text or JSON. What only some
+ * analyses need (a store's client, ONNX Runtime) is imported when asked for, so the common ones start in a fraction.
+ */
 import { budgetModesAnalysis, confusionAnalysis, usageRatioAnalysis } from '../analysis/controllerAnalyses.ts';
 import { errorRecoveryAnalysis } from '../analysis/errorRecovery.ts';
 import { liftAnalysis } from '../analysis/lift.ts';
@@ -8,12 +11,10 @@ import { switchCostAnalysis } from '../analysis/switchCost.ts';
 import { usageByTurnAnalysis } from '../analysis/usageByTurn.ts';
 import { episodeTargets } from '../analysis/targets.ts';
 import { openDatabase } from '../db/database.ts';
-import { resolveEpisodeId } from '../services/api.ts';
+import { resolveEpisodeId } from '../services/episodeRef.ts';
 import { storeUrlOf } from '../store/storeUrl.ts';
-import { ANALYSES } from './analysisNames.ts';
+import { ANALYSES, ESTIMATOR_ANALYSIS_OPTIONS, ESTIMATOR_ANALYSIS_USAGE } from './analysisNames.ts';
 import { showAnalysis, showTables } from './analysisText.ts';
-import { analyzeEstimator, ESTIMATOR_ANALYSIS_OPTIONS, ESTIMATOR_ANALYSIS_USAGE } from './analyzeEstimator.ts';
-import { analyzeOnStore } from './analyzeOnStore.ts';
 import { out, requireDb, UsageError, withRuns, type Command } from './common.ts';
 import { parseRho } from './rhoFlag.ts';
 import { STORE_OPTION } from './storeAccess.ts';
@@ -46,6 +47,8 @@ export const command: Command = {
         runs, split, reference: values.reference as string | undefined, rho: parseRho(values.rho as string | undefined), episode: values.episode as string | undefined,
         minCount: minNOf(values), flags: values,
       };
+      // Loaded only here: the store's client, and the estimator's analyses with ONNX Runtime.
+      const { analyzeOnStore } = await import('./analyzeOnStore.ts');
       return analyzeOnStore(store, analysis, sel, values.json === true);
     }
     const db = openDatabase(requireDb(values), { readonly: true });
@@ -98,7 +101,11 @@ export const command: Command = {
         );
         return showTables(result, values.json === true);
       }
-      if (analysis === 'calibration' || analysis === 'embeddings') return await analyzeEstimator(db, analysis, values, runs);
+      if (analysis === 'calibration' || analysis === 'embeddings') {
+        // Loaded only here: ONNX Runtime and the encoders are most of a start's time.
+        const { analyzeEstimator } = await import('./analyzeEstimator.ts');
+        return await analyzeEstimator(db, analysis, values, runs);
+      }
       throw new UsageError(`unknown analysis "${analysis ?? ''}" (available: ${ANALYSES.join(', ')})`);
     } finally {
       db.close();

@@ -8,15 +8,8 @@ import { embeddingsAnalysis } from '../analysis/embeddings.ts';
 import { intFlag, out, print, UsageError } from './common.ts';
 import { visibleText as v } from '../../shared/displayText.ts';
 import type { Db } from '../db/dbHandle.ts';
-import { ScorerError } from '../estimator/ortScoring.ts';
+import { ScorerError } from '../estimator/scorerError.ts';
 import type { CalibrationResult, EmbeddingsResult } from '../../shared/analysisResults.ts';
-
-export const ESTIMATOR_ANALYSIS_OPTIONS = {
-  estimator: { type: 'string' }, bins: { type: 'string' }, color: { type: 'string' }, sample: { type: 'string' }, seed: { type: 'string' },
-} as const;
-
-export const ESTIMATOR_ANALYSIS_USAGE =
-  '  calibration: [--estimator ID] [--bins N]   embeddings: [--estimator ID] [--color model|outcome] [--sample N ≤ 2000] [--seed S]';
 
 const fixed = (x: number | null, digits = 4): string => (x === null ? 'n/a' : x.toFixed(digits));
 

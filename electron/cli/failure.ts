@@ -5,7 +5,7 @@
  */
 import { databaseErrorOf, SchemaError } from '../db/database.ts';
 import { ImportError } from '../importers/types.ts';
-import { NotFoundError } from '../services/dispatch.ts';
+import { NotFoundError } from '../services/serviceErrors.ts';
 import { StoreError, StoreUrlError } from '../store/storeUrl.ts';
 import { UsageError } from './common.ts';
 

@@ -12,15 +12,12 @@ import { visibleText as v } from '../../shared/displayText.ts';
 import { Progress } from './progress.ts';
 import { openDatabase } from '../db/database.ts';
 import type { Db } from '../db/dbHandle.ts';
-import { ScorerError } from '../estimator/ortScoring.ts';
-import { scoreDatabase } from '../estimator/scoreDatabase.ts';
+import { ScorerError } from '../estimator/scorerError.ts';
 import { NotScoredError, ReplayError } from '../replay/replayData.ts';
 import { replayPolicies } from '../replay/replayRun.ts';
 import { openCheckedStore, STORE_OPTION } from './storeAccess.ts';
 import { storeUrlOf, type ClickHouseStoreUrl } from '../store/storeUrl.ts';
 import type { StoreReplayRequest } from '../store/clickhouse/queries/storeReplay.ts';
-import { scoreOnStore } from './scoreStore.ts';
-import { sha256 } from '../estimator/onnxExport.ts';
 
 function runIdsOf(db: Db, names: readonly string[]): number[] {
   const byName = new Map((db.prepare('SELECT id, name FROM runs').all() as { id: number; name: string }[]).map((r) => [r.name, r.id]));
@@ -142,6 +139,8 @@ export const command: Command = {
       if (typeof values.model === 'string') {
         const model = values.model;
         if (!existsSync(model)) throw new UsageError(`${model}: no such file`);
+        // Scoring (ONNX Runtime) is loaded only for a replay that may need it.
+        const [{ sha256 }, { scoreOnStore }] = await Promise.all([import('../estimator/onnxExport.ts'), import('./scoreStore.ts')]);
         // A scoring of the store by this file that covers every selected turn is read as it is (scoring 5M turns
         // again takes minutes and adds a copy of every estimate); otherwise, as with --db, the selected runs are
         // scored with it first (a scoring of the store, kept for later replays).
@@ -163,6 +162,7 @@ export const command: Command = {
       const runIds = runIdsOf(db, (values.run as string[] | undefined) ?? []);
       if (typeof values.model === 'string') {
         db.close();
+        const { scoreDatabase } = await import('../estimator/scoreDatabase.ts');
         const scored = await scoreDatabase(path, values.model, {
           runIds,
           onProgress: (p) => progress.update(`scoring with ${values.model} on ${p.provider}: ${p.rows}/${p.total} turns`),

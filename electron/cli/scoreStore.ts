@@ -1,5 +1,6 @@
 /** Scoring a ClickHouse store from the command line: `score --store` and `replay --store` when the store has no ŝ yet. */
-import { ScorerError, type ProviderChoice } from '../estimator/ortScoring.ts';
+import type { ProviderChoice } from '../estimator/ortScoring.ts';
+import { ScorerError } from '../estimator/scorerError.ts';
 import type { StoreScoreResult } from '../store/clickhouse/queries/storeScoring.ts';
 import type { ClickHouseStoreUrl } from '../store/storeUrl.ts';
 import { UsageError } from './common.ts';

@@ -4,7 +4,7 @@ import { visibleText as v } from '../../shared/displayText.ts';
 import { describeWait, openDatabase, waitForWriteTurn } from '../db/database.ts';
 import { registerEstimator } from '../estimator/scoreDatabase.ts';
 import { whatIf, WhatIfError } from '../estimator/whatIf.ts';
-import { resolveEpisodeId } from '../services/api.ts';
+import { resolveEpisodeId } from '../services/episodeRef.ts';
 import { err, intFlag, out, print, requireDb, UsageError, type Command } from './common.ts';
 
 export const command: Command = {

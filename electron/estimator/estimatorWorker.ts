@@ -7,7 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { TrainingDataError } from './dataset.ts';
 import { EncoderError } from './historyEncoder.ts';
 import { ProfileError } from './inputProfile.ts';
-import { ScorerError } from './ortScoring.ts';
+import { ScorerError } from './scorerError.ts';
 import { scoreDatabase } from './scoreDatabase.ts';
 import { trainToFile } from './trainPipeline.ts';
 import { StoreError } from '../store/storeUrl.ts';

@@ -7,7 +7,8 @@ import { createForward, modelEmbeddings } from './forward.ts';
 import { randomHistories, randomWeights } from './forwardFixtures.ts';
 import { exportOnnx, writeOnnx } from './onnxExport.ts';
 import { encodeModel } from './onnxProto.ts';
-import { openScorer, scoreAll, ScorerError } from './ortScoring.ts';
+import { openScorer, scoreAll } from './ortScoring.ts';
+import { ScorerError } from './scorerError.ts';
 import type { Scorer, ScoreProgress, SessionLike } from './ortScoring.ts';
 
 const D = 1028;

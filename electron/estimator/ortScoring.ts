@@ -28,6 +28,7 @@ import {
 } from './onnxExport.ts';
 import { decodeModel, graphBytes } from './onnxProto.ts';
 import { MODEL_EMBED_DIM } from './weights.ts';
+import { ScorerError } from './scorerError.ts';
 
 export type Provider = 'cuda' | 'webgpu' | 'cpu';
 export type ProviderChoice = 'auto' | Provider;
@@ -69,10 +70,6 @@ export interface Scorer {
   close(): Promise<void>;
 }
 
-/** Thrown for files that are not RouteLens estimator graphs, and for providers that cannot run. */
-export class ScorerError extends Error {
-  override name = 'ScorerError';
-}
 
 const modelsSchema = z.array(z.string()).min(1);
 

@@ -17,7 +17,8 @@ import type { HistoryTurn } from './historyText.ts';
 import { countTurns, encodedHistoryRows, historyRows, SKETCH_DIM, type HistoryBatch } from './historyRows.ts';
 import { modelCardPath, readModelCard } from './modelCard.ts';
 import { sha256 } from './onnxExport.ts';
-import { openScorer, ScorerError, type ProviderAttempt, type ProviderChoice, type Provider } from './ortScoring.ts';
+import { openScorer, type ProviderAttempt, type ProviderChoice, type Provider } from './ortScoring.ts';
+import { ScorerError } from './scorerError.ts';
 
 export interface ScoreProgress {
   rows: number;

@@ -10,8 +10,6 @@ import { figureCsv, figureScene, FIGURES } from '../../shared/charts/figures.ts'
 import type { FigureContext } from '../../shared/charts/context.ts';
 import type { Scene } from '../../shared/charts/scene.ts';
 import { chartTheme, type ThemeName } from '../../shared/charts/theme.ts';
-import { sceneToPdf } from './pdf.ts';
-import { svgToPng } from './png.ts';
 import { sceneToSvg } from './svg.ts';
 
 export interface FigureFileOptions {
@@ -75,9 +73,14 @@ export async function layoutFigureFile(figure: LayoutFigure, options: FigureFile
   return { filename, mime, data: await drawnFigureBytes(captionScene(scene, figure.caption, theme), format, options) };
 }
 
-/** A captioned figure as the bytes of an SVG, a PNG (2× or a DPI) or a vector PDF: every drawn export ends here. */
+/**
+ * A captioned figure as the bytes of an SVG, a PNG (2× or a DPI) or a vector PDF: every drawn export ends here. The
+ * PDF writer (pdfkit, fontkit) and the rasteriser (resvg) are loaded when a figure asks for them: they are most of
+ * a CLI start's time, and an SVG or a CSV needs neither.
+ */
 export async function drawnFigureBytes(scene: Scene, format: Exclude<FigureFormat, 'csv'>, png: { scale?: number; dpi?: number }): Promise<Buffer> {
-  if (format === 'pdf') return sceneToPdf(scene);
+  if (format === 'pdf') return (await import('./pdf.ts')).sceneToPdf(scene);
   const svg = sceneToSvg(scene);
-  return format === 'svg' ? Buffer.from(svg, 'utf8') : svgToPng(svg, { scale: png.scale, dpi: png.dpi });
+  if (format === 'svg') return Buffer.from(svg, 'utf8');
+  return (await import('./png.ts')).svgToPng(svg, { scale: png.scale, dpi: png.dpi });
 }

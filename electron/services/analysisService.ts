@@ -12,7 +12,7 @@ import { AnalysisThread } from '../analysis/analysisThread.ts';
 import { AnalysisInputError, AnalysisNotFoundError, runAnalysis } from '../analysis/runAnalysis.ts';
 import type { Db } from '../db/dbHandle.ts';
 import { figureFile } from '../export/figureFile.ts';
-import { InputError, NotFoundError } from './dispatch.ts';
+import { InputError, NotFoundError } from './serviceErrors.ts';
 import { listModels } from '../db/models.ts';
 
 /** Runs an analysis call, its request's mistakes becoming the API's input and not-found errors. */

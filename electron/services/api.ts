@@ -12,23 +12,19 @@ import { messageDetails, turnDetails } from './turnDetails.ts';
 import { existsSync } from 'node:fs';
 import { openDatabase, SchemaError, schemaVersion } from '../db/database.ts';
 import type { Db } from '../db/dbHandle.ts';
-import { episodeRowById, findEpisodeIds, listRuns, queryEpisodes } from '../db/episodeQueries.ts';
+import { episodeRowById, listRuns, queryEpisodes } from '../db/episodeQueries.ts';
 import { listModels } from '../db/models.ts';
 import {
   candidatesOfEpisode, childrenOfEpisode, episodeMeta, errorsOfEpisode, messagesOfEpisode, turnsOfEpisode,
 } from '../db/turnQueries.ts';
-import { InputError, NotFoundError, onlyEpisode } from './dispatch.ts';
+import { resolveEpisodeId } from './episodeRef.ts';
+import { InputError, NotFoundError } from './serviceErrors.ts';
 import { estimatorServices } from './estimatorService.ts';
 import { ImportJobs, UploadPathError } from './importJobs.ts';
 import { compareServices } from './compareService.ts';
 import { replayServices } from './replayService.ts';
 import { analysisServices, analysisThreadFor } from './analysisService.ts';
 import { WriteQueue } from './writeQueue.ts';
-
-export function resolveEpisodeId(db: Db, ref: { id: number } | { ext_id: string; run?: string }): number {
-  if ('id' in ref) return ref.id;
-  return onlyEpisode(findEpisodeIds(db, ref.ext_id, ref.run), ref);
-}
 
 export function episodeDetail(db: Db, episodeId: number): EpisodeDetail {
   const row = episodeRowById(db, episodeId);

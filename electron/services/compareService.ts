@@ -14,7 +14,7 @@ import { compare, CompareError } from '../compare/compare.ts';
 import type { Db } from '../db/dbHandle.ts';
 import { compareFigureFile } from '../export/compareFigureFile.ts';
 import { listModels } from '../db/models.ts';
-import { InputError } from './dispatch.ts';
+import { InputError } from './serviceErrors.ts';
 
 export function compareServices(db: Db, thread: AnalysisThread | null = null): Pick<RouteLensApi, 'compare' | 'exportCompareFigure'> {
   const run = async (input: CompareInput): Promise<CompareResult> => {

@@ -8,23 +8,10 @@ import { apiContract, type ApiError, type ApiName, type RouteLensApi } from '../
 import { describeIssue } from '../../shared/canonical.ts';
 import { DamagedDatabaseError, databaseErrorOf, isBusyError } from '../db/database.ts';
 import { FigureTooLargeError } from '../export/figureLimits.ts';
+import { InputError, NotFoundError } from './serviceErrors.ts';
 
 export type DispatchResult = { ok: true; value: unknown } | { ok: false; error: ApiError };
 
-/** Thrown by services for a well-formed request naming something that does not exist. */
-export class NotFoundError extends Error {}
-
-/** The one episode a log id (and run) names among `hits`, or the not-found error that says why not. */
-export function onlyEpisode(hits: readonly { id: number; run: string }[], ref: { ext_id: string; run?: string }): number {
-  if (hits.length === 0) throw new NotFoundError(`no episode "${ref.ext_id}"${ref.run ? ` in run "${ref.run}"` : ''}`);
-  if (hits.length > 1) {
-    throw new NotFoundError(`episode "${ref.ext_id}" is in several runs (${hits.map((h) => h.run).join(', ')}): name one with --run`);
-  }
-  return (hits[0] as { id: number }).id;
-}
-
-/** Thrown by services for a request the schema accepts but the service cannot (an unsafe upload path). */
-export class InputError extends Error {}
 
 export function isApiName(name: unknown): name is ApiName {
   return typeof name === 'string' && Object.hasOwn(apiContract, name);

@@ -14,7 +14,7 @@ import { domainOf } from '../estimator/trainingDomain.ts';
 import { EstimatorInputError, EstimatorJobs, type WriteTurns } from '../estimator/estimatorJobs.ts';
 import { cardBeside } from '../estimator/modelCard.ts';
 import { DEFAULT_ESTIMATOR_PATH, whatIf, WhatIfError } from '../estimator/whatIf.ts';
-import { InputError, NotFoundError } from './dispatch.ts';
+import { InputError, NotFoundError } from './serviceErrors.ts';
 import type { RouteLensApi } from '../../shared/api.ts';
 
 type EstimatorApi = Pick<RouteLensApi, 'listEstimators' | 'startEstimatorJob' | 'estimatorJobStatus' | 'cancelEstimatorJob' | 'whatIf' | 'setEstimatorInUse' | 'renameEstimator'>;

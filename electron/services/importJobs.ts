@@ -15,7 +15,7 @@ import type { ImportJob } from '../../shared/api.ts';
 import { openDatabase } from '../db/database.ts';
 import type { Db } from '../db/dbHandle.ts';
 import { importPaths } from '../importers/pipeline.ts';
-import { NotFoundError } from './dispatch.ts';
+import { NotFoundError } from './serviceErrors.ts';
 import { removeAbandonedUploads, writeUploads } from './uploadFolder.ts';
 import { WriteQueue } from './writeQueue.ts';
 

@@ -15,7 +15,7 @@ import { ReplayError } from '../replay/replayData.ts';
 import { AnalysisInputError } from '../analysis/runAnalysis.ts';
 import type { AnalysisThread } from '../analysis/analysisThread.ts';
 import { replayPolicies } from '../replay/replayRun.ts';
-import { InputError, NotFoundError } from './dispatch.ts';
+import { InputError, NotFoundError } from './serviceErrors.ts';
 
 type ReplayServices = Pick<RouteLensApi, 'replay' | 'policyDiff' | 'episodePolicyChoices' | 'exportFrontierFigure'>;
 

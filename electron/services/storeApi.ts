@@ -22,7 +22,8 @@ import { listEstimatorsOnStore } from '../store/clickhouse/queries/storeEstimato
 import {
   episodeDetailOnStore, findEpisodesOnStore, listModelsOnStore, listRunsOnStore, queryEpisodesOnStore,
 } from '../store/clickhouse/queries/storeEpisodes.ts';
-import { InputError, onlyEpisode } from './dispatch.ts';
+import { onlyEpisode } from './episodeRef.ts';
+import { InputError } from './serviceErrors.ts';
 
 /** Calls a ClickHouse store does not answer yet, and what each needs. */
 const NOT_ON_STORE: Record<string, string> = {

@@ -58,6 +58,11 @@ export class ResponseMemo {
     return this.settled.get(requestKey(request));
   }
 
+  /** Whether the request was asked and is being answered (asking again costs nothing). */
+  asked(request: AnalysisRequest): boolean {
+    return this.entries.has(requestKey(request));
+  }
+
   get(request: AnalysisRequest): Promise<AnalysisResponse> {
     const key = requestKey(request);
     const hit = this.entries.get(key);

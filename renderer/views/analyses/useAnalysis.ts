@@ -2,12 +2,14 @@
  * An analysis's answer for the page: asked of the core asynchronously (the window stays responsive), memoised
  * per request (analysisRequest.ts) for the life of the database's contents (`dataVersion`), with the last
  * answer kept on screen, marked stale, while a changed request is computed.
+ * Requests that follow each other quickly are asked once they settle (changeSettler.ts).
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { AnalysisRequest, AnalysisResponse } from '../../../shared/analysisResults.ts';
 import { api, errorMessage } from '../../api/index.ts';
 import { useAppStore } from '../../store/index.ts';
 import { requestKey, ResponseMemo } from './analysisRequest.ts';
+import { ChangeSettler } from './changeSettler.ts';
 
 let memo = { version: -1, answers: new ResponseMemo((request) => api.runAnalysis(request)) };
 
@@ -31,19 +33,30 @@ export function useAnalysis(request: AnalysisRequest | null): AnalysisState {
   const key = request ? requestKey(request) : null;
   const [shown, setShown] = useState<{ key: string; version: number; response: AnalysisResponse | null; error: string | null } | null>(null);
   const [since, setSince] = useState(() => Date.now());
+  const settler = useRef<ChangeSettler | null>(null);
+  settler.current ??= new ChangeSettler();
 
   useEffect(() => {
     if (!request || key === null) return;
     const answers = answersFor(dataVersion);
-    if (answers.peek(request)) return;
+    const pace = settler.current as ChangeSettler;
+    if (answers.peek(request)) {
+      pace.noteChange();
+      return;
+    }
     let live = true;
     setSince(Date.now());
-    answers.get(request).then(
-      (response) => live && setShown({ key, version: dataVersion, response, error: null }),
-      (err: unknown) => live && setShown({ key, version: dataVersion, response: null, error: errorMessage(err) }),
-    );
+    const ask = () => {
+      answers.get(request).then(
+        (response) => live && setShown({ key, version: dataVersion, response, error: null }),
+        (err: unknown) => live && setShown({ key, version: dataVersion, response: null, error: errorMessage(err) }),
+      );
+    };
+    // Already on its way (the effect run again for the same request): waiting would only delay it.
+    const cancel = answers.asked(request) ? (ask(), () => {}) : pace.schedule(ask);
     return () => {
       live = false;
+      cancel();
     };
     // `key` stands for `request` (a new object on every render).
   }, [key, dataVersion]);

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { EpisodeDetail, EpisodePage, EpisodeQuery, EpisodeRow, EpisodeSortColumn, ModelInfo, RunSummary } from '../../../../shared/api.ts';
 import { loadPool, shippedPriceOf } from '../../../db/models.ts';
 import type { EpisodeMetaRaw, TurnErrorRaw, TurnRowRaw } from '../../../db/turnQueries.ts';
-import { NotFoundError } from '../../../services/dispatch.ts';
+import { NotFoundError } from '../../../services/serviceErrors.ts';
 import { messageDetails, turnDetails } from '../../../services/turnDetails.ts';
 import { episodeKey } from '../import/episodeRows.ts';
 import type { ClickHouseStore } from '../schema/connection.ts';
