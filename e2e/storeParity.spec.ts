@@ -117,11 +117,18 @@ test.describe('a ClickHouse store reads as its SQLite twin', () => {
     await sqlite?.page.context().close();
   });
 
-  /** Opens `hash` on both sides, waits with `ready`, and returns both readings. */
-  async function both<T>(hash: (side: 'sqlite' | 'store') => Promise<string> | string, read: (s: Side) => Promise<T>): Promise<{ sqlite: T; store: T }> {
+  /**
+   * Opens `hash` on both sides, waits with `ready`, and returns both readings. `navigate`: go there inside the page
+   * already open (a walk over episodes or figures), instead of loading the app again.
+   */
+  async function both<T>(
+    hash: (side: 'sqlite' | 'store') => Promise<string> | string, read: (s: Side) => Promise<T>, how: 'open' | 'navigate' = 'open',
+  ): Promise<{ sqlite: T; store: T }> {
     const out = {} as { sqlite: T; store: T };
     for (const [name, side] of [['sqlite', sqlite], ['store', store]] as const) {
-      await side.app.open(await hash(name));
+      const target = await hash(name);
+      if (how === 'navigate') await side.app.go(target);
+      else await side.app.open(target);
       out[name] = await read(side);
     }
     return out;
@@ -192,10 +199,12 @@ test.describe('a ClickHouse store reads as its SQLite twin', () => {
     test.setTimeout(180_000);
     await signIn();
     for (const ext of EPISODES) {
+      const ids = { sqlite: await sqlite.app.episodeId(ext), store: await store.app.episodeId(ext) };
       const r = await both(
-        async (name) => `#/episode/${await (name === 'sqlite' ? sqlite : store).app.episodeId(ext)}/turn/1`,
+        (name) => `#/episode/${ids[name]}/turn/1`,
         async ({ page }) => {
           const inspector = new InspectorPage(page);
+          await expect(inspector.view).toHaveAttribute('data-episode-id', String(page === sqlite.page ? ids.sqlite : ids.store));
           await inspector.waitReady();
           await inspector.expectTurn(1);
           return {
@@ -207,6 +216,7 @@ test.describe('a ClickHouse store reads as its SQLite twin', () => {
             turn: await textOf(page, 'turn-detail'),
           };
         },
+        'navigate',
       );
       expect(r.store.turns.length, ext).toBeGreaterThan(0);
       expect(r.store, ext).toEqual(r.sqlite);
@@ -221,11 +231,13 @@ test.describe('a ClickHouse store reads as its SQLite twin', () => {
         async (name) => `#/analyses/${id}${await (name === 'sqlite' ? sqlite : store).app.runsQuery(RUNS_FOR[id] ?? [])}`,
         async ({ page }) => {
           const analyses = new AnalysesPage(page);
+          await expect(analyses.panel()).toHaveAttribute('data-analysis', id);
           await analyses.waitFigure();
           // A mark's accessible name holds its values and n (what the tooltip shows).
           const labels = await analyses.marks().evaluateAll((marks) => marks.map((m) => m.getAttribute('aria-label') ?? ''));
           return { labels: labels.map((l) => (id === 'lift' ? withoutBootstrapInterval(l) : l)).sort(), legend: await textsOf(page, 'figure-legend') };
         },
+        'navigate',
       );
       expect(r.store.labels.length, id).toBeGreaterThan(0);
       expect(r.store, id).toEqual(r.sqlite);

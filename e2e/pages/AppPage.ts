@@ -23,6 +23,17 @@ export class AppPage {
     await this.waitReady();
   }
 
+  /**
+   * Goes to `hash` inside the page already open, as a link in the window does: no reload, so the page keeps what it
+   * has loaded (a walk over many episodes or figures costs a navigation each, not a start of the app each).
+   */
+  async go(hash: string): Promise<void> {
+    await this.page.evaluate((h) => {
+      window.location.hash = h;
+    }, hash);
+    await this.waitReady();
+  }
+
   /** An episode's database id, asked of the API (shares the browser context's cookie; call after open()). */
   async episodeId(extId: string): Promise<number> {
     const origin = new URL(this.serveUrl).origin;
