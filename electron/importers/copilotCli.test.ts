@@ -190,6 +190,19 @@ describe('Copilot CLI importer: the log\'s own totals', () => {
     expect(ep.log_totals?.requests).toBe(8);
     expect(ep.log_totals?.tokens).toEqual({ in: 187_809, out: 2_858, cached: 151_738, cache_write: 0, reasoning: 1_024 });
   });
+
+  it('a model named __proto__ counts like any other (zod\'s own record left it out of the totals)', async () => {
+    const lines = editJsonLine<EventRecord>(rawLines(sample), 55, (r) => {
+      const metrics = r.data.modelMetrics as Record<string, unknown>;
+      // An own key, as JSON.parse makes it from a log: assignment would set the prototype instead.
+      const totals = { requests: { count: 2, cost: 0 }, usage: { inputTokens: 1000, outputTokens: 10 } };
+      Object.defineProperty(metrics, '__proto__', { value: totals, enumerable: true, configurable: true, writable: true });
+    });
+    expect(lines[54]).toContain('"__proto__"');
+    const ep = await readOne(write(lines));
+    expect(ep.log_totals?.requests).toBe(8);
+    expect(ep.log_totals?.tokens).toEqual({ in: 187_809, out: 2_858, cached: 151_738, cache_write: 0, reasoning: 1_024 });
+  });
 });
 
 describe('Copilot CLI importer: what the model read between responses', () => {

@@ -29,6 +29,7 @@ import {
   type ConversationMessage,
   type TurnError,
 } from '../../shared/canonical.ts';
+import { nameRecord } from '../../shared/nameRecord.ts';
 import { sniffJsonHead } from './jsonHead.ts';
 import { readJsonLines } from './lineReader.ts';
 import { ImportError, type ImportContext, type Importer } from './types.ts';
@@ -71,8 +72,8 @@ const ToolComplete = z.object({
   error: z.union([z.string(), z.object({ message: z.string().nullish() })]).nullish(),
 });
 
-const ModelMetrics = z.record(
-  z.string(),
+// Keyed by model names the log wrote: nameRecord keeps a model called `__proto__`, which z.record drops.
+const ModelMetrics = nameRecord(
   z.object({
     requests: z.object({ count: count.nullish(), cost: z.number().nonnegative().max(1e9).nullish() }).nullish(),
     usage: z

@@ -140,6 +140,16 @@ describe('Inspect importer: the sample’s own totals and every message', () => 
     expect((await read(streaming)).episodes.map((e) => e.log_totals?.tokens?.in)).toEqual([66, 66, 60, 60]);
   });
 
+  it('a model named __proto__ in model_usage counts like any other (zod\'s own record left it out)', async () => {
+    const log = browserLog();
+    const sample = firstSample(log);
+    const usage = (sample.model_usage as Json)['openai/gpt-4o-mini'];
+    // An own key, as JSON.parse makes it from a log: assignment would set the prototype instead.
+    sample.model_usage = JSON.parse(`{"__proto__": ${JSON.stringify(usage)}}`) as Json;
+    const { episodes } = await read(writeJson('proto-model.json', log));
+    expect(episodes[0]?.log_totals?.tokens).toEqual({ in: 15235, out: 281, cached: 9088, cache_write: null, reasoning: 0 });
+  });
+
   it('system prompt and task from the messages; the real samples have no other message between replies', async () => {
     // Counted in the files: browser = user, (assistant, tool) × 4, assistant; log_streaming = system, user,
     // assistant (each of 4); mmlu = user, assistant.

@@ -16,6 +16,7 @@
  */
 import { z } from 'zod';
 import { CANONICAL_SCHEMA, type CanonicalEpisode, type CanonicalTurn, type ConversationMessage } from '../../shared/canonical.ts';
+import { nameRecord } from '../../shared/nameRecord.ts';
 import { decodeJson, type Fail, type JsonPath } from './jsonDocument.ts';
 
 const count = z.number().int().nonnegative();
@@ -95,7 +96,8 @@ export const InspectSample = z.object({
   error: z.object({ message: z.string() }).nullish(),
   limit: z.object({ type: z.string() }).nullish(),
   /** What the sample's model calls used, per model, as Inspect totals it. */
-  model_usage: z.record(z.string(), Usage).nullish(),
+  // Keyed by model names the log wrote: nameRecord keeps a model called `__proto__`, which z.record drops.
+  model_usage: nameRecord(Usage).nullish(),
 });
 
 /** What an episode needs from the log around its sample. */
