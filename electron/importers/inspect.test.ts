@@ -150,6 +150,15 @@ describe('Inspect importer: the sample’s own totals and every message', () => 
     expect(episodes[0]?.log_totals?.tokens).toEqual({ in: 15235, out: 281, cached: 9088, cache_write: null, reasoning: 0 });
   });
 
+  it('a scorer named __proto__ still gives the outcome', async () => {
+    const log = browserLog();
+    const sample = firstSample(log);
+    const score = (sample.scores as Json).includes;
+    sample.scores = JSON.parse(`{"__proto__": ${JSON.stringify(score)}}`) as Json;
+    const { episodes } = await read(writeJson('proto-scorer.json', log));
+    expect(episodes[0]?.outcome).toEqual({ score: 1, score_range: [0, 1], success: true, exit: null });
+  });
+
   it('system prompt and task from the messages; the real samples have no other message between replies', async () => {
     // Counted in the files: browser = user, (assistant, tool) × 4, assistant; log_streaming = system, user,
     // assistant (each of 4); mmlu = user, assistant.

@@ -90,7 +90,8 @@ export const InspectSample = z.object({
   epoch: z.number().int().positive().default(1),
   input: z.union([z.string(), z.array(ChatMessage)]),
   messages: z.array(ChatMessage).default([]),
-  scores: z.record(z.string(), Score).nullish(),
+  // Keyed by scorer names the log wrote: nameRecord keeps one called `__proto__`, which z.record drops.
+  scores: nameRecord(Score).nullish(),
   events: z.array(z.unknown()).default([]),
   attachments: z.record(z.string(), z.string()).default({}),
   error: z.object({ message: z.string() }).nullish(),
