@@ -78,6 +78,15 @@ describe('--expected-steps', () => {
     expect(expectedSteps({ type: 'hle', category: 'Other' }, table)).toBe(14);
   });
 
+  it('a category or task type named __proto__ keeps its N (zod\'s own record dropped those keys)', () => {
+    const file = join(tempDir(), 'proto.json');
+    writeFileSync(file, '{"by_task_type": {"scienceworld": {"default": 30, "by_category": {"__proto__": 12}}, "__proto__": {"default": 9}}}');
+    const table = loadExpectedSteps(file);
+    expect(expectedSteps({ type: 'scienceworld', category: '__proto__' }, table)).toBe(12);
+    expect(expectedSteps({ type: 'scienceworld', category: 'constructor' }, table)).toBe(30);
+    expect(expectedSteps({ type: '__proto__', category: 'x' }, table)).toBe(9);
+  });
+
   it('a wrong file is file:line: what; an unknown name says what is accepted', () => {
     const dir = tempDir();
     const bad = join(dir, 'bad.yaml');

@@ -15,19 +15,23 @@
 import { readFileSync } from 'node:fs';
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
+import { nameKeyed } from '../../shared/nameKeyed.ts';
+import { nameRecord } from '../../shared/nameRecord.ts';
 import { ImportError } from '../importers/types.ts';
 
+// Task types and categories are names from logs and users' files: nameRecord keeps one called `__proto__`, which
+// z.record drops.
 const Steps = z.number().int().positive();
 const Comment = z.union([z.string(), z.array(z.string())]).optional();
 
 const TypeEntry = z
-  .object({ $comment: Comment, default: Steps, by_category: z.record(z.string(), Steps).default({}) })
+  .object({ $comment: Comment, default: Steps, by_category: nameRecord(Steps).default(() => nameKeyed<number>()) })
   .strict();
 type TypeEntry = z.infer<typeof TypeEntry>;
 
 /** What a table file or a named table may set: whole entries for some task types, and the default for all others. */
 const Overrides = z
-  .object({ $comment: Comment, default: Steps.optional(), by_task_type: z.record(z.string(), TypeEntry) })
+  .object({ $comment: Comment, default: Steps.optional(), by_task_type: nameRecord(TypeEntry) })
   .strict();
 type Overrides = z.infer<typeof Overrides>;
 
@@ -35,7 +39,7 @@ const BuiltinFile = Overrides.extend({ default: Steps, tables: z.record(z.string
 
 /** The authors' YAML: `aec.expected_steps` maps a benchmark to `{default?, <category>: N}`. */
 const ReferenceYaml = z.object({
-  aec: z.object({ expected_steps: z.record(z.string(), z.record(z.string(), Steps)) }),
+  aec: z.object({ expected_steps: nameRecord(nameRecord(Steps)) }),
 });
 /** What their AECConfig.get_expected_steps answers when a benchmark's table has no `default`. */
 const REFERENCE_FALLBACK = 20;
