@@ -4,7 +4,7 @@
  * answer kept on screen, marked stale, while a changed request is computed.
  * Requests that follow each other quickly are asked once they settle (changeSettler.ts).
  */
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { AnalysisRequest, AnalysisResponse } from '../../../shared/analysisResults.ts';
 import { api, errorMessage } from '../../api/index.ts';
 import { useAppStore } from '../../store/index.ts';
@@ -33,13 +33,11 @@ export function useAnalysis(request: AnalysisRequest | null): AnalysisState {
   const key = request ? requestKey(request) : null;
   const [shown, setShown] = useState<{ key: string; version: number; response: AnalysisResponse | null; error: string | null } | null>(null);
   const [since, setSince] = useState(() => Date.now());
-  const settler = useRef<ChangeSettler | null>(null);
-  settler.current ??= new ChangeSettler();
+  const [pace] = useState(() => new ChangeSettler());
 
   useEffect(() => {
     if (!request || key === null) return;
     const answers = answersFor(dataVersion);
-    const pace = settler.current as ChangeSettler;
     if (answers.peek(request)) {
       pace.noteChange();
       return;
@@ -53,7 +51,13 @@ export function useAnalysis(request: AnalysisRequest | null): AnalysisState {
       );
     };
     // Already on its way (the effect run again for the same request): waiting would only delay it.
-    const cancel = answers.asked(request) ? (ask(), () => {}) : pace.schedule(ask);
+    if (answers.asked(request)) {
+      ask();
+      return () => {
+        live = false;
+      };
+    }
+    const cancel = pace.schedule(ask);
     return () => {
       live = false;
       cancel();
