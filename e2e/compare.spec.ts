@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { expect, test } from './fixtures.ts';
 import { ComparePage } from './pages/ComparePage.ts';
+import { expectPlainWords } from './pages/windowWords.ts';
 
 const GROUP = ['sw-random', 'sw-gpt-5', 'sw-minimax-m2'];
 
@@ -99,9 +100,12 @@ for (const [width, height] of [[1440, 900], [1024, 700]] as const) {
     await page.setViewportSize({ width, height });
     const cmp = new ComparePage(page);
     await app.open('#/compare');
+    await expect(cmp.view).toBeVisible();
+    await expectPlainWords(page, 'Compare before a comparison');
     await cmp.chooseRuns('a', ['sw-mtrouter']);
     await cmp.chooseRuns('b', GROUP);
     await cmp.compare();
+    await expectPlainWords(page, `Compare at ${width}×${height}`);
     for (const theme of ['light', 'dark'] as const) {
       await app.setTheme(theme);
       // Nothing wider than the window but the task table, which scrolls inside its card.

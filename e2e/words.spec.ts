@@ -1,25 +1,9 @@
 /**
- * Words a user knows: walking every view, the window never shows "DESIGN §", "S̃" or "S_t" (text, tooltips or
- * labels), and every mention of a penalty outside a figure says, in its sentence or its tooltip, what it takes off
- * the score (pages/windowWords.ts); outcome badges read in words. Each analysis page's words, and its one sentence
- * on what it shows, are checked on its visit in analyses.spec.ts.
+ * Words a user knows: outcome badges read in words. That no view says "DESIGN §", "S̃" or "S_t" and that a
+ * penalty says what it takes off the score (pages/windowWords.ts) is checked where each view is visited anyway:
+ * screenshots.spec.ts (every view), analyses.spec.ts (each analysis page), compare.spec.ts (a comparison shown).
  */
 import { expect, test } from './fixtures.ts';
-import { expectPlainWords } from './pages/windowWords.ts';
-
-test('no view speaks in design-document or formula jargon', async ({ app, page }) => {
-  for (const hash of ['#/runs', '#/episodes', '#/analyses', '#/estimator', '#/policy', '#/compare']) {
-    await app.open(hash);
-    await page.waitForLoadState('networkidle');
-    await expectPlainWords(page, hash);
-  }
-  // An episode with errors, at a turn with an error: targets and penalties are shown there.
-  const id = await app.episodeId('long_0');
-  await app.open(`#/episode/${id}/turn/7`);
-  await page.getByTestId('turn-detail').waitFor();
-  await page.waitForLoadState('networkidle');
-  await expectPlainWords(page, 'the inspector');
-});
 
 test('outcome badges read success, failure or score', async ({ app, page }) => {
   await app.open('#/episodes');
