@@ -1,10 +1,10 @@
 /**
  * `routelens analyze calibration|embeddings` (DESIGN §8): the two analyses of the estimator's output. The
  * `analyze` command (analyze.ts) hands these ids here; --json prints exactly the analysis function's result.
+ * The analyses themselves (they load ONNX Runtime) are imported when one runs on a database: `analyze … --store`
+ * takes only the flags and printers from here.
  */
 import type { ESTIMATOR_ANALYSES } from './analysisNames.ts';
-import { calibrationAnalysis } from '../analysis/calibration.ts';
-import { embeddingsAnalysis } from '../analysis/embeddings.ts';
 import { intFlag, out, print, UsageError } from './common.ts';
 import { visibleText as v } from '../../shared/displayText.ts';
 import type { Db } from '../db/dbHandle.ts';
@@ -57,10 +57,12 @@ export function calibrationFlags(values: Record<string, unknown>): { estimator: 
 export async function analyzeEstimator(db: Db, analysis: (typeof ESTIMATOR_ANALYSES)[number], values: Record<string, unknown>, runs: string[]): Promise<number> {
   const estimator = estimatorFlag(values);
   if (analysis === 'calibration') {
+    const { calibrationAnalysis } = await import('../analysis/calibration.ts');
     const { bins } = calibrationFlags(values);
     const split = values.split as string | undefined;
     return showCalibration(await userErrors(() => calibrationAnalysis(db, { runs, split, estimator, bins })), values.json === true);
   }
+  const { embeddingsAnalysis } = await import('../analysis/embeddings.ts');
   const { color, sample, seed } = embeddingsFlags(values);
   return showEmbeddings(await userErrors(() => embeddingsAnalysis(db, { runs, estimator, color, sample, seed })), values.json === true);
 }

@@ -25,9 +25,19 @@ export async function analyzeOnStore(
   const flags = sel.flags ?? {};
   const calibration = analysis === 'calibration' ? calibrationFlags(flags) : undefined;
   const embeddings = analysis === 'embeddings' ? { runs: sel.runs, estimator: estimatorFlag(flags), ...embeddingsFlags(flags) } : undefined;
-  return withStore(url, async (store, m) => {
-    await m.requireSchema(store);
+  return withStore(url, async (store) => {
+    const { requireSchema } = await import('../store/clickhouse/schema/schema.ts');
+    await requireSchema(store);
     try {
+      if (analysis === 'calibration') {
+        const { calibrationOnStore } = await import('../store/clickhouse/queries/storeCalibration.ts');
+        return showCalibration(await calibrationOnStore(store, { ...sel, ...calibration }), json);
+      }
+      if (analysis === 'embeddings') {
+        const { embeddingsOnStore } = await import('../store/clickhouse/queries/storeEmbeddings.ts');
+        return showEmbeddings(await embeddingsOnStore(store, embeddings), json);
+      }
+      const m = await import('../store/clickhouse/queries/storeAnalyses.ts');
       switch (analysis) {
         case 'pareto':
           return showAnalysis('pareto', await m.paretoOnStore(store, sel), json);
@@ -43,10 +53,6 @@ export async function analyzeOnStore(
           return showTables(await m.confusionOnStore(store, sel), json);
         case 'lift':
           return showAnalysis('lift', await m.liftOnStore(store, sel), json);
-        case 'calibration':
-          return showCalibration(await m.calibrationOnStore(store, { ...sel, ...calibration }), json);
-        case 'embeddings':
-          return showEmbeddings(await m.embeddingsOnStore(store, embeddings), json);
         case 'plan-dag': {
           if (sel.episode === undefined) return showTables(await m.planDagSummaryOnStore(store, sel), json);
           if (sel.runs.length > 1) throw new UsageError('plan-dag --episode takes at most one --run');

@@ -25,16 +25,18 @@ export const command: Command = {
       out(`-- on first host\nINSERT INTO ${url.database}.schema_version VALUES (${STORE_SCHEMA_VERSION}, now());`);
       return 0;
     }
-    return withStore(url, async (store, m) => {
+    return withStore(url, async (store) => {
       if (action === 'init') {
-        const result = await m.initStore(store);
+        const { initStore } = await import('../store/clickhouse/schema/schema.ts');
+        const result = await initStore(store);
         if (values.json) return print({ store: store.shown, ...result });
         err(`${result.created ? 'created' : 'up to date'}: ${store.shown} (schema version ${result.version}, ${store.nodes.length} shard${store.nodes.length === 1 ? '' : 's'})`);
         return 0;
       }
       const minutes = values['older-than-minutes'] === undefined ? 60 : Number(values['older-than-minutes']);
       if (!(minutes >= 0)) throw new UsageError('--older-than-minutes must be a number ≥ 0');
-      const report = await m.cleanStore(store, minutes * 60_000);
+      const { cleanStore } = await import('../store/clickhouse/schema/cleanStore.ts');
+      const report = await cleanStore(store, minutes * 60_000);
       if (values.json) return print(report);
       err(`cleaned ${report.abandoned.length} unfinished and ${report.superseded.length} replaced import(s) and ${report.scorings.length} unfinished scoring(s); ClickHouse deletes their rows in the background`);
       return 0;

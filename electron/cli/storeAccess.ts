@@ -10,19 +10,6 @@ import type { ClickHouseStoreUrl } from '../store/storeUrl.ts';
 import type { ClickHouseStore } from '../store/clickhouse/schema/connection.ts';
 import type { StoreRunInfo } from '../store/clickhouse/queries/storeInfo.ts';
 
-// The store's modules (and the ClickHouse client) load only when a command uses a store: `--db` commands start
-// as fast as before.
-export const storeModules = async () => ({
-  ...(await import('../store/clickhouse/schema/connection.ts')),
-  ...(await import('../store/clickhouse/schema/schema.ts')),
-  ...(await import('../store/clickhouse/schema/cleanStore.ts')),
-  ...(await import('../store/clickhouse/import/importToStore.ts')),
-  ...(await import('../store/clickhouse/queries/storeInfo.ts')),
-  ...(await import('../store/clickhouse/queries/storeAnalyses.ts')),
-  ...(await import('../store/clickhouse/queries/storeCalibration.ts')),
-  ...(await import('../store/clickhouse/queries/storeEmbeddings.ts')),
-});
-
 export const STORE_OPTION = { store: { type: 'string' } } as const;
 
 /** A store checked to have this RouteLens's schema, for a command that reads it; closed again if it has not. */
@@ -39,11 +26,16 @@ export async function openCheckedStore(url: ClickHouseStoreUrl): Promise<ClickHo
   }
 }
 
-export async function withStore<T>(url: ClickHouseStoreUrl, f: (store: ClickHouseStore, m: Awaited<ReturnType<typeof storeModules>>) => Promise<T>): Promise<T> {
-  const m = await storeModules();
-  const store = new m.ClickHouseStore(url);
+/**
+ * A connection to the store for `f`, closed after it. Only the client is loaded here: each command imports the
+ * store's modules it uses (an analysis never loads the importers, ONNX Runtime or the price list), so a `--store`
+ * command starts about as fast as its `--db` twin.
+ */
+export async function withStore<T>(url: ClickHouseStoreUrl, f: (store: ClickHouseStore) => Promise<T>): Promise<T> {
+  const { ClickHouseStore: Store } = await import('../store/clickhouse/schema/connection.ts');
+  const store = new Store(url);
   try {
-    return await f(store, m);
+    return await f(store);
   } finally {
     await store.close();
   }
@@ -57,8 +49,9 @@ export async function importIntoStore(
 ): Promise<ImportReport> {
   const progress = new Progress(process.stderr, json && !process.stderr.isTTY);
   try {
-    return await withStore(url, (store, m) =>
-      m.importToStore(store, paths, {
+    const { importToStore } = await import('../store/clickhouse/import/importToStore.ts');
+    return await withStore(url, (store) =>
+      importToStore(store, paths, {
         ...options,
         onProgress: (p) => {
           const within = p.fileBytes > 0 ? p.fileBytesRead / p.fileBytes : 0;
@@ -73,5 +66,6 @@ export async function importIntoStore(
 }
 
 export async function infoOfStore(url: ClickHouseStoreUrl): Promise<StoreRunInfo[]> {
-  return withStore(url, (store, m) => m.storeInfo(store));
+  const { storeInfo } = await import('../store/clickhouse/queries/storeInfo.ts');
+  return withStore(url, (store) => storeInfo(store));
 }
