@@ -10,7 +10,7 @@ import { ANALYSIS_IDS } from '../shared/analysisResults.ts';
 import { ANALYSIS_PAGES } from '../renderer/views/analyses/catalog.ts';
 import { expect, test } from './fixtures.ts';
 import { RUNS_FOR } from './pages/AnalysesPage.ts';
-import { shotOfView } from './pages/viewShot.ts';
+import { viewInBothThemes } from './pages/viewShot.ts';
 import { expectPlainWords } from './pages/windowWords.ts';
 
 test('the index has a card per analysis that opens its page', async ({ app, analyses, page }) => {
@@ -42,7 +42,7 @@ for (const { id, summary } of ANALYSIS_PAGES) {
       if (id === 'plan-dag') await analyses.waitFigure('episode');
       expect(await analyses.marks().count()).toBeGreaterThan(0);
       await expectPlainWords(page, `analysis ${id}`);
-      await shotOfView(page, `analysis-${id}-light`);
+      await viewInBothThemes(app, `analysis-${id}`, { settle: () => analyses.waitFigure() });
       // A turn of one episode has no n; every other mark counts what it summarises.
       const mark = await analyses.markWith(id === 'targets' ? 'turn' : 'n = ');
       await analyses.hover(mark);
@@ -50,12 +50,6 @@ for (const { id, summary } of ANALYSIS_PAGES) {
       // Keyboard: the figure is one tab stop, arrows walk its marks and show the same tooltip.
       await analyses.marks().first().focus();
       await expect(analyses.tooltip).toBeVisible();
-
-      await page.mouse.move(0, 0);
-      await page.getByTestId('theme-toggle').focus();
-      await app.setTheme('dark');
-      await analyses.waitFigure();
-      await shotOfView(page, `analysis-${id}-dark`);
     });
   });
 }

@@ -7,7 +7,7 @@
 import { expect, test } from './fixtures.ts';
 import { EstimatorPage, SCORED_RUN, WhatIfPage } from './pages/EstimatorPage.ts';
 import { PolicyLabPage, StepDebuggerPage } from './pages/PolicyLabPage.ts';
-import { SHOTS_DIR as shots, inBothThemes, shotOfView } from './pages/viewShot.ts';
+import { SHOTS_DIR as shots, inBothThemes, viewInBothThemes } from './pages/viewShot.ts';
 import { expectPlainWords } from './pages/windowWords.ts';
 
 test('every view in both themes, in plain words', async ({ app, runs, episodes, inspector, page }) => {
@@ -61,7 +61,7 @@ test('the policy lab and the step debugger in both themes, in plain words', asyn
   await lab.replay();
   await lab.compare('logged', 'argmax');
   await expectPlainWords(page, 'the policy lab');
-  await inBothThemes(app, (theme) => shotOfView(page, `policy-lab-${theme}`));
+  await viewInBothThemes(app, 'policy-lab');
 
   await app.open('#/runs');
   const id = await app.episodeId('long_0');
@@ -84,7 +84,7 @@ test('the estimator view and the what-if panel in both themes, in plain words', 
   await est.waitFigure(est.calibration);
   await est.waitFigure(est.embeddings);
   await expectPlainWords(page, 'the estimator view');
-  await inBothThemes(app, (theme) => shotOfView(page, `estimator-${theme}`, 3000));
+  await viewInBothThemes(app, 'estimator', { maxHeight: 3000 });
 
   // An episode with errors, at a turn with an error: targets and penalties are shown there.
   const id = await app.episodeId('long_0');

@@ -5,15 +5,24 @@ import type { AppPage } from './AppPage.ts';
 
 export const SHOTS_DIR = fileURLToPath(new URL('../../test-results/screenshots/', import.meta.url));
 
-/**
- * The whole view in one picture: the window grown to the view's height (tall figures, the policy lab), at most
- * `maxHeight`, then set back to 1440x900.
- */
-export async function shotOfView(page: Page, name: string, maxHeight = 2400): Promise<void> {
+/** Grows the window to the view's height (tall figures, the policy lab), at most `maxHeight`; returns a restorer. */
+async function tallWindow(page: Page, maxHeight: number): Promise<() => Promise<void>> {
   const height = await page.getByTestId('view').evaluate((el) => el.scrollHeight + 48);
   await page.setViewportSize({ width: 1440, height: Math.min(maxHeight, Math.max(900, height)) });
-  await page.screenshot({ path: `${SHOTS_DIR}${name}.png` });
-  await page.setViewportSize({ width: 1440, height: 900 });
+  return () => page.setViewportSize({ width: 1440, height: 900 });
+}
+
+/**
+ * The whole view in both themes (`name-light.png`, `name-dark.png`) inside one growth of the window: each resize
+ * redraws the view's figures, so the two pictures share one. `settle` waits for what the theme switch redraws.
+ */
+export async function viewInBothThemes(app: AppPage, name: string, options: { maxHeight?: number; settle?: () => Promise<void> } = {}): Promise<void> {
+  const restore = await tallWindow(app.page, options.maxHeight ?? 2400);
+  await inBothThemes(app, async (theme) => {
+    await options.settle?.();
+    await app.page.screenshot({ path: `${SHOTS_DIR}${name}-${theme}.png` });
+  });
+  await restore();
 }
 
 /**
