@@ -4,6 +4,9 @@
  * Chromium is the system one (/usr/bin/chromium); `npx playwright install` is never needed.
  */
 import { defineConfig } from '@playwright/test';
+import { useMemoryTmpdir } from './test/memoryTmpdir.ts';
+
+useMemoryTmpdir();
 
 const CHROMIUM_ARGS = [
   '--headless',

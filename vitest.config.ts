@@ -2,8 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { useMemoryTmpdir } from './test/memoryTmpdir.ts';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
+useMemoryTmpdir();
 const SKIP_DIRS = new Set(['node_modules', 'dist', 'e2e', '.git', 'test-results', 'release']);
 
 /**
