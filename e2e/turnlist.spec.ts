@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { startServer, type RunningServer } from '../electron/server/serve.ts';
 import { AppPage } from './pages/AppPage.ts';
+import { inBothThemes } from './pages/viewShot.ts';
 import { TurnListPage } from './pages/TurnListPage.ts';
 import { cli } from './serveProcess.ts';
 import { expect, test as base } from './fixtures.ts';
@@ -85,29 +86,26 @@ test('a Claude Code turn with several tool calls shows the first and counts the 
   await expect(page.getByTestId('turn-observation-same')).toBeVisible();
 });
 
-for (const theme of ['light', 'dark'] as const) {
-  test(`a log with only the episode's total: turn costs unknown, no cost line (${theme} theme)`, async ({ app, inspector, list, page, server }) => {
-    await app.open(`#/episode/${server.episodeId('6e44b9__sweagenttestrepo-1c2844')}/turn/0`);
-    await app.setTheme(theme);
-    await inspector.waitReady();
-    await expect(list.rows).toHaveCount(5);
-    // What SWE-agent ran, and its thought kept as the turn's reasoning.
-    await expect(list.summary(0)).toHaveText('find_file missing_colon.py');
-    await expect(list.summary(4)).toHaveText('submit');
-    await expect(inspector.detail.getByTestId('turn-reasoning')).toContainText('To start addressing this issue, I will first search for the');
-    for (let i = 0; i < 5; i++) {
-      await expect(list.cost(i)).toHaveText('—');
-      await expect(list.cost(i)).toHaveAttribute('title', "Unknown: this log gives only the episode's total, $0.0195");
-    }
-    await expect(page.getByTestId('turn-cost')).toContainText('—');
-    await expect(page.getByTestId('turn-cost')).toHaveAttribute('title', /this log gives only the episode's total, \$0\.0195/);
-    // No line, no dollar axis: a flat line from $0 would read as a free episode.
-    await expect(list.costLine).toHaveCount(0);
-    await expect(list.costTicks).toHaveCount(0);
-    await expect(list.costGap).toHaveText(/cost per turn unknown/);
-    await page.screenshot({ path: join(shots, `turnlist-total-only-${theme}.png`) });
-  });
-}
+test("a log with only the episode's total: turn costs unknown, no cost line (both themes)", async ({ app, inspector, list, page, server }) => {
+  await app.open(`#/episode/${server.episodeId('6e44b9__sweagenttestrepo-1c2844')}/turn/0`);
+  await inspector.waitReady();
+  await expect(list.rows).toHaveCount(5);
+  // What SWE-agent ran, and its thought kept as the turn's reasoning.
+  await expect(list.summary(0)).toHaveText('find_file missing_colon.py');
+  await expect(list.summary(4)).toHaveText('submit');
+  await expect(inspector.detail.getByTestId('turn-reasoning')).toContainText('To start addressing this issue, I will first search for the');
+  for (let i = 0; i < 5; i++) {
+    await expect(list.cost(i)).toHaveText('—');
+    await expect(list.cost(i)).toHaveAttribute('title', "Unknown: this log gives only the episode's total, $0.0195");
+  }
+  await expect(page.getByTestId('turn-cost')).toContainText('—');
+  await expect(page.getByTestId('turn-cost')).toHaveAttribute('title', /this log gives only the episode's total, \$0\.0195/);
+  // No line, no dollar axis: a flat line from $0 would read as a free episode.
+  await expect(list.costLine).toHaveCount(0);
+  await expect(list.costTicks).toHaveCount(0);
+  await expect(list.costGap).toHaveText(/cost per turn unknown/);
+  await inBothThemes(app, (theme) => page.screenshot({ path: join(shots, `turnlist-total-only-${theme}.png`) }).then(() => undefined));
+});
 
 test('a run with a cost per turn still draws its cost line and shows each cost', async ({ app, inspector, list, server }) => {
   await app.open(`#/episode/${server.episodeId('astropy__astropy-7166')}/turn/0`);
