@@ -12,7 +12,8 @@ import { EpisodeWriter } from '../db/episodeWriter.ts';
 import { ImportError } from '../importers/types.ts';
 import { useTempDir } from '../testing/tmp.ts';
 import { defaultErrorRules } from './errorRules.ts';
-import { expectedSteps, loadExpectedSteps, type ExpectedStepsTable } from './expectedSteps.ts';
+import { defaultExpectedSteps, expectedSteps, loadExpectedSteps, type ExpectedStepsTable } from './expectedSteps.ts';
+import { storedExpectedSteps } from './storedExpectedSteps.ts';
 import { episodeTargets } from './targets.ts';
 
 const tempDir = useTempDir();
@@ -40,6 +41,22 @@ describe('N by (task type, category)', () => {
     expect(expectedSteps({ type: 'never-heard-of-it' })).toBe(27);
     expect(expectedSteps({ type: null })).toBe(27);
     expect(expectedSteps({ type: 'hle', category: 'Other', expected_steps: 3 })).toBe(3);
+  });
+});
+
+describe('an episode that stored no N', () => {
+  it('gets what the checked built-in table gives, for every type and category it names, and for others', () => {
+    const table = defaultExpectedSteps();
+    const cases: { type: string | null; category: string | null }[] = [{ type: null, category: null }, { type: 'never-heard-of-it', category: 'x' }];
+    for (const [type, entry] of table.byTaskType) {
+      cases.push({ type, category: null }, { type: type.toUpperCase(), category: 'no such category' });
+      for (const category of Object.keys(entry.by_category)) cases.push({ type, category });
+    }
+    expect(cases.length).toBeGreaterThan(20);
+    for (const c of cases) {
+      expect(storedExpectedSteps({ expected_steps: null, task_type: c.type, task_category: c.category }), JSON.stringify(c)).toBe(expectedSteps(c, table));
+    }
+    expect(storedExpectedSteps({ expected_steps: 4, task_type: 'hle', task_category: 'Other' })).toBe(4);
   });
 });
 

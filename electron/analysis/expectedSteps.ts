@@ -10,7 +10,7 @@
  * as their code reads it (a benchmark without a `default` falls back to 20).
  *
  * N is decided once, at import, and stored in episodes.expected_steps: targets, training and replay read it
- * from there (storedExpectedSteps), so they agree with what the import wrote whatever table was used.
+ * from there (storedExpectedSteps.ts), so they agree with what the import wrote whatever table was used.
  */
 import { readFileSync } from 'node:fs';
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
@@ -18,6 +18,9 @@ import { z } from 'zod';
 import { nameKeyed } from '../../shared/nameKeyed.ts';
 import { nameRecord } from '../../shared/nameRecord.ts';
 import { ImportError } from '../importers/types.ts';
+import { BUILTIN_EXPECTED_STEPS, expectedSteps as lookUp, type ExpectedStepsTable } from './storedExpectedSteps.ts';
+
+export type { ExpectedStepsTable } from './storedExpectedSteps.ts';
 
 // Task types and categories are names from logs and users' files: nameRecord keeps one called `__proto__`, which
 // z.record drops.
@@ -44,12 +47,6 @@ const ReferenceYaml = z.object({
 /** What their AECConfig.get_expected_steps answers when a benchmark's table has no `default`. */
 const REFERENCE_FALLBACK = 20;
 
-export interface ExpectedStepsTable {
-  readonly default: number;
-  /** Keyed by lower-cased task type. */
-  readonly byTaskType: ReadonlyMap<string, TypeEntry>;
-}
-
 function withOverrides(base: ExpectedStepsTable | null, over: Overrides): ExpectedStepsTable {
   const byTaskType = new Map(base?.byTaskType ?? []);
   for (const [type, entry] of Object.entries(over.by_task_type)) byTaskType.set(type.toLowerCase(), entry);
@@ -58,10 +55,9 @@ function withOverrides(base: ExpectedStepsTable | null, over: Overrides): Expect
   return { default: fallback, byTaskType };
 }
 
-const builtinPath = new URL('../../fixtures/expected-steps.json', import.meta.url);
 let builtinFile: z.infer<typeof BuiltinFile> | undefined;
 function builtin(): z.infer<typeof BuiltinFile> {
-  builtinFile ??= BuiltinFile.parse(JSON.parse(readFileSync(builtinPath, 'utf8')));
+  builtinFile ??= BuiltinFile.parse(JSON.parse(readFileSync(BUILTIN_EXPECTED_STEPS, 'utf8')));
   return builtinFile;
 }
 
@@ -82,19 +78,7 @@ export function expectedSteps(
   task: { expected_steps?: number | null; category?: string | null; type?: string | null },
   table: ExpectedStepsTable = defaultExpectedSteps(),
 ): number {
-  if (task.expected_steps) return task.expected_steps;
-  const entry = task.type ? table.byTaskType.get(task.type.toLowerCase()) : undefined;
-  if (!entry) return table.default;
-  const byCategory = task.category != null && Object.hasOwn(entry.by_category, task.category) ? entry.by_category[task.category] : undefined;
-  return byCategory ?? entry.default;
-}
-
-/**
- * N of an imported episode: the value its import stored. Rows without one (none are written so) get the
- * built-in table's answer rather than a guess of the caller's.
- */
-export function storedExpectedSteps(row: { expected_steps: number | null; task_type?: string | null; task_category?: string | null }): number {
-  return row.expected_steps ?? expectedSteps({ type: row.task_type, category: row.task_category });
+  return lookUp(task, table);
 }
 
 /** Line of the deepest key of `path` present in the document (1 when none is). */

@@ -6,7 +6,7 @@ import { aecTargets, severityFromLevel } from '../../shared/formulas.ts';
 import type { Db } from '../db/dbHandle.ts';
 import { errorsOfEpisode, episodeMeta, turnsOfEpisode } from '../db/turnQueries.ts';
 import type { TargetsResult } from '../../shared/analysisResults.ts';
-import { storedExpectedSteps } from './expectedSteps.ts';
+import { storedExpectedSteps } from './storedExpectedSteps.ts';
 
 export function episodeTargets(db: Db, episodeId: number): Omit<TargetsResult, 'episode'> {
   const meta = episodeMeta(db, episodeId);

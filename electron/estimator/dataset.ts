@@ -13,7 +13,7 @@
  * (hashEncoder.ts explains why that is exact), instead of re-reading the whole history for every turn.
  */
 import { aecTargets, severityFromLevel } from '../../shared/formulas.ts';
-import { storedExpectedSteps } from '../analysis/expectedSteps.ts';
+import { storedExpectedSteps } from '../analysis/storedExpectedSteps.ts';
 import type { Db } from '../db/dbHandle.ts';
 import { splitCondition } from '../db/splitFilter.ts';
 import { HASH_DIM, HASH_ENCODER, MODEL_SALT, RECENT_SALT, addSegment, countsToSparse } from './hashEncoder.ts';

@@ -7,7 +7,7 @@
  * features, L2-normalised. Cosine between sketches approximates cosine between the histories' encoder features
  * (error ~1/√64), at 256 bytes a turn instead of 4 kB: what-if's nearest-neighbour search reads these.
  */
-import { storedExpectedSteps } from '../analysis/expectedSteps.ts';
+import { storedExpectedSteps } from '../analysis/storedExpectedSteps.ts';
 import type { Db } from '../db/dbHandle.ts';
 import { encodeEpisodeHistories } from './dataset.ts';
 import { HASH_DIM, HASH_HISTORY_DIM, countsToFeatures } from './hashEncoder.ts';

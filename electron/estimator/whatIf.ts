@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import type { Db } from '../db/dbHandle.ts';
 import { priceTurn } from '../db/models.ts';
 import { episodeMeta, turnsOfEpisode } from '../db/turnQueries.ts';
-import { storedExpectedSteps } from '../analysis/expectedSteps.ts';
+import { storedExpectedSteps } from '../analysis/storedExpectedSteps.ts';
 import { learnOutputRatios } from '../replay/outputLength.ts';
 import { sketchOf, SKETCH_DIM } from './historyRows.ts';
 import { openScorer, type Provider } from './ortScoring.ts';

@@ -10,7 +10,7 @@
  */
 import { estimatorInUse } from '../estimator/inUse.ts';
 import type { EstimatorRef, SHatSource } from '../../shared/apiReplay.ts';
-import { storedExpectedSteps } from '../analysis/expectedSteps.ts';
+import { storedExpectedSteps } from '../analysis/storedExpectedSteps.ts';
 import type { Db } from '../db/dbHandle.ts';
 import { splitCondition } from '../db/splitFilter.ts';
 import { learnOutputRatios } from './outputLength.ts';

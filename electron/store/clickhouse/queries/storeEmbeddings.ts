@@ -13,7 +13,7 @@
  */
 import type { EmbeddingHistoryPoint, EmbeddingsResult } from '../../../../shared/analysisResults.ts';
 import { embeddingsResult, embeddingsSettings, modelMap, projectHistories, type EmbeddingsOptions, type HistoryMap } from '../../../analysis/embeddings.ts';
-import { storedExpectedSteps } from '../../../analysis/expectedSteps.ts';
+import { storedExpectedSteps } from '../../../analysis/storedExpectedSteps.ts';
 import { DEFAULT_HISTORY_TOKENS } from '../../../estimator/historyText.ts';
 import { HASH_HISTORY_DIM } from '../../../estimator/hashEncoder.ts';
 import { hashedHistoryRows, SKETCH_DIM, sketchOf } from '../../../estimator/historyRows.ts';

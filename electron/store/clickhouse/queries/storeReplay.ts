@@ -13,7 +13,7 @@
 import type { PolicyReplay, ReplayResult } from '../../../../shared/apiReplay.ts';
 import { parsePolicySpec } from '../../../../shared/policySpec.ts';
 import { splitValues } from '../../../../shared/splits.ts';
-import { storedExpectedSteps } from '../../../analysis/expectedSteps.ts';
+import { storedExpectedSteps } from '../../../analysis/storedExpectedSteps.ts';
 import { shippedPriceOf } from '../../../db/models.ts';
 import { compilePolicy, modelsNamed } from '../../../replay/policies.ts';
 import {

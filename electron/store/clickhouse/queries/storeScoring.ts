@@ -18,7 +18,7 @@ import { sha256 } from '../../../estimator/onnxExport.ts';
 import type { ProviderChoice, Provider } from '../../../estimator/ortScoring.ts';
 import { ScorerError } from '../../../estimator/scorerError.ts';
 import { encoderFor, openEstimatorFile, type ScoreDatabaseResult } from '../../../estimator/scoreDatabase.ts';
-import { storedExpectedSteps } from '../../../analysis/expectedSteps.ts';
+import { storedExpectedSteps } from '../../../analysis/storedExpectedSteps.ts';
 import type { ClickHouseStore } from '../schema/connection.ts';
 import { newImportId } from '../import/importToStore.ts';
 import { scoringLedgerRow, shardOf, visibleRows } from '../schema/schema.ts';
