@@ -11,7 +11,7 @@ import { SHOTS_DIR as shots, inBothThemes, viewInBothThemes } from './pages/view
 import { expectPlainWords } from './pages/windowWords.ts';
 
 test('every view in both themes, in plain words', async ({ app, runs, episodes, inspector, page }) => {
-  const shot = (name: string) => inBothThemes(app, (theme) => page.screenshot({ path: `${shots}${name}-${theme}.png` }).then(() => undefined));
+  const shot = (name: string) => inBothThemes(app, (theme) => page.screenshot({ path: `${shots}${name}-${theme}.png` }));
   await app.open('#/runs');
   await runs.waitReady();
   await expectPlainWords(page, 'Runs');
@@ -72,7 +72,7 @@ test('the policy lab and the step debugger in both themes, in plain words', asyn
   await page.keyboard.press('c');
   await expect(dbg.panel).toHaveAttribute('data-stop', 'breakpoint');
   await expect(page.getByTestId('debugger-candidate').first()).toBeVisible();
-  await inBothThemes(app, (theme) => page.screenshot({ path: `${shots}inspector-debugger-${theme}.png` }).then(() => undefined));
+  await inBothThemes(app, (theme) => page.screenshot({ path: `${shots}inspector-debugger-${theme}.png` }));
 });
 
 test('the estimator view and the what-if panel in both themes, in plain words', async ({ app, inspector, page }) => {
@@ -93,5 +93,5 @@ test('the estimator view and the what-if panel in both themes, in plain words', 
   await expectPlainWords(page, 'the inspector');
   await new WhatIfPage(page).open();
   await expectPlainWords(page, 'the what-if panel');
-  await inBothThemes(app, (theme) => page.screenshot({ path: `${shots}inspector-whatif-${theme}.png` }).then(() => undefined));
+  await inBothThemes(app, (theme) => page.screenshot({ path: `${shots}inspector-whatif-${theme}.png` }));
 });

@@ -104,7 +104,7 @@ test("a log with only the episode's total: turn costs unknown, no cost line (bot
   await expect(list.costLine).toHaveCount(0);
   await expect(list.costTicks).toHaveCount(0);
   await expect(list.costGap).toHaveText(/cost per turn unknown/);
-  await inBothThemes(app, (theme) => page.screenshot({ path: join(shots, `turnlist-total-only-${theme}.png`) }).then(() => undefined));
+  await inBothThemes(app, (theme) => page.screenshot({ path: join(shots, `turnlist-total-only-${theme}.png`) }));
 });
 
 test('a run with a cost per turn still draws its cost line and shows each cost', async ({ app, inspector, list, server }) => {

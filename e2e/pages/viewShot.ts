@@ -30,7 +30,7 @@ export async function viewInBothThemes(app: AppPage, name: string, options: { ma
  * pictures (reaching it is what costs: a replay, a figure's query). Focus leaves the theme button afterwards, so the
  * view's keys answer as before.
  */
-export async function inBothThemes(app: AppPage, shoot: (theme: 'light' | 'dark') => Promise<void>): Promise<void> {
+export async function inBothThemes(app: AppPage, shoot: (theme: 'light' | 'dark') => Promise<unknown>): Promise<void> {
   for (const theme of ['light', 'dark'] as const) {
     await app.setTheme(theme);
     await shoot(theme);
