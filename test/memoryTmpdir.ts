@@ -1,9 +1,9 @@
 /**
  * Temporary files of the test suites in memory: where the machine has a RAM-backed /dev/shm with room and nobody
  * chose a TMPDIR, the suites' temporary folders (databases, logs written by tests, ClickHouse clusters' data) go
- * there instead of the disk. On CI's machine /tmp is on a virtual disk: SQLite's and ClickHouse's syncs and the
- * journal's writes made the unit suite ~9% slower in wall time (electron/db with two CLI files: 59.7 s → 54.5 s,
- * two runs each). Called from the suites' configs, before any worker, server or CLI child starts: they inherit it.
+ * there instead of the disk. On CI's machine /tmp is on a virtual disk: electron/db with two CLI test files took
+ * 59.7 s there and 54.5 s here (two interleaved runs each); on whole runs the machine's own drift hid the gain.
+ * Called from the suites' configs, before any worker, server or CLI child starts: they inherit it.
  * Nothing tested depends on the file system kind (renames stay inside one folder, mtimes keep nanoseconds).
  */
 import { accessSync, constants, statfsSync, statSync } from 'node:fs';
