@@ -103,13 +103,16 @@ export function StepDebugger({
     () => turnFacts(detail.turns, scores.status === 'ready' ? scores.value : null, policyLoad.status === 'ready' ? policyLoad.value : null),
     [detail.turns, scores, policyLoad],
   );
-  const active: Breakpoints = { ...bp, policy: spec ?? '', disagree: bp.disagree && spec !== null };
-  // Two passes over the turns per render: microseconds for the few hundred turns an episode has.
-  const hits = allBreaks(facts, active);
-  const counts = { error: 0, switch: 0, regret: 0, disagree: 0 };
-  for (const h of allBreaks(facts, { ...active, error: true, switch: true, regret: true, disagree: spec !== null })) {
-    for (const r of h.reasons) counts[r]++;
-  }
+  const active: Breakpoints = useMemo(() => ({ ...bp, policy: spec ?? '', disagree: bp.disagree && spec !== null }), [bp, spec]);
+  // Two passes over the turns when the breakpoints or the facts change, not on every step: an episode can have a
+  // million turns.
+  const { hits, counts } = useMemo(() => {
+    const counts = { error: 0, switch: 0, regret: 0, disagree: 0 };
+    for (const h of allBreaks(facts, { ...active, error: true, switch: true, regret: true, disagree: spec !== null })) {
+      for (const r of h.reasons) counts[r]++;
+    }
+    return { hits: allBreaks(facts, active), counts };
+  }, [facts, active, spec]);
 
   // Everything the timer and the keys read, current as of the last render.
   const live = useRef({ machine, current, facts, active, onGo });

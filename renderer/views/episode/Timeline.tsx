@@ -28,6 +28,28 @@ function useWidth<T extends HTMLElement>(): [RefObject<T | null>, number] {
   return [ref, width];
 }
 
+/** A turn's tooltip; a pixel column's says which turns it holds, the cost where it ends and how many had errors. */
+function hitTitle(turns: readonly TurnDetail[], t: number, last: number): string {
+  const turn = turns[t];
+  if (last === t) {
+    return (
+      `Turn ${t} · ${turn?.model ?? ''} · ${formatCost(turn?.cost)} (total ${formatCost(turn?.cumulative_cost)})` +
+      (turn?.switched ? ' · switched model' : '') +
+      (turn && turn.errors.length > 0 ? ` · ${turn.errors.map((er) => `${er.type} (${er.severity})`).join(', ')}` : '')
+    );
+  }
+  let errors = 0;
+  const models = new Set<string>();
+  for (let i = t; i <= last; i++) {
+    const each = turns[i];
+    if (!each) continue;
+    models.add(each.model);
+    if (each.errors.length > 0) errors++;
+  }
+  const shown = [...models].slice(0, 3).join(', ') + (models.size > 3 ? ` and ${models.size - 3} more` : '');
+  return `Turns ${t}–${last} · ${shown} · total ${formatCost(turns[last]?.cumulative_cost)} at turn ${last}` + (errors > 0 ? ` · ${errors} with errors` : '') + ' · click opens the first';
+}
+
 export function Timeline({
   turns,
   current,
@@ -128,29 +150,22 @@ export function Timeline({
               {tick.t}
             </text>
           ))}
-          {/* Hit areas last, so a click anywhere in a turn's column selects it. */}
-          {layout.marks.map((m) => {
-            const turn = turns[m.t];
-            return (
-              <rect
-                key={m.t}
-                className="timeline-hit"
-                x={m.x}
-                y={0}
-                width={Math.max(m.width, 1)}
-                height={layout.strip.top + stripShift + layout.strip.height + (compact ? 2 : 6)}
-                onClick={() => onSelect(m.t)}
-                data-testid="timeline-turn"
-                data-t={m.t}
-              >
-                <title>
-                  {`Turn ${m.t} · ${m.model} · ${formatCost(turn?.cost)} (total ${formatCost(turn?.cumulative_cost)})` +
-                    (turn?.switched ? ' · switched model' : '') +
-                    (turn && turn.errors.length > 0 ? ` · ${turn.errors.map((er) => `${er.type} (${er.severity})`).join(', ')}` : '')}
-                </title>
-              </rect>
-            );
-          })}
+          {/* Hit areas last, so a click anywhere in a turn's column selects it (the column's first turn, drawn by pixel). */}
+          {layout.hits.map((h) => (
+            <rect
+              key={h.t}
+              className="timeline-hit"
+              x={h.x}
+              y={0}
+              width={h.width}
+              height={layout.strip.top + stripShift + layout.strip.height + (compact ? 2 : 6)}
+              onClick={() => onSelect(h.t)}
+              data-testid="timeline-turn"
+              data-t={h.t}
+            >
+              <title>{hitTitle(turns, h.t, h.last)}</title>
+            </rect>
+          ))}
         </svg>
       )}
     </div>
