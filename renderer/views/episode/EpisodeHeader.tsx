@@ -2,7 +2,7 @@
  * The inspector's header: which episode, its task, outcome and totals, and the legend of models it used; or,
  * compact, one line of it and the task's first line, so a small window leaves the turn's text the room.
  */
-import { useLayoutEffect, useRef, useState, type CSSProperties, type MouseEvent } from 'react';
+import { useLayoutEffect, useMemo, useRef, useState, type CSSProperties, type MouseEvent } from 'react';
 import type { EpisodeDetail } from '../../../shared/api.ts';
 import { OutcomeBadge } from '../../components/figures.tsx';
 import { ChevronDownIcon, ChevronLeftIcon } from '../../components/icons.tsx';
@@ -13,15 +13,21 @@ import { formatHash } from '../../routing/route.ts';
 import { useAppStore } from '../../store/index.ts';
 import type { Density } from './inspectorLayout.ts';
 
-function ModelLegend({ detail }: { detail: EpisodeDetail }) {
-  // A model's cost is unknown (null, shown '—') as soon as one of its turns has no known cost.
+/** Turns and cost per model; a model's cost is unknown (null, shown '—') as soon as one of its turns has no known cost. */
+function modelUsage(turns: EpisodeDetail['turns']): Map<string, { turns: number; cost: number | null }> {
   const usage = new Map<string, { turns: number; cost: number | null }>();
-  for (const t of detail.turns) {
+  for (const t of turns) {
     const u = usage.get(t.model) ?? { turns: 0, cost: 0 };
     u.turns++;
     u.cost = u.cost === null || t.cost === null ? null : u.cost + t.cost;
     usage.set(t.model, u);
   }
+  return usage;
+}
+
+function ModelLegend({ detail }: { detail: EpisodeDetail }) {
+  // Once per episode, not per step through its turns.
+  const usage = useMemo(() => modelUsage(detail.turns), [detail.turns]);
   return (
     <div className="legend" data-testid="model-legend">
       {[...usage.entries()].map(([model, u]) => (

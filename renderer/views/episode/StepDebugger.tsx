@@ -99,10 +99,10 @@ export function StepDebugger({
   const policyList = useMemo(() => (spec === null ? null : [spec]), [spec]);
   const policyLoad = useEpisodeChoices(episodeId, open && scores.status === 'ready' ? policyList : null, dataVersion);
 
-  const facts = useMemo(
-    () => turnFacts(detail.turns, scores.status === 'ready' ? scores.value : null, policyLoad.status === 'ready' ? policyLoad.value : null),
-    [detail.turns, scores, policyLoad],
-  );
+  // Keyed on the answers, not their load objects (a new one each render): the facts are a pass over every turn.
+  const scored = scores.status === 'ready' ? scores.value : null;
+  const chosen = policyLoad.status === 'ready' ? policyLoad.value : null;
+  const facts = useMemo(() => turnFacts(detail.turns, scored, chosen), [detail.turns, scored, chosen]);
   const active: Breakpoints = useMemo(() => ({ ...bp, policy: spec ?? '', disagree: bp.disagree && spec !== null }), [bp, spec]);
   // Two passes over the turns when the breakpoints or the facts change, not on every step: an episode can have a
   // million turns.

@@ -65,6 +65,8 @@ export function Timeline({
   const [ref, width] = useWidth<HTMLDivElement>();
   const colorOf = useModelColors();
   const layout = useMemo(() => (width > 0 ? timelineLayout(turns, width) : null), [turns, width]);
+  // Once per layout, not per step: a pixel column's title reads every turn it holds.
+  const titles = useMemo(() => layout?.hits.map((h) => hitTitle(turns, h.t, h.last)) ?? [], [layout, turns]);
   const currentBand = layout && turns.length > 0 ? layout.band(current) : null;
   // Compact moves the lanes up instead of asking the layout for other geometry: marks keep their x and size.
   const errorShift = layout && compact ? COMPACT.errorY - layout.errorY : 0;
@@ -151,7 +153,7 @@ export function Timeline({
             </text>
           ))}
           {/* Hit areas last, so a click anywhere in a turn's column selects it (the column's first turn, drawn by pixel). */}
-          {layout.hits.map((h) => (
+          {layout.hits.map((h, i) => (
             <rect
               key={h.t}
               className="timeline-hit"
@@ -163,7 +165,7 @@ export function Timeline({
               data-testid="timeline-turn"
               data-t={h.t}
             >
-              <title>{hitTitle(turns, h.t, h.last)}</title>
+              <title>{titles[i]}</title>
             </rect>
           ))}
         </svg>

@@ -1,6 +1,6 @@
 /** The list of turns beside the detail; virtualised, since some agents run for hundreds of turns. */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef } from 'react';
+import { useEffect, useMemo, useRef, type CSSProperties } from 'react';
 import type { TurnDetail } from '../../../shared/api.ts';
 import { ErrorIcon, SwitchIcon } from '../../components/icons.tsx';
 import { ModelDot } from '../../components/ModelChip.tsx';
@@ -44,7 +44,15 @@ export function TurnList({
   const unknownCost = useMemo(() => unknownTurnCostTitle(episode), [episode]);
 
   return (
-    <div className="turn-list" ref={scrollRef} data-testid="turn-list" role="listbox" aria-label="Turns" aria-activedescendant={`turn-${current}`}>
+    <div
+      className="turn-list"
+      ref={scrollRef}
+      data-testid="turn-list"
+      role="listbox"
+      aria-label="Turns"
+      aria-activedescendant={`turn-${current}`}
+      style={{ '--turn-digits': String(turns[turns.length - 1]?.t ?? 0).length } as CSSProperties}
+    >
       <div className="turn-list-inner" style={{ height: virtualizer.getTotalSize() }}>
         {virtualizer.getVirtualItems().map((item) => {
           const turn = turns[item.index];

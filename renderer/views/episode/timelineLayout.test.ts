@@ -108,6 +108,12 @@ describe('timeline layout of more turns than pixels', () => {
     expect(layout.costGap).toMatchObject({ t: 150_000, label: 'cost unknown from turn 150000' });
   });
 
+  it('leaves out switch ticks that would hatch the strip over', () => {
+    const dense = timelineLayout(Array.from({ length: N }, (_, t) => turn(t, t % 100 < 50 ? 'a' : 'b', 0.001, { switched: t > 0 && t % 50 === 0 })), 600);
+    expect(dense.switches).toEqual([]);
+    expect(new Set(dense.marks.map((m) => m.model))).toEqual(new Set(['a', 'b']));
+  });
+
   it('labels turn indexes at round steps', () => {
     const steps = layout.turnTicks.slice(1).map((tick, i) => tick.t - (layout.turnTicks[i]?.t ?? 0));
     expect(new Set(steps).size).toBe(1);

@@ -6,7 +6,8 @@
  *
  * An episode with more turns than the plot has pixels (agents that ran for days: a million turns) is drawn by pixel
  * column instead: each column the model of most of its turns (neighbours of one model merged into one band), its worst
- * error, whether it holds a switch, and the cost where it ends. The drawing then has a few thousand elements whatever
+ * error, its first switch (no ticks when they would stand closer than 8 px on average: the strip's colours show those
+ * switches and the header counts them), and the cost where it ends. The drawing then has a few thousand elements whatever
  * the length; one element per turn made 3 million of them and a second per keypress (issue 38).
  */
 import { area, line, scaleLinear } from 'd3';
@@ -256,5 +257,6 @@ function byColumn(turns: readonly LayoutTurn[], columns: number, step: number, l
     if (last < pricedCount) costPoints.push([x + step, turns[last]?.cumulative_cost ?? 0]);
     else if (first < pricedCount) costPoints.push([x + step * ((pricedCount - first) / (last - first + 1)), turns[pricedCount - 1]?.cumulative_cost ?? 0]);
   }
-  return { marks, hits, switches, errors, costPoints };
+  // Ticks closer than 8 px on average would hatch the strip over: its colours show those switches, the header counts them.
+  return { marks, hits, switches: switches.length * 8 <= columns ? switches : [], errors, costPoints };
 }
