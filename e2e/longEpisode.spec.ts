@@ -2,7 +2,8 @@
  * An episode of 20,000 turns (issue 38 item 6: agents that run for days): the timeline is drawn by pixel column, so
  * the inspector's DOM stays a few thousand elements whatever the length (one element per turn made 3 million of them
  * at a million turns, and every keypress re-drew them all); keys still step turn by turn, jump to the end and to the
- * next error, and a click on the strip opens the first turn of the column clicked.
+ * next error, and a click on the strip opens the first turn of the column clicked. Its turns come a page at a time
+ * (TURN_PAGE in shared/api.ts): the page of the turn shown and of the rows in view, and a deep link opens at its page.
  *
  * Its own `routelens serve` over its own database, so the shared database the other specs count stays as it is.
  */
@@ -78,7 +79,9 @@ test(`an episode of ${TURNS.toLocaleString('en')} turns: the timeline by pixel c
   await inspector.expectTurn(ERROR_EVERY);
   await page.keyboard.press('End');
   await inspector.expectTurn(TURNS - 1);
-  await expect(inspector.turnItems.and(page.locator(`[data-t="${TURNS - 1}"]`))).toBeVisible();
+  // The last page came when it was reached: the turn's text, and its row's summary.
+  await expect(inspector.detail).toContainText(`echo step ${TURNS - 1}`);
+  await expect(inspector.turnItems.and(page.locator(`[data-t="${TURNS - 1}"]`))).toContainText(`echo step ${TURNS - 1}`);
 
   // A click in the strip's middle column opens that column's first turn.
   const middle = inspector.timelineTurns.nth(Math.floor(hits / 2));
@@ -87,8 +90,14 @@ test(`an episode of ${TURNS.toLocaleString('en')} turns: the timeline by pixel c
   await middle.click();
   await inspector.expectTurn(first);
 
+  // A link to a turn deep in the episode opens its page directly.
+  await app.open(`#/episode/${id}/turn/15321`);
+  await inspector.waitReady();
+  await inspector.expectTurn(15_321);
+  await expect(inspector.detail).toContainText('echo step 15321');
+
   await inBothThemes(app, (theme) => page.screenshot({ path: `${SHOTS_DIR}inspector-long-episode-${theme}.png` }));
   await page.setViewportSize({ width: 1024, height: 700 });
-  await expect(inspector.turnItems.and(page.locator(`[data-t="${first}"]`))).toBeVisible();
+  await expect(inspector.turnItems.and(page.locator('[data-t="15321"]'))).toContainText('echo step 15321');
   await page.screenshot({ path: `${SHOTS_DIR}inspector-long-episode-1024.png` });
 });

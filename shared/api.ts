@@ -151,6 +151,7 @@ export const TurnErrorInfo = z.object({
   /** 'log' when the log carried it, 'rule' when an error rule detected it. */
   source: z.enum(['log', 'rule']),
 });
+export type TurnErrorInfo = z.infer<typeof TurnErrorInfo>;
 
 /** A message of the conversation that is not a model response (canonical `ConversationMessage`), as stored. */
 export const MessageDetail = z.object({
@@ -221,6 +222,35 @@ export const TurnDetail = z.object({
 });
 export type TurnDetail = z.infer<typeof TurnDetail>;
 
+/**
+ * Turns an episode answer carries in full (`getEpisode`, `getTurns`): past this many the episode comes as an outline
+ * of every turn and its details a page at a time. An agent that ran for days has a million turns: their details in one
+ * answer were gigabytes and took the server down (issue 38).
+ */
+export const TURN_PAGE = 2_000;
+
+/** How a turn's cost was known, by code in an outline: 0 logged, 1 priced, 2 none (unknown). */
+export const COST_SOURCES = ['logged', 'priced', 'none'] as const;
+
+/**
+ * What the timeline, the turn list, the navigation keys and the step debugger need of every turn, one array per
+ * field (a million turns are tens of megabytes this way, not gigabytes of TurnDetail).
+ */
+export const TurnOutline = z.object({
+  models: z.array(z.string()),
+  /** Per turn: its index into `models`. */
+  model: z.array(z.number().int().nonnegative()),
+  t: z.array(z.number().int()),
+  /** Null where the cost is unknown. */
+  cost: z.array(nullableNumber),
+  /** Per turn: its index into COST_SOURCES. */
+  cost_source: z.array(z.number().int().min(0).max(2)),
+  switched: z.array(z.union([z.literal(0), z.literal(1)])),
+  /** The turns with errors, by index, each error as TurnDetail gives it. */
+  errors: z.array(z.object({ i: z.number().int().nonnegative(), errors: z.array(TurnErrorInfo).min(1), max_severity: Severity })),
+});
+export type TurnOutline = z.infer<typeof TurnOutline>;
+
 export const EpisodeDetail = z.object({
   episode: EpisodeRow.extend({
     task_id: z.string().nullable(),
@@ -242,7 +272,12 @@ export const EpisodeDetail = z.object({
     /** The episode that launched this one (a subagent's session); id null when it is not in the database. */
     parent: z.object({ id: id.nullable(), ext_id: z.string(), t: z.number().int().nullable() }).nullable(),
   }),
+  /** Turns `turns_from`… in full: every turn when the episode has at most TURN_PAGE, else the page asked for. */
   turns: z.array(TurnDetail),
+  turn_count: z.number().int().nonnegative(),
+  turns_from: z.number().int().nonnegative(),
+  /** Every turn in outline when `turns` is a page of them; null when `turns` is every turn. */
+  outline: TurnOutline.nullable(),
   /** Messages after the last model response (a prompt never answered, a closing notice), in order. */
   final_messages: z.array(MessageDetail),
   /** Episodes this one launched (subagents, compactions), with the turn that launched each. */
@@ -326,9 +361,18 @@ export const apiContract = {
   listRuns: { input: z.object({}), output: z.array(RunSummary) },
   listModels: { input: z.object({}), output: z.array(ModelInfo) },
   queryEpisodes: { input: EpisodeQuery, output: EpisodePage },
+  /** `around`: a turn index whose page an episode of more than TURN_PAGE turns brings in full (else its first page). */
   getEpisode: {
-    input: z.union([z.object({ id }), z.object({ ext_id: z.string().max(300), run: z.string().max(300).optional() })]),
+    input: z.union([
+      z.object({ id, around: z.number().int().nonnegative().optional() }),
+      z.object({ ext_id: z.string().max(300), run: z.string().max(300).optional(), around: z.number().int().nonnegative().optional() }),
+    ]),
     output: EpisodeDetail,
+  },
+  /** Turns `from`…`from + count - 1` of an episode in full (at most TURN_PAGE); fewer at its end. */
+  getTurns: {
+    input: z.object({ id, from: z.number().int().nonnegative(), count: z.number().int().min(1).max(TURN_PAGE) }),
+    output: z.object({ from: z.number().int().nonnegative(), turns: z.array(TurnDetail) }),
   },
   /** Starts importing uploaded files in the background; poll `importStatus` for progress and the report. */
   startImport: {

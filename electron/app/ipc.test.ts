@@ -21,6 +21,9 @@ const api: RouteLensApi = {
   getEpisode: vi.fn(async () => {
     throw new NotFoundError('no episode with id 3');
   }),
+  getTurns: vi.fn(async () => {
+    throw new NotFoundError('not under test');
+  }),
   startImport: vi.fn(async () => {
     throw new NotFoundError('not under test');
   }),

@@ -31,7 +31,15 @@ export interface TurnRowRaw {
   beta: number | null;
 }
 
-export function turnsOfEpisode(db: Db, episodeId: number): TurnRowRaw[] {
+/** Turns whose `t` lies in first…last (inclusive): one page of a long episode. */
+export interface TurnSpan {
+  first: number;
+  last: number;
+}
+
+const ALL: TurnSpan = { first: Number.MIN_SAFE_INTEGER, last: Number.MAX_SAFE_INTEGER };
+
+export function turnsOfEpisode(db: Db, episodeId: number, span: TurnSpan = ALL): TurnRowRaw[] {
   return db
     .prepare(`SELECT t.id, t.t, m.name AS model, t.switched, t.action_type, t.tool, x.action, x.observation,
       t.tokens_in, t.tokens_out, t.tokens_cached, t.tokens_cache_write, t.tokens_reasoning, t.role, x.detail,
@@ -39,8 +47,8 @@ export function turnsOfEpisode(db: Db, episodeId: number): TurnRowRaw[] {
       p.price_table, p.version AS price_version, p.cache_tier
       FROM turns t JOIN models m ON m.id = t.model_id LEFT JOIN models g ON g.id = t.greedy_model_id
       LEFT JOIN turn_text x ON x.turn_id = t.id LEFT JOIN price_provenance p ON p.id = t.price_provenance_id
-      WHERE t.episode_id = ? ORDER BY t.t`)
-    .all(episodeId) as TurnRowRaw[];
+      WHERE t.episode_id = ? AND t.t BETWEEN ? AND ? ORDER BY t.t`)
+    .all(episodeId, span.first, span.last) as TurnRowRaw[];
 }
 
 /** A row of `messages`: t is the turn it came before, null after the last turn. */
@@ -57,6 +65,20 @@ export function messagesOfEpisode(db: Db, episodeId: number): MessageRowRaw[] {
     .all(episodeId) as MessageRowRaw[];
 }
 
+/** The messages before turns of `span` (never those after the last turn, whose t is null). */
+export function messagesOfSpan(db: Db, episodeId: number, span: TurnSpan): MessageRowRaw[] {
+  return db
+    .prepare('SELECT t, role, text, timestamp FROM messages WHERE episode_id = ? AND t BETWEEN ? AND ? ORDER BY seq')
+    .all(episodeId, span.first, span.last) as MessageRowRaw[];
+}
+
+/** The messages after the last turn (t null). */
+export function finalMessagesOfEpisode(db: Db, episodeId: number): MessageRowRaw[] {
+  return db
+    .prepare('SELECT t, role, text, timestamp FROM messages WHERE episode_id = ? AND t IS NULL ORDER BY seq')
+    .all(episodeId) as MessageRowRaw[];
+}
+
 export interface TurnErrorRaw {
   turn_id: number;
   type: string;
@@ -64,19 +86,36 @@ export interface TurnErrorRaw {
   source: 'log' | 'rule';
 }
 
-export function errorsOfEpisode(db: Db, episodeId: number): TurnErrorRaw[] {
+export function errorsOfEpisode(db: Db, episodeId: number, span: TurnSpan = ALL): TurnErrorRaw[] {
   return db
     .prepare(`SELECT te.turn_id, et.name AS type, te.severity, te.source FROM turn_errors te
       JOIN error_types et ON et.id = te.error_type_id JOIN turns t ON t.id = te.turn_id
-      WHERE t.episode_id = ? ORDER BY te.turn_id, te.severity DESC, et.name`)
-    .all(episodeId) as TurnErrorRaw[];
+      WHERE t.episode_id = ? AND t.t BETWEEN ? AND ? ORDER BY te.turn_id, te.severity DESC, et.name`)
+    .all(episodeId, span.first, span.last) as TurnErrorRaw[];
 }
 
-export function candidatesOfEpisode(db: Db, episodeId: number): { turn_id: number; model: string; score: number }[] {
+export function candidatesOfEpisode(db: Db, episodeId: number, span: TurnSpan = ALL): { turn_id: number; model: string; score: number }[] {
   return db
     .prepare(`SELECT c.turn_id, m.name AS model, c.logged_score AS score FROM turn_candidates c
-      JOIN models m ON m.id = c.model_id JOIN turns t ON t.id = c.turn_id WHERE t.episode_id = ?`)
-    .all(episodeId) as { turn_id: number; model: string; score: number }[];
+      JOIN models m ON m.id = c.model_id JOIN turns t ON t.id = c.turn_id WHERE t.episode_id = ? AND t.t BETWEEN ? AND ?`)
+    .all(episodeId, span.first, span.last) as { turn_id: number; model: string; score: number }[];
+}
+
+/** Every turn of an episode, light: what an outline holds (models by id; `t` order). */
+export interface TurnLineRaw {
+  id: number;
+  t: number;
+  model_id: number;
+  cost: number;
+  cost_source: 'logged' | 'priced' | 'none';
+  switched: number;
+  max_severity: number;
+}
+
+export function turnLinesOfEpisode(db: Db, episodeId: number): TurnLineRaw[] {
+  return db
+    .prepare('SELECT id, t, model_id, cost, cost_source, switched, max_severity FROM turns WHERE episode_id = ? ORDER BY t')
+    .all(episodeId) as TurnLineRaw[];
 }
 
 export interface EpisodeMetaRaw {

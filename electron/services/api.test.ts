@@ -33,7 +33,7 @@ async function call(name: string, payload: unknown) {
 describe('API contract through dispatch', () => {
   it('answers every call in the contract with output that matches its schema', async () => {
     const inputs: Record<string, unknown> = {
-      dbInfo: {}, listRuns: {}, listModels: {}, queryEpisodes: {}, getEpisode: { ext_id: 'handworked' },
+      dbInfo: {}, listRuns: {}, listModels: {}, queryEpisodes: {}, getEpisode: { ext_id: 'handworked' }, getTurns: { id: 1, from: 0, count: 5 },
       startImport: { files: [{ path: 'empty.jsonl', data_base64: '' }] }, importStatus: { job: 1 },
       replay: { policies: ['logged', 'cheapest', 'random:3'], bootstrap: 20 },
       policyDiff: { kind: 'policies', a: 'logged', b: 'cheapest', bootstrap: 20 },

@@ -4,9 +4,14 @@
  */
 import {
   EpisodeQuery,
+  TURN_PAGE,
   type EpisodeDetail,
   type RouteLensApi,
+  type TurnErrorInfo,
 } from '../../shared/api.ts';
+import { aecTargets, severityFromLevel } from '../../shared/formulas.ts';
+import { storedExpectedSteps } from '../analysis/storedExpectedSteps.ts';
+import { costBefore, outlineOf, pageStart, type OutlineLine } from './episodePages.ts';
 import { episodeTargets } from '../analysis/targets.ts';
 import { messageDetails, turnDetails } from './turnDetails.ts';
 import { existsSync } from 'node:fs';
@@ -15,7 +20,8 @@ import type { Db } from '../db/dbHandle.ts';
 import { episodeRowById, listRuns, queryEpisodes } from '../db/episodeQueries.ts';
 import { listModels } from '../db/models.ts';
 import {
-  candidatesOfEpisode, childrenOfEpisode, episodeMeta, errorsOfEpisode, messagesOfEpisode, turnsOfEpisode,
+  candidatesOfEpisode, childrenOfEpisode, episodeMeta, errorsOfEpisode, finalMessagesOfEpisode, messagesOfEpisode, messagesOfSpan,
+  turnLinesOfEpisode, turnsOfEpisode,
 } from '../db/turnQueries.ts';
 import { resolveEpisodeId } from './episodeRef.ts';
 import { InputError, NotFoundError } from './serviceErrors.ts';
@@ -26,15 +32,24 @@ import { replayServices } from './replayService.ts';
 import { analysisServices, analysisThreadFor } from './analysisService.ts';
 import { WriteQueue } from './writeQueue.ts';
 
-export function episodeDetail(db: Db, episodeId: number): EpisodeDetail {
+export function episodeDetail(db: Db, episodeId: number, around?: number): EpisodeDetail {
   const row = episodeRowById(db, episodeId);
   const meta = episodeMeta(db, episodeId);
   if (!row || !meta) throw new NotFoundError(`no episode with id ${episodeId}`);
-  const messages = messageDetails(messagesOfEpisode(db, episodeId));
-  const turns = turnDetails(
-    turnsOfEpisode(db, episodeId), errorsOfEpisode(db, episodeId), candidatesOfEpisode(db, episodeId), episodeTargets(db, episodeId).turns,
-    messages.inputs,
-  );
+  const count = db.prepare('SELECT COUNT(*) FROM turns WHERE episode_id = ?').pluck().get(episodeId) as number;
+  let turns: EpisodeDetail['turns'];
+  let final: EpisodeDetail['final_messages'];
+  let outline: EpisodeDetail['outline'] = null;
+  let from = 0;
+  if (count <= TURN_PAGE) {
+    ({ turns, final } = wholeTurns(db, episodeId));
+  } else {
+    const lines = episodeLines(db, episodeId);
+    outline = outlineOf(lines.lines);
+    from = pageStart(count, around);
+    turns = turnsPage(db, episodeId, lines, from, TURN_PAGE);
+    final = messageDetails(finalMessagesOfEpisode(db, episodeId)).final;
+  }
   return {
     episode: {
       ...row,
@@ -54,7 +69,10 @@ export function episodeDetail(db: Db, episodeId: number): EpisodeDetail {
       parent: meta.parent_ext_id === null ? null : { id: meta.parent_id, ext_id: meta.parent_ext_id, t: meta.parent_t },
     },
     turns,
-    final_messages: messages.final,
+    turn_count: count,
+    turns_from: from,
+    outline,
+    final_messages: final,
     children: childrenOfEpisode(db, meta.run_id, row.ext_id).map((c) => ({
       id: c.id,
       ext_id: c.ext_id,
@@ -65,6 +83,67 @@ export function episodeDetail(db: Db, episodeId: number): EpisodeDetail {
       models: c.models ? (JSON.parse(c.models) as string[]) : [],
     })),
   };
+}
+
+/** Every turn of an episode in full and the messages after the last: how a short episode is read (and a test's truth). */
+export function wholeTurns(db: Db, episodeId: number): { turns: EpisodeDetail['turns']; final: EpisodeDetail['final_messages'] } {
+  const messages = messageDetails(messagesOfEpisode(db, episodeId));
+  const turns = turnDetails(
+    turnsOfEpisode(db, episodeId), errorsOfEpisode(db, episodeId), candidatesOfEpisode(db, episodeId), episodeTargets(db, episodeId).turns,
+    messages.inputs,
+  );
+  return { turns, final: messages.final };
+}
+
+interface EpisodeLines {
+  lines: OutlineLine[];
+  /** AEC targets of every turn (they depend on the turns after each one), by index. */
+  targets: { s_tilde: number | null; penalty: number | null }[];
+}
+
+/** Every turn of a long episode, light (no text), with its errors and targets: the outline and the pages read these. */
+function episodeLines(db: Db, episodeId: number): EpisodeLines {
+  const meta = episodeMeta(db, episodeId);
+  if (!meta) throw new NotFoundError(`no episode with id ${episodeId}`);
+  const rows = turnLinesOfEpisode(db, episodeId);
+  const names = new Map(db.prepare('SELECT id, name FROM models WHERE id IN (SELECT DISTINCT model_id FROM turns WHERE episode_id = ?)').raw().all(episodeId) as [number, string][]);
+  const errorsOf = new Map<number, TurnErrorInfo[]>();
+  for (const e of errorsOfEpisode(db, episodeId)) {
+    const list = errorsOf.get(e.turn_id) ?? (errorsOf.set(e.turn_id, []).get(e.turn_id) as TurnErrorInfo[]);
+    list.push({ type: e.type, severity: severityFromLevel(e.severity) ?? 'low', source: e.source });
+  }
+  const lines = rows.map((r) => ({
+    t: r.t,
+    model: names.get(r.model_id) ?? String(r.model_id),
+    cost: r.cost_source === 'none' ? null : r.cost,
+    cost_source: r.cost_source,
+    switched: r.switched === 1,
+    errors: errorsOf.get(r.id) ?? [],
+    max_severity: severityFromLevel(r.max_severity),
+  }));
+  const targets = aecTargets(meta.score_norm, lines.map((l) => l.max_severity), storedExpectedSteps(meta));
+  return { lines, targets };
+}
+
+/** Turns from…from+count-1 of a long episode in full. */
+function turnsPage(db: Db, episodeId: number, all: EpisodeLines, from: number, count: number): EpisodeDetail['turns'] {
+  const page = all.lines.slice(from, from + count);
+  const first = page[0];
+  const last = page[page.length - 1];
+  if (!first || !last) return [];
+  const span = { first: first.t, last: last.t };
+  return turnDetails(
+    turnsOfEpisode(db, episodeId, span), errorsOfEpisode(db, episodeId, span), candidatesOfEpisode(db, episodeId, span),
+    all.targets.slice(from, from + count).map((x) => ({ s_tilde: x?.s_tilde ?? null, penalty: x?.penalty ?? 0 })),
+    messageDetails(messagesOfSpan(db, episodeId, span)).inputs,
+    costBefore(all.lines, from),
+  );
+}
+
+/** `getTurns`: a page of any episode (a short one's turns are read whole, as getEpisode gives them). */
+export function episodeTurns(db: Db, episodeId: number, from: number, count: number): { from: number; turns: EpisodeDetail['turns'] } {
+  if (!episodeRowById(db, episodeId)) throw new NotFoundError(`no episode with id ${episodeId}`);
+  return { from, turns: turnsPage(db, episodeId, episodeLines(db, episodeId), from, count) };
 }
 
 /**
@@ -130,7 +209,8 @@ export function createApi(db: Db, path = db.name): RouteLensApi {
     listRuns: async () => listRuns(db),
     listModels: async () => listModels(db),
     queryEpisodes: async (input) => queryEpisodes(db, EpisodeQuery.parse(input)),
-    getEpisode: async (input) => episodeDetail(db, resolveEpisodeId(db, input)),
+    getEpisode: async (input) => episodeDetail(db, resolveEpisodeId(db, input), input.around),
+    getTurns: async (input) => episodeTurns(db, input.id, input.from, input.count),
     startImport: async (input) => {
       try {
         return jobs.start(input.files, input.run);

@@ -4,12 +4,15 @@
  * text search and where it matched, whole episodes (subagents, errors, candidates, plans), every analysis the
  * store answers and a figure file. Ids differ by design (keys on the store); everything a user reads is equal.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../db/dbHandle.ts';
 import type { ClickHouseStore } from '../store/clickhouse/schema/connection.ts';
 import { clickhouseSkipReason } from '../../test/clickhouseCluster.ts';
 import { sameDataOnBothStores, type BothStores } from '../../test/sameDataOnBothStores.ts';
-import { EPISODE_SORT_COLUMNS, type EpisodeDetail, type EpisodeRow, type RouteLensApi } from '../../shared/api.ts';
+import { EPISODE_SORT_COLUMNS, TURN_PAGE, type EpisodeDetail, type EpisodeRow, type RouteLensApi } from '../../shared/api.ts';
 import { ANALYSIS_IDS, type EmbeddingsResult } from '../../shared/analysisResults.ts';
 import { expectClose } from '../../test/expectClose.ts';
 import { createApi } from './api.ts';
@@ -37,6 +40,21 @@ function shownDetail(d: EpisodeDetail): unknown {
   };
 }
 
+/** An episode of more turns than an answer carries in full (issue 38): both stores page it alike. */
+function writeLongEpisode(dir: string): string {
+  const file = join(dir, 'long.jsonl');
+  const turns = Array.from({ length: TURN_PAGE + 300 }, (_, t) => ({
+    t,
+    model: ['gpt-5', 'kimi-k2'][Math.floor(t / 9) % 2],
+    action: { type: 'tool', tool: 'bash', text: `echo ${t}` },
+    observation: `out ${t}`,
+    cost_usd: 0.001,
+    errors: t % 250 === 249 ? [{ type: 'timeout', severity: 'medium' }] : [],
+  }));
+  writeFileSync(file, `${JSON.stringify({ schema: 'routelens/v1', run: 'long', episode_id: 'long-1', outcome: { success: true }, turns })}\n`);
+  return file;
+}
+
 /** Two whole runs of the simulated ScienceWorld data, as a compare request. */
 function input2(runs: { id: number; name: string }[]) {
   const id = (name: string) => runs.filter((r) => r.name === name).map((r) => r.id);
@@ -49,14 +67,16 @@ describe.skipIf(skip !== null)('the API on a ClickHouse store answers as on SQLi
   let lite: RouteLensApi;
   let ch: RouteLensApi;
   let both: BothStores;
+  const longDir = mkdtempSync(join(tmpdir(), 'routelens-long-'));
 
   beforeAll(async () => {
+    const long = writeLongEpisode(longDir);
     both = await sameDataOnBothStores(
       [{ preset: 'scienceworld', episodes: 150, seed: 3 }, { preset: 'uno', episodes: 40, seed: 6 }],
       ['fixtures/samples/claude-code', 'fixtures/samples/swe-agent', 'fixtures/samples/mtrouter', 'fixtures/samples/mini-swe-agent',
         // The rollout, not also its unedited copy beside it: one session id, two contents, which an import refuses.
         'fixtures/samples/codex/vct-codex.jsonl', 'fixtures/samples/codex/forked',
-        'fixtures/samples/canonical'],
+        'fixtures/samples/canonical', long],
     );
     ({ store, db } = both);
     lite = createApi(db, ':memory:');
@@ -65,6 +85,20 @@ describe.skipIf(skip !== null)('the API on a ClickHouse store answers as on SQLi
 
   afterAll(async () => {
     await both?.close();
+    rmSync(longDir, { recursive: true, force: true });
+  });
+
+  it('pages a long episode as SQLite does: its outline, the page asked for and the next one', async () => {
+    const ref = { ext_id: 'long-1', run: 'long' };
+    const [x, y] = [await ch.getEpisode({ ...ref, around: TURN_PAGE + 5 }), await lite.getEpisode({ ...ref, around: TURN_PAGE + 5 })];
+    expect({ count: x.turn_count, from: x.turns_from, length: x.turns.length }).toEqual({ count: TURN_PAGE + 300, from: TURN_PAGE, length: 300 });
+    expect({ count: y.turn_count, from: y.turns_from }).toEqual({ count: x.turn_count, from: x.turns_from });
+    expectClose(shownDetail(x), shownDetail(y), '$.long', FLOAT32);
+    expectClose(x.outline, y.outline, '$.long.outline', FLOAT32);
+    expect(x.outline?.errors.length).toBe(9);
+    const [p, q] = [await ch.getTurns({ id: x.episode.id, from: 0, count: TURN_PAGE }), await lite.getTurns({ id: y.episode.id, from: 0, count: TURN_PAGE })];
+    expect(p.turns).toHaveLength(TURN_PAGE);
+    expectClose(p.turns.map(({ id: _id, ...t }) => t), q.turns.map(({ id: _id, ...t }) => t), '$.long.page0', FLOAT32);
   });
 
   it('lists the same runs with the same facts, and the same models in the same colour order', async () => {

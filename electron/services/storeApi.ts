@@ -23,6 +23,7 @@ import {
   episodeDetailOnStore, findEpisodesOnStore, listModelsOnStore, listRunsOnStore, queryEpisodesOnStore,
 } from '../store/clickhouse/queries/storeEpisodes.ts';
 import { onlyEpisode } from './episodeRef.ts';
+import { pagedDetail } from './episodePages.ts';
 import { InputError } from './serviceErrors.ts';
 
 /** Calls a ClickHouse store does not answer yet, and what each needs. */
@@ -66,10 +67,12 @@ export async function createStoreApi(store: ClickHouseStore): Promise<RouteLensA
     listRuns: async () => listRunsOnStore(store),
     listModels: async () => listModelsOnStore(store),
     queryEpisodes: async (input) => queryEpisodesOnStore(store, EpisodeQuery.parse(input)),
+    // The store reads a long episode whole and pages it here: its rows stay on the server, not in one answer.
     getEpisode: async (input) => {
-      if ('id' in input) return episodeDetailOnStore(store, input.id);
-      return episodeDetailOnStore(store, onlyEpisode(await findEpisodesOnStore(store, input.ext_id, input.run), input));
+      const id = 'id' in input ? input.id : onlyEpisode(await findEpisodesOnStore(store, input.ext_id, input.run), input);
+      return pagedDetail(await episodeDetailOnStore(store, id), input.around);
     },
+    getTurns: async (input) => ({ from: input.from, turns: (await episodeDetailOnStore(store, input.id)).turns.slice(input.from, input.from + input.count) }),
     // The estimators that scored the store, the newest in use: calibration names the one it reads.
     listEstimators: async () => listEstimatorsOnStore(store),
     compare: async (input) => compareOnStore(store, input).catch(asInput),

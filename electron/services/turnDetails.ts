@@ -27,6 +27,8 @@ export function turnDetails(
   rows: TurnRowRaw[], errors: TurnErrorRaw[], candidates: { turn_id: number; model: string; score: number }[],
   targets: readonly { s_tilde: number | null; penalty: number | null }[],
   inputs: ReadonlyMap<number, MessageDetail[]> = new Map(),
+  /** The cost of the turns before `rows` (a page of a long episode); null when one of them is unknown. */
+  costBefore: number | null = 0,
 ): TurnDetail[] {
   const byTurn = <T extends { turn_id: number }>(list: T[]): Map<number, T[]> => {
     const out = new Map<number, T[]>();
@@ -35,7 +37,7 @@ export function turnDetails(
   };
   const errorsOf = byTurn(errors);
   const candidatesOf = byTurn(candidates);
-  let cumulative: number | null = 0;
+  let cumulative: number | null = costBefore;
   return rows.map((t, i) => {
     const known = t.cost_source !== 'none';
     if (cumulative !== null) cumulative = known ? cumulative + t.cost : null;

@@ -40,6 +40,7 @@ export function contractClient(transport: Transport): RouteLensApi {
     listModels: checked('listModels', apiContract.listModels.output),
     queryEpisodes: checked('queryEpisodes', apiContract.queryEpisodes.output),
     getEpisode: checked('getEpisode', apiContract.getEpisode.output),
+    getTurns: checked('getTurns', apiContract.getTurns.output),
     startImport: checked('startImport', apiContract.startImport.output),
     importStatus: checked('importStatus', apiContract.importStatus.output),
     replay: checked('replay', apiContract.replay.output),

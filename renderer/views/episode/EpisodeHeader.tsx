@@ -12,9 +12,10 @@ import { formatCost, formatCount, formatUnit, plural } from '../../format/number
 import { formatHash } from '../../routing/route.ts';
 import { useAppStore } from '../../store/index.ts';
 import type { Density } from './inspectorLayout.ts';
+import type { TurnLine } from './useEpisodeTurns.ts';
 
 /** Turns and cost per model; a model's cost is unknown (null, shown '—') as soon as one of its turns has no known cost. */
-function modelUsage(turns: EpisodeDetail['turns']): Map<string, { turns: number; cost: number | null }> {
+function modelUsage(turns: readonly TurnLine[]): Map<string, { turns: number; cost: number | null }> {
   const usage = new Map<string, { turns: number; cost: number | null }>();
   for (const t of turns) {
     const u = usage.get(t.model) ?? { turns: 0, cost: 0 };
@@ -25,9 +26,9 @@ function modelUsage(turns: EpisodeDetail['turns']): Map<string, { turns: number;
   return usage;
 }
 
-function ModelLegend({ detail }: { detail: EpisodeDetail }) {
+function ModelLegend({ lines }: { lines: readonly TurnLine[] }) {
   // Once per episode, not per step through its turns.
-  const usage = useMemo(() => modelUsage(detail.turns), [detail.turns]);
+  const usage = useMemo(() => modelUsage(lines), [lines]);
   return (
     <div className="legend" data-testid="model-legend">
       {[...usage.entries()].map(([model, u]) => (
@@ -93,9 +94,9 @@ function TaskText({ text, lines }: { text: string; lines: number }) {
 }
 
 /** The episode's total cost: '—' when a turn's cost is unknown, '≈' when some was priced from token counts. */
-function TotalCost({ detail }: { detail: EpisodeDetail }) {
+function TotalCost({ detail, lines }: { detail: EpisodeDetail; lines: readonly TurnLine[] }) {
   const ep = detail.episode;
-  const priced = detail.turns.some((t) => t.cost_source === 'priced');
+  const priced = useMemo(() => lines.some((t) => t.cost_source === 'priced'), [lines]);
   if (ep.unpriced_turns > 0) {
     return (
       <dd
@@ -135,7 +136,18 @@ function DensityToggle({ density, onDensity }: { density: Density; onDensity(d: 
   );
 }
 
-export function EpisodeHeader({ detail, density, onDensity }: { detail: EpisodeDetail; density: Density; onDensity(d: Density): void }) {
+export function EpisodeHeader({
+  detail,
+  lines,
+  density,
+  onDensity,
+}: {
+  detail: EpisodeDetail;
+  /** Every turn, light (useEpisodeTurns). */
+  lines: readonly TurnLine[];
+  density: Density;
+  onDensity(d: Density): void;
+}) {
   const navigate = useAppStore((s) => s.navigate);
   const runIds = useAppStore((s) => s.runIds);
   const ep = detail.episode;
@@ -194,7 +206,7 @@ export function EpisodeHeader({ detail, density, onDensity }: { detail: EpisodeD
           <dl className="episode-inline-stats">
             <div title="Total cost">
               <dt>cost</dt>
-              <TotalCost detail={detail} />
+              <TotalCost detail={detail} lines={lines} />
             </div>
             <div>
               <dt>turns</dt>
@@ -227,7 +239,7 @@ export function EpisodeHeader({ detail, density, onDensity }: { detail: EpisodeD
       <dl className="episode-stats">
         <div>
           <dt>Total cost</dt>
-          <TotalCost detail={detail} />
+          <TotalCost detail={detail} lines={lines} />
         </div>
         {detail.children.length > 0 && <ChildrenStat children={detail.children} />}
         <div>
@@ -274,8 +286,8 @@ export function EpisodeHeader({ detail, density, onDensity }: { detail: EpisodeD
         )}
       </dl>
       {ep.task_text && <TaskText text={ep.task_text} lines={3} />}
-      <ModelLegend detail={detail} />
-      <span className="visually-hidden">{plural(detail.turns.length, 'turn')}</span>
+      <ModelLegend lines={lines} />
+      <span className="visually-hidden">{plural(lines.length, 'turn')}</span>
     </header>
   );
 }

@@ -16,6 +16,7 @@ import { StepDebugger } from './StepDebugger.tsx';
 import { WhatIfPanel } from './WhatIfPanel.tsx';
 import { useEpisode } from './useEpisode.ts';
 import { useEpisodeStep } from './useEpisodeStep.ts';
+import { useEpisodeTurns } from './useEpisodeTurns.ts';
 import { useInspectorLayout } from './useInspectorLayout.ts';
 import { useTurnKeys } from './useTurnKeys.ts';
 import type { TurnKeyActions } from '../../shortcuts.ts';
@@ -23,10 +24,11 @@ import './episode.css';
 
 /** `q`: the search that opened the episode, highlighted in the turn's text while stepping through turns. */
 export default function InspectorView({ episodeId, turn, q }: { episodeId: number; turn: number | null; q?: string }) {
-  const load = useEpisode(episodeId);
+  const load = useEpisode(episodeId, turn);
   const navigate = useAppStore((s) => s.navigate);
   const [note, setNote] = useState<string | null>(null);
-  const turns = load.status === 'ready' ? load.detail.turns : [];
+  const episodeTurns = useEpisodeTurns(load.status === 'ready' ? load.detail : null);
+  const turns = episodeTurns.lines;
   const current = clampTurn(turn, turns.length);
   const [layout, chooseLayout] = useInspectorLayout();
   const stepEpisode = useEpisodeStep(load.status === 'ready' ? load.detail.episode : null, setNote);
@@ -58,6 +60,12 @@ export default function InspectorView({ episodeId, turn, q }: { episodeId: numbe
   useEffect(() => {
     if (loaded && turns.length > 0 && turn !== current) navigate({ view: 'episode', episodeId, turn: current, q }, { replace: true });
   }, [loaded, turns.length, turn, current, episodeId, q, navigate]);
+
+  // A long episode's turn shown comes in its page.
+  const { want } = episodeTurns;
+  useEffect(() => {
+    if (loaded) want(current, current);
+  }, [loaded, current, want]);
 
   // Another turn opens at its top; a re-render of the same turn (a what-if answer arriving) keeps the place.
   // A layout effect, so a search hit's scroll into view (a frame later) still wins.
@@ -94,10 +102,10 @@ export default function InspectorView({ episodeId, turn, q }: { episodeId: numbe
   }
 
   const detail = load.detail;
-  const selected = detail.turns[current];
+  const selected = episodeTurns.at(current);
   return (
     <div className="view-fill inspector-view" data-testid="inspector-view" data-state="ready" data-episode-id={episodeId}>
-      <EpisodeHeader detail={detail} density={layout.header} onDensity={(header) => chooseLayout({ header })} />
+      <EpisodeHeader detail={detail} lines={turns} density={layout.header} onDensity={(header) => chooseLayout({ header })} />
       {turns.length === 0 ? (
         <EmptyState title="This episode has no turns">The log recorded the task and outcome only.</EmptyState>
       ) : (
@@ -116,14 +124,26 @@ export default function InspectorView({ episodeId, turn, q }: { episodeId: numbe
             </button>
           </TurnNav>
           <div className="inspector-body" data-debugger={layout.debuggerOpen ? 'open' : 'hidden'}>
-            <TurnList turns={turns} current={current} onSelect={(t) => go(t, '')} launched={launchedAt(detail)} episode={detail.episode} />
+            <TurnList
+              turns={turns}
+              full={episodeTurns}
+              current={current}
+              onSelect={(t) => go(t, '')}
+              launched={launchedAt(detail)}
+              episode={detail.episode}
+            />
             <div className="turn-detail-scroll" data-testid="turn-detail-scroll" ref={detailScroll}>
               {selected && <WhatIfPanel episodeId={episodeId} turn={selected.t} />}
+              {!selected && (
+                <div className="view-loading" data-testid="turn-loading">
+                  Loading turn {turns[current]?.t ?? current}…
+                </div>
+              )}
               {selected && (
                 <TurnDetailPanel
                   key={current}
                   turn={selected}
-                  previousModel={current > 0 ? (detail.turns[current - 1]?.model ?? null) : null}
+                  previousModel={current > 0 ? (turns[current - 1]?.model ?? null) : null}
                   count={turns.length}
                   launched={detail.children.filter((c) => c.parent_t === selected.t)}
                   episode={detail.episode}
@@ -133,6 +153,8 @@ export default function InspectorView({ episodeId, turn, q }: { episodeId: numbe
             </div>
             <StepDebugger
               detail={detail}
+              lines={turns}
+              selected={selected ?? null}
               current={current}
               onGo={(t) => go(t, '')}
               open={layout.debuggerOpen}

@@ -6,7 +6,7 @@
  * holds the timer, the keys (p play/pause, c / C next / previous breakpoint) and the drawing.
  */
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
-import type { EpisodeDetail } from '../../../shared/api.ts';
+import type { EpisodeDetail, TurnDetail } from '../../../shared/api.ts';
 import { plural } from '../../format/numbers.ts';
 import { useAppStore, useOnStore } from '../../store/index.ts';
 import { checkPolicySpec, POLICY_PRESETS } from '../policy/policyForm.ts';
@@ -27,6 +27,7 @@ import {
 import { StepDebuggerScores } from './StepDebuggerScores.tsx';
 import { useEpisodeChoices } from './useEpisodeChoices.ts';
 import { typingInto } from './useTurnKeys.ts';
+import type { TurnLine } from './useEpisodeTurns.ts';
 import './stepDebugger.css';
 
 /** Kept across episodes for the session: a user debugging a run sets breakpoints once. */
@@ -60,12 +61,17 @@ const STORE_NOTE = 'ŝ, regret and what a policy would choose are not read from 
 
 export function StepDebugger({
   detail,
+  lines,
+  selected,
   current,
   onGo,
   open,
   onOpenChange,
 }: {
   detail: EpisodeDetail;
+  /** Every turn, light (useEpisodeTurns); `selected` the current one in full, null while its page is on its way. */
+  lines: readonly TurnLine[];
+  selected: TurnDetail | null;
   current: number;
   onGo(t: number): void;
   open: boolean;
@@ -102,7 +108,7 @@ export function StepDebugger({
   // Keyed on the answers, not their load objects (a new one each render): the facts are a pass over every turn.
   const scored = scores.status === 'ready' ? scores.value : null;
   const chosen = policyLoad.status === 'ready' ? policyLoad.value : null;
-  const facts = useMemo(() => turnFacts(detail.turns, scored, chosen), [detail.turns, scored, chosen]);
+  const facts = useMemo(() => turnFacts(lines, scored, chosen), [lines, scored, chosen]);
   const active: Breakpoints = useMemo(() => ({ ...bp, policy: spec ?? '', disagree: bp.disagree && spec !== null }), [bp, spec]);
   // Two passes over the turns when the breakpoints or the facts change, not on every step: an episode can have a
   // million turns.
@@ -175,7 +181,7 @@ export function StepDebugger({
     stop.kind === 'playing'
       ? `Playing at ${plural(speed, 'turn')}/s…`
       : stop.kind === 'breakpoint'
-        ? `Stopped at turn ${detail.turns[stop.turn]?.t ?? stop.turn}: ${stop.reasons.map((r) => REASON[r]).join(', ')}.`
+        ? `Stopped at turn ${lines[stop.turn]?.t ?? stop.turn}: ${stop.reasons.map((r) => REASON[r]).join(', ')}.`
         : stop.kind === 'end'
           ? 'Reached the last turn.'
           : stop.kind === 'none-ahead'
@@ -216,7 +222,7 @@ export function StepDebugger({
           <Glyph d={playing ? PAUSE : PLAY} />
           {playing ? 'Pause' : 'Play'} <kbd>p</kbd>
         </button>
-        <button type="button" className="btn btn-icon" title="Step forward (j)" aria-label="Step forward" disabled={current >= detail.turns.length - 1} onClick={() => onGo(current + 1)} data-testid="debugger-step">
+        <button type="button" className="btn btn-icon" title="Step forward (j)" aria-label="Step forward" disabled={current >= lines.length - 1} onClick={() => onGo(current + 1)} data-testid="debugger-step">
           <Glyph d={STEP_FWD} />
         </button>
         <button type="button" className="btn btn-icon" title="Next breakpoint (c)" aria-label="Next breakpoint" onClick={() => dispatch({ type: 'continue', step: 1 })} data-testid="debugger-next-break">
@@ -304,7 +310,7 @@ export function StepDebugger({
             <span key={h.turn}>
               {i > 0 && ', '}
               <button type="button" className="btn-link" onClick={() => onGo(h.turn)} title={h.reasons.map((r) => REASON[r]).join(', ')}>
-                {detail.turns[h.turn]?.t ?? h.turn}
+                {lines[h.turn]?.t ?? h.turn}
               </button>
             </span>
           ))}
@@ -315,7 +321,7 @@ export function StepDebugger({
         <p className="faint" data-testid="debugger-store-note">{STORE_NOTE}</p>
       ) : (
         <StepDebuggerScores
-          turn={detail.turns[current] ?? null}
+          turn={selected}
           taskType={detail.episode.task_type}
           load={scores}
           policyLoad={policyLoad}

@@ -3,11 +3,11 @@
  * it keeps the error marks and the model strip and leaves out the cost plot and turn numbers (36 px, not 148).
  */
 import { useEffect, useMemo, useRef, useState, type RefObject } from 'react';
-import type { TurnDetail } from '../../../shared/api.ts';
 import { formatCost } from '../../format/numbers.ts';
 import { useModelColors } from '../../store/index.ts';
 import type { Density } from './inspectorLayout.ts';
 import { TIMELINE_HEIGHT, timelineLayout } from './timelineLayout.ts';
+import type { TurnLine } from './useEpisodeTurns.ts';
 
 /** Compact: where the error marks and the strip move to (their centre and top), and the height. */
 const COMPACT = { errorY: 7, stripTop: 16, height: 36 };
@@ -29,7 +29,7 @@ function useWidth<T extends HTMLElement>(): [RefObject<T | null>, number] {
 }
 
 /** A turn's tooltip; a pixel column's says which turns it holds, the cost where it ends and how many had errors. */
-function hitTitle(turns: readonly TurnDetail[], t: number, last: number): string {
+function hitTitle(turns: readonly TurnLine[], t: number, last: number): string {
   const turn = turns[t];
   if (last === t) {
     return (
@@ -56,7 +56,7 @@ export function Timeline({
   onSelect,
   density = 'full',
 }: {
-  turns: TurnDetail[];
+  turns: readonly TurnLine[];
   current: number;
   onSelect(t: number): void;
   density?: Density;

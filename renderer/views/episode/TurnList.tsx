@@ -1,23 +1,29 @@
-/** The list of turns beside the detail; virtualised, since some agents run for hundreds of turns. */
+/**
+ * The list of turns beside the detail; virtualised, since agents run for thousands of turns. A row's model, cost and
+ * flags come from the episode's lines; what the agent did from the turn in full, which a long episode brings a page
+ * at a time for the rows in view.
+ */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, type CSSProperties } from 'react';
-import type { TurnDetail } from '../../../shared/api.ts';
 import { ErrorIcon, SwitchIcon } from '../../components/icons.tsx';
 import { ModelDot } from '../../components/ModelChip.tsx';
 import { actionSummary } from '../../format/actionSummary.ts';
 import { formatCost } from '../../format/numbers.ts';
 import { unknownTurnCostTitle, type CostEpisode } from '../../format/unknownCost.ts';
+import type { EpisodeTurns, TurnLine } from './useEpisodeTurns.ts';
 
 const ROW_HEIGHT = 34;
 
 export function TurnList({
   turns,
+  full,
   current,
   onSelect,
   launched,
   episode,
 }: {
-  turns: TurnDetail[];
+  turns: readonly TurnLine[];
+  full: Pick<EpisodeTurns, 'at' | 'want'>;
   current: number;
   onSelect(t: number): void;
   /** Child episodes (subagents) launched per turn t. */
@@ -40,8 +46,12 @@ export function TurnList({
     previous.current = current;
     virtualizer.scrollToIndex(current, { align: jump ? 'center' : 'auto' });
   }, [current, virtualizer]);
-  const summaries = useMemo(() => turns.map(actionSummary), [turns]);
   const unknownCost = useMemo(() => unknownTurnCostTitle(episode), [episode]);
+  const items = virtualizer.getVirtualItems();
+  const firstShown = items[0]?.index ?? 0;
+  const lastShown = items[items.length - 1]?.index ?? 0;
+  const { want } = full;
+  useEffect(() => want(firstShown, lastShown), [want, firstShown, lastShown]);
 
   return (
     <div
@@ -54,11 +64,12 @@ export function TurnList({
       style={{ '--turn-digits': String(turns[turns.length - 1]?.t ?? 0).length } as CSSProperties}
     >
       <div className="turn-list-inner" style={{ height: virtualizer.getTotalSize() }}>
-        {virtualizer.getVirtualItems().map((item) => {
+        {items.map((item) => {
           const turn = turns[item.index];
           if (!turn) return null;
           const worst = turn.max_severity;
-          const summary = summaries[item.index];
+          const whole = full.at(item.index);
+          const summary = whole ? actionSummary(whole) : null;
           return (
             <div
               key={item.key}
@@ -74,7 +85,7 @@ export function TurnList({
               <span className="turn-item-t num">{turn.t}</span>
               <ModelDot name={turn.model} />
               <span className="turn-item-text" title={`${summary?.full ?? ''}\n(${turn.model})`} data-testid="turn-summary">
-                {summary?.text}
+                {summary ? summary.text : <span className="faint">…</span>}
               </span>
               <span className="turn-item-flags">
                 {summary && summary.more > 0 ? (

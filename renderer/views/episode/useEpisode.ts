@@ -22,14 +22,15 @@ function remember(id: number, detail: EpisodeDetail): void {
   }
 }
 
-export function useEpisode(episodeId: number): EpisodeLoad {
+/** `around`: the turn a long episode is opened at (its page comes with it); read at the first load only. */
+export function useEpisode(episodeId: number, around?: number | null): EpisodeLoad {
   const cached = cache.get(episodeId);
   const [load, setLoad] = useState<EpisodeLoad>(cached ? { status: 'ready', detail: cached } : { status: 'loading' });
 
   useEffect(() => {
     if (cache.has(episodeId)) return;
     let live = true;
-    api.getEpisode({ id: episodeId }).then(
+    api.getEpisode(around == null ? { id: episodeId } : { id: episodeId, around }).then(
       (detail) => {
         remember(episodeId, detail);
         if (live) setLoad({ status: 'ready', detail });
@@ -43,6 +44,7 @@ export function useEpisode(episodeId: number): EpisodeLoad {
     return () => {
       live = false;
     };
+    // `around` is read at the first load only: a step to another turn is not a new episode to load.
   }, [episodeId]);
 
   return load;

@@ -5,6 +5,7 @@
  * (#/pair/<A>/<B>/turn/<t>), replaced rather than pushed as the user steps.
  */
 import { useEffect, useMemo, useState } from 'react';
+import { TURN_PAGE } from '../../../shared/api.ts';
 import { EmptyState, ErrorNotice } from '../../components/EmptyState.tsx';
 import { ChevronLeftIcon, ChevronRightIcon } from '../../components/icons.tsx';
 import { useAppStore } from '../../store/index.ts';
@@ -97,6 +98,24 @@ export default function PairView({ a, b, turn }: { a: number; b: number; turn: n
     return (
       <div className="view-pad" data-testid="pair-view" data-state={problem ? 'error' : 'loading'}>
         {problem ?? <div className="view-loading">Loading episodes {a} and {b}…</div>}
+      </div>
+    );
+  }
+
+  // A long episode comes a page at a time; side by side would read only its first page, so say so instead.
+  const long = [detailA, detailB].find((d) => d.outline !== null);
+  if (long) {
+    return (
+      <div className="view-pad" data-testid="pair-view" data-state="ready">
+        <EmptyState title="Too long to read side by side" testId="pair-too-long">
+          <p>
+            Episode {long.episode.ext_id} has {long.turn_count.toLocaleString('en')} turns; the pair view reads episodes of up to{' '}
+            {TURN_PAGE.toLocaleString('en')}. Open each in the inspector, which reads a long episode a page at a time.
+          </p>
+          <button type="button" className="btn" onClick={() => navigate({ view: 'episode', episodeId: long.episode.id, turn: null })}>
+            Open {long.episode.ext_id} in the inspector
+          </button>
+        </EmptyState>
       </div>
     );
   }

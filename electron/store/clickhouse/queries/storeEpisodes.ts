@@ -216,7 +216,8 @@ type RawEpisode = RawRow & Pick<EpisodeMetaRaw,
   'system_prompt' | 'unpriced_turns' | 'parent_ext_id' | 'parent_t'>;
 
 /** One episode whole, as the inspector reads it: its rows from the shard that holds it, nothing else. */
-export async function episodeDetailOnStore(store: ClickHouseStore, id: number): Promise<EpisodeDetail> {
+/** Every turn of the episode in full: the service pages it (services/episodePages.ts pagedDetail). */
+export async function episodeDetailOnStore(store: ClickHouseStore, id: number): Promise<Omit<EpisodeDetail, 'turn_count' | 'turns_from' | 'outline'>> {
   const [e] = await store.query<RawEpisode>(
     `SELECT ${ROW_COLUMNS}, task_id, task_type, split, task_text, expected_steps, budget_usd, max_turns, policy_name, kind, agent,
        started_at, system_prompt, unpriced_turns, parent_ext_id, parent_t
