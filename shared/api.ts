@@ -10,6 +10,7 @@ import { Severity } from './canonical.ts';
 import { compareContract } from './apiCompare.ts';
 import { replayContract } from './apiReplay.ts';
 import { nameRecord } from './nameRecord.ts';
+import { TURN_PAGE } from './turnPage.ts';
 import { analysisContract } from './apiAnalysis.ts';
 
 const id = z.number().int().nonnegative();
@@ -222,12 +223,7 @@ export const TurnDetail = z.object({
 });
 export type TurnDetail = z.infer<typeof TurnDetail>;
 
-/**
- * Turns an episode answer carries in full (`getEpisode`, `getTurns`): past this many the episode comes as an outline
- * of every turn and its details a page at a time. An agent that ran for days has a million turns: their details in one
- * answer were gigabytes and took the server down (issue 38).
- */
-export const TURN_PAGE = 2_000;
+export { TURN_PAGE } from './turnPage.ts';
 
 /** How a turn's cost was known, by code in an outline: 0 logged, 1 priced, 2 none (unknown). */
 export const COST_SOURCES = ['logged', 'priced', 'none'] as const;

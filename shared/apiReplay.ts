@@ -17,6 +17,7 @@ import { z } from 'zod';
 import { ExportFigureResult, FigureFormat } from './apiAnalysis.ts';
 import { nameRecord } from './nameRecord.ts';
 import { parsePolicySpec, PolicySpecError } from './policySpec.ts';
+import { TURN_PAGE } from './turnPage.ts';
 
 const id = z.number().int().nonnegative();
 const interval = z.tuple([z.number(), z.number()]);
@@ -236,6 +237,12 @@ export const EpisodePolicyChoicesInput = z.object({
    * episode's own run, so the debugger shows the same choices a replay of that run makes.
    */
   runIds: z.array(id).max(1000).optional(),
+  /**
+   * Only turns `from`…`from + count - 1` (by position) in the answer, each chosen along the whole logged history: a
+   * long episode's debugger asks for the page it shows (a million turns' choices were 200 MB).
+   */
+  from: z.number().int().nonnegative().optional(),
+  count: z.number().int().min(1).max(TURN_PAGE).optional(),
 });
 export type EpisodePolicyChoicesInput = z.input<typeof EpisodePolicyChoicesInput>;
 

@@ -30,6 +30,9 @@ export function episodePolicyChoices(db: Db, input: EpisodePolicyChoicesInput): 
   const states: EpisodeState[] = policies.map(() => ({ e, t: 0, spent: 0, prev: -1 }));
   const { K, sHat } = data;
   const turns: EpisodePolicyChoices['turns'] = [];
+  // Every turn is chosen along the history (a policy's spend and last model carry over); only the window is answered.
+  const first = input.from ?? 0;
+  const last = input.count === undefined ? Number.POSITIVE_INFINITY : first + input.count;
   for (let j = start; j < end; j++) {
     const t = data.t[j] as number;
     const lg = data.logged[j] as number;
@@ -54,6 +57,7 @@ export function episodePolicyChoices(db: Db, input: EpisodePolicyChoicesInput): 
       advance(data, st, j, a);
       return data.models[a] as string;
     });
+    if (j - start < first || j - start >= last) continue;
     const mu = data.propensity[j] as number;
     turns.push({
       t,

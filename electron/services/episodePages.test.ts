@@ -90,6 +90,15 @@ describe('a long episode, a page at a time', () => {
     expect(outline.errors.length).toBe(Math.floor(TURNS / 100));
   });
 
+  it("answers the debugger's choices for a page as the same turns of the whole answer (chosen along the whole history)", async () => {
+    const ask = { episode: id, policies: ['cheapest', 'random:3'] };
+    const whole = await api.episodePolicyChoices(ask);
+    const page = await api.episodePolicyChoices({ ...ask, from: TURN_PAGE, count: TURN_PAGE });
+    expect(whole.turns).toHaveLength(TURNS);
+    expect(page.turns).toEqual(whole.turns.slice(TURN_PAGE, 2 * TURN_PAGE));
+    expect((await api.episodePolicyChoices({ ...ask, from: 2 * TURN_PAGE, count: TURN_PAGE })).turns).toEqual(whole.turns.slice(2 * TURN_PAGE));
+  });
+
   it('answers a short episode whole, without an outline', async () => {
     const dir = tempDir();
     const file = join(dir, 'short.jsonl');

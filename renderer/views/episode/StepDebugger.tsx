@@ -6,7 +6,7 @@
  * holds the timer, the keys (p play/pause, c / C next / previous breakpoint) and the drawing.
  */
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
-import type { EpisodeDetail, TurnDetail } from '../../../shared/api.ts';
+import { TURN_PAGE, type EpisodeDetail, type TurnDetail } from '../../../shared/api.ts';
 import { plural } from '../../format/numbers.ts';
 import { useAppStore, useOnStore } from '../../store/index.ts';
 import { checkPolicySpec, POLICY_PRESETS } from '../policy/policyForm.ts';
@@ -98,12 +98,15 @@ export function StepDebugger({
   const check = checkPolicySpec(policyDraft, models.map((m) => m.name));
   // A ClickHouse store holds no ŝ and replays nothing yet: the debugger stops on errors and switches only.
   const onStore = useOnStore();
-  const scores = useEpisodeChoices(episodeId, open && !onStore ? NO_POLICIES : null, dataVersion);
+  // A long episode (read a page at a time) is asked about the page shown: its choices for every turn were hundreds of MB.
+  const pageFrom = detail.outline ? Math.floor(current / TURN_PAGE) * TURN_PAGE : null;
+  const page = useMemo(() => (pageFrom === null ? undefined : { from: pageFrom, count: TURN_PAGE }), [pageFrom]);
+  const scores = useEpisodeChoices(episodeId, open && !onStore ? NO_POLICIES : null, dataVersion, page);
   // A policy that chooses by ŝ is not asked about an episode without any ŝ (the core would refuse it).
   const unscorable = check.ok && check.needsScores && scores.status === 'ready' && scores.value.s_hat_source === 'none';
   const spec = check.ok && !unscorable ? check.spec : null;
   const policyList = useMemo(() => (spec === null ? null : [spec]), [spec]);
-  const policyLoad = useEpisodeChoices(episodeId, open && scores.status === 'ready' ? policyList : null, dataVersion);
+  const policyLoad = useEpisodeChoices(episodeId, open && scores.status === 'ready' ? policyList : null, dataVersion, page);
 
   // Keyed on the answers, not their load objects (a new one each render): the facts are a pass over every turn.
   const scored = scores.status === 'ready' ? scores.value : null;
@@ -295,6 +298,12 @@ export function StepDebugger({
           <span className="faint">disagrees</span>
           <span className="faint num">{policyLoad.status === 'ready' ? counts.disagree : policyLoad.status === 'loading' ? '…' : ''}</span>
         </div>
+        {page && (
+          <p className="faint dbg-window" data-testid="debugger-window">
+            Regret and policy read turns {lines[page.from]?.t ?? page.from}–{lines[Math.min(lines.length, page.from + page.count) - 1]?.t ?? ''}, the page
+            shown of {plural(lines.length, 'turn')}; errors and switches read every turn.
+          </p>
+        )}
         {!check.ok && <p className="dbg-error">{check.message}</p>}
         {policyLoad.status === 'error' && <p className="dbg-error">{policyLoad.message}</p>}
         {unscorable && (
