@@ -20,7 +20,7 @@ const TURNS = process.env.ROUTELENS_ATTACK === 'full' ? 1_000_000 : 20_000;
 async function writeSession(file: string): Promise<void> {
   const out = createWriteStream(file);
   const write = async (o: unknown) => {
-    if (!out.write(`${JSON.stringify(o)}\n`)) await new Promise((r) => out.once('drain', r));
+    if (!out.write(`${JSON.stringify(o)}\n`)) await new Promise<void>((r) => out.once('drain', () => r()));
   };
   const sessionId = '11111111-2222-3333-4444-555555555555';
   const uuid = (n: number) => `00000000-0000-0000-0000-${String(n).padStart(12, '0')}`;
