@@ -44,7 +44,8 @@ test('a session whose model has no known price shows its cost as unknown, never 
   const id = await app.episodeId('01996135-afde-7911-97f0-d863511eca56');
   await app.open(`#/episode/${id}/turn/0`);
   await inspector.waitReady();
-  await expect(page.getByTestId('episode-cost')).toHaveText('—');
+  // Nothing of its cost is known: unknown, with the calls it could not price (never "≥ $0").
+  await expect(page.getByTestId('episode-cost')).toHaveText(/^— \(\d+ calls? unpriced\)$/);
   await expect(page.getByTestId('episode-cost')).toHaveAttribute('data-unknown', 'true');
   await expect(page.getByTestId('turn-cost')).toContainText('—');
   await expect(page.getByTestId('timeline-cost')).toHaveCount(0);

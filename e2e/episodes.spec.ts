@@ -2,10 +2,10 @@
 import { EPISODE_SORT_COLUMNS, type EpisodeSortColumn } from '../shared/api.ts';
 import { expect, test } from './fixtures.ts';
 
-/** Cell text → number for the numeric columns ("$0.0117", "≈$1.27", "1,234", "—" = null). */
+/** Cell text → number for the numeric columns ("$0.0117", "≈$1.27", "1,234"; "—" and a lower bound "≥ $0.12" = null). */
 function parseFigure(text: string): number | null {
   const clean = text.replace(/[$≈,\s]/g, '');
-  return clean === '—' || clean === '' ? null : Number(clean);
+  return clean.startsWith('—') || clean.startsWith('≥') || clean === '' ? null : Number(clean);
 }
 
 function isOrdered(values: (number | null)[], direction: 'ascending' | 'descending'): boolean {

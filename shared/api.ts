@@ -48,10 +48,12 @@ export const RunSummary = z.object({
   /** Every model call, child episodes' included. */
   turns: z.number().int(),
   models: z.array(z.string()),
-  /** Null when some cost is unknown (unpriced_episodes > 0): shown as '—', never as the partial sum. */
+  /** Null when some cost is unknown (unpriced_episodes > 0): shown as "≥ known_cost (N calls unpriced)", never as a total. */
   total_cost: nullableNumber,
   /** Sum of the costs that are known: the total when total_cost is known, else a lower bound of it. */
   known_cost: z.number(),
+  /** Calls of unknown cost (no logged cost, no price), child episodes' included. */
+  unpriced_turns: z.number().int(),
   /** Share of sessions with success = true among those with a known outcome; null when none is known. */
   success_rate: nullableNumber,
   mean_score_norm: nullableNumber,
@@ -127,10 +129,12 @@ export const EpisodeRow = z.object({
   ext_id: z.string(),
   task_category: z.string().nullable(),
   n_turns: z.number().int(),
-  /** Null when a call's cost is unknown (no logged cost, no price): shown '—', never as the partial sum. */
+  /** Null when a call's cost is unknown (no logged cost, no price): shown as "≥ known_cost (N calls unpriced)", never as a total. */
   total_cost: nullableNumber,
-  /** The part of the cost that is known: total_cost when that is known, else a lower bound (for a tooltip). */
+  /** The part of the cost that is known: total_cost when that is known, else a lower bound. */
   known_cost: z.number(),
+  /** Calls of unknown cost; 0 when the log gives only the episode's total (then total_cost is that total). */
+  unpriced_turns: z.number().int(),
   final_score: nullableNumber,
   score_norm: nullableNumber,
   success: z.boolean().nullable(),
@@ -263,8 +267,6 @@ export const EpisodeDetail = z.object({
     agent: z.string().nullable(),
     started_at: z.string().nullable(),
     system_prompt: z.string().nullable(),
-    /** Turns whose cost is unknown; the episode's total_cost is then only the known part. */
-    unpriced_turns: z.number().int(),
     /** The episode that launched this one (a subagent's session); id null when it is not in the database. */
     parent: z.object({ id: id.nullable(), ext_id: z.string(), t: z.number().int().nullable() }).nullable(),
   }),

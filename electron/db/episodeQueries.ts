@@ -26,9 +26,9 @@ interface RawEpisodeRow extends Omit<EpisodeRow, 'success' | 'models'> {
   models: string | null;
 }
 
-// An episode with a call of unknown cost (unpriced_turns > 0) has no known total: null, shown '—'.
+// An episode with a call of unknown cost (unpriced_turns > 0) has no known total: null, shown as at least its known part.
 const EPISODE_COLUMNS = `e.id, e.run_id, r.name AS run, e.ext_id, e.task_category, e.n_turns,
-  CASE WHEN e.unpriced_turns > 0 THEN NULL ELSE e.total_cost END AS total_cost, e.total_cost AS known_cost, e.final_score,
+  CASE WHEN e.unpriced_turns > 0 THEN NULL ELSE e.total_cost END AS total_cost, e.total_cost AS known_cost, e.unpriced_turns, e.final_score,
   e.score_norm, e.success, e.exit_reason, e.n_errors, e.n_switches,
   (SELECT group_concat(name, char(31)) FROM (SELECT m.name FROM episode_models em JOIN models m ON m.id = em.model_id
     WHERE em.episode_id = e.id ORDER BY m.name)) AS models`;
@@ -135,9 +135,9 @@ function sessionFacts(db: Db): Map<number, { children: Set<number>; unpricedSess
 export function listRuns(db: Db): RunSummary[] {
   const runs = db
     .prepare(`SELECT r.id, r.name, r.source_format AS format, r.source_path, r.imported_at, r.policy_name,
-      COALESCE(SUM(e.n_turns), 0) AS turns, COALESCE(SUM(e.total_cost), 0) AS known_cost
+      COALESCE(SUM(e.n_turns), 0) AS turns, COALESCE(SUM(e.total_cost), 0) AS known_cost, COALESCE(SUM(e.unpriced_turns), 0) AS unpriced_turns
       FROM runs r LEFT JOIN episodes e ON e.run_id = r.id GROUP BY r.id ORDER BY r.name`)
-    .all() as Pick<RunSummary, 'id' | 'name' | 'format' | 'source_path' | 'imported_at' | 'policy_name' | 'turns' | 'known_cost'>[];
+    .all() as Pick<RunSummary, 'id' | 'name' | 'format' | 'source_path' | 'imported_at' | 'policy_name' | 'turns' | 'known_cost' | 'unpriced_turns'>[];
   const facts = sessionFacts(db);
   const logTotals = runLogTotals(db);
   // Outcomes over sessions; children are few, so they are subtracted from the run's sums rather than joined out.

@@ -1,6 +1,6 @@
 /** Small, reused renderings of figures: costs (marking estimates), outcomes, severities. */
 import type { Severity } from '../../shared/canonical.ts';
-import { formatCost, formatScore } from '../format/numbers.ts';
+import { formatCost, formatCount, formatScore } from '../format/numbers.ts';
 
 /** A cost; priced costs (tokens × pool prices, not logged) are marked as estimates. */
 export function Cost({ usd, estimated }: { usd: number | null | undefined; estimated?: boolean }) {
@@ -8,6 +8,25 @@ export function Cost({ usd, estimated }: { usd: number | null | undefined; estim
   return (
     <span className="num cost-estimated" title="Estimated: priced from token counts × models/pool.json (the log had no cost)">
       ≈{formatCost(usd)}
+    </span>
+  );
+}
+
+/**
+ * A cost some of whose calls are unknown (no logged cost, no price): the known part as a lower bound and how many calls
+ * it leaves out, "≥ $25.61 (3 calls unpriced)"; "— (3 calls unpriced)" when nothing of it is known ("≥ $0" would read
+ * as a cost of nothing). `short` keeps the count for the tooltip (a narrow column).
+ */
+export function KnownCost({ known, unpriced, short }: { known: number; unpriced: number; short?: boolean }) {
+  const calls = `${formatCount(unpriced)} ${unpriced === 1 ? 'call' : 'calls'} unpriced`;
+  return (
+    <span
+      className="num cost-lower-bound"
+      data-unknown="true"
+      title={`${known > 0 ? `At least ${formatCost(known)}` : 'Unknown'}: ${calls} (no cost in the log and no price known for the model)${known > 0 ? ', left out of the sum' : ''}`}
+    >
+      {known > 0 ? `≥ ${formatCost(known)}` : '—'}
+      {!short && <span className="faint"> ({calls})</span>}
     </span>
   );
 }

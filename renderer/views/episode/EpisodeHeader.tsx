@@ -4,7 +4,7 @@
  */
 import { useLayoutEffect, useMemo, useRef, useState, type CSSProperties, type MouseEvent } from 'react';
 import type { EpisodeDetail } from '../../../shared/api.ts';
-import { OutcomeBadge } from '../../components/figures.tsx';
+import { KnownCost, OutcomeBadge } from '../../components/figures.tsx';
 import { ChevronDownIcon, ChevronLeftIcon } from '../../components/icons.tsx';
 import { ModelChip } from '../../components/ModelChip.tsx';
 import { VisibleName, visibleTitle } from '../../components/VisibleName.tsx';
@@ -93,7 +93,7 @@ function TaskText({ text, lines }: { text: string; lines: number }) {
   );
 }
 
-/** The episode's total cost: '—' when a turn's cost is unknown, '≈' when some was priced from token counts. */
+/** The episode's total cost: at least its known part when a call's cost is unknown, '≈' when some was priced from token counts. */
 function TotalCost({ detail, lines }: { detail: EpisodeDetail; lines: readonly TurnLine[] }) {
   const ep = detail.episode;
   const priced = useMemo(() => lines.some((t) => t.cost_source === 'priced'), [lines]);
@@ -103,9 +103,8 @@ function TotalCost({ detail, lines }: { detail: EpisodeDetail; lines: readonly T
         className="num"
         data-testid="episode-cost"
         data-unknown="true"
-        title={`${plural(ep.unpriced_turns, 'turn')} of unknown cost (no cost logged, no price known); the known part is ${formatCost(ep.known_cost)}`}
       >
-        —
+        <KnownCost known={ep.known_cost} unpriced={ep.unpriced_turns} />
       </dd>
     );
   }

@@ -5,7 +5,7 @@ import {
   tableFeatures,
 } from '@tanstack/react-table';
 import { EPISODE_SORT_COLUMNS, type EpisodeRow, type EpisodeSortColumn } from '../../../shared/api.ts';
-import { OutcomeBadge } from '../../components/figures.tsx';
+import { KnownCost, OutcomeBadge } from '../../components/figures.tsx';
 import { ModelDot } from '../../components/ModelChip.tsx';
 import { VisibleName, visibleTitle } from '../../components/VisibleName.tsx';
 import { formatCost, formatCount, formatScore, formatUnit } from '../../format/numbers.ts';
@@ -60,7 +60,15 @@ export const episodeColumns = helper.columns([
     cell: (info) => <span className="cell-ellipsis">{info.getValue() ?? <span className="faint">—</span>}</span>,
   }),
   helper.accessor((r) => r.row.n_turns, { id: 'n_turns', sortDescFirst: true, header: 'Turns', cell: (info) => formatCount(info.getValue()) }),
-  helper.accessor((r) => r.row.total_cost, { id: 'total_cost', sortDescFirst: true, header: 'Cost', cell: (info) => formatCost(info.getValue()) }),
+  helper.accessor((r) => r.row.total_cost, {
+    id: 'total_cost',
+    sortDescFirst: true,
+    header: 'Cost',
+    cell: (info) => {
+      const row = info.row.original.row;
+      return row.total_cost === null ? <KnownCost known={row.known_cost} unpriced={row.unpriced_turns} short /> : formatCost(row.total_cost);
+    },
+  }),
   helper.accessor((r) => r.row.score_norm, {
     // Sorting by 'final_score' orders by the normalised score (runs use different score ranges), so show that.
     id: 'final_score',

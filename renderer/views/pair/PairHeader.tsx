@@ -1,6 +1,6 @@
 /** The split inspector's header: episode A and episode B side by side (run, outcome, cost, turns), and their task. */
 import type { EpisodeDetail } from '../../../shared/api.ts';
-import { Cost, OutcomeBadge } from '../../components/figures.tsx';
+import { Cost, KnownCost, OutcomeBadge } from '../../components/figures.tsx';
 import { VisibleName } from '../../components/VisibleName.tsx';
 import { formatCost, formatCount, plural } from '../../format/numbers.ts';
 import { formatHash } from '../../routing/route.ts';
@@ -37,7 +37,11 @@ function SideCard({ side, detail }: { side: Side; detail: EpisodeDetail }) {
         <div>
           <dt>Cost</dt>
           <dd data-testid="pair-cost" title={costTitle}>
-            <Cost usd={ep.total_cost} estimated={ep.total_cost !== null && detail.turns.some((t) => t.cost_source === 'priced')} />
+            {ep.total_cost === null ? (
+              <KnownCost known={ep.known_cost} unpriced={ep.unpriced_turns} />
+            ) : (
+              <Cost usd={ep.total_cost} estimated={detail.turns.some((t) => t.cost_source === 'priced')} />
+            )}
           </dd>
         </div>
         <div>

@@ -10,7 +10,7 @@ const NONE: RunLogTotals = { status: 'no totals in the log', episodes_with_total
 function run(id: number, name: string, log_totals: RunLogTotals): RunSummary {
   return {
     id, name, format: 'canonical', source_path: null, imported_at: '2026-01-01', policy_name: null, episodes: 2, turns: 36, models: ['gpt-5'],
-    total_cost: 0.09, known_cost: 0.09, success_rate: null, mean_score_norm: null, unknown_outcome: 2, unpriced_episodes: 0, child_episodes: 0,
+    total_cost: 0.09, known_cost: 0.09, success_rate: null, mean_score_norm: null, unknown_outcome: 2, unpriced_turns: 0, unpriced_episodes: 0, child_episodes: 0,
     priced_turns: 0, log_totals,
   };
 }

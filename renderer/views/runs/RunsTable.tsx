@@ -1,6 +1,6 @@
 import type { KeyboardEvent } from 'react';
 import type { RunSummary } from '../../../shared/api.ts';
-import { Cost } from '../../components/figures.tsx';
+import { Cost, KnownCost } from '../../components/figures.tsx';
 import { ModelChip } from '../../components/ModelChip.tsx';
 import { VisibleName } from '../../components/VisibleName.tsx';
 import { formatCost, formatCount, formatPercent, formatUnit } from '../../format/numbers.ts';
@@ -20,7 +20,7 @@ function ShareBar({ value }: { value: number | null }) {
 /** Why the cost reads as it does: unknown for some episodes (with the known part), or partly priced from tokens. */
 function costTitle(run: RunSummary): string | undefined {
   if (run.total_cost === null) {
-    return `Unknown: ${formatCount(run.unpriced_episodes)} of ${formatCount(run.episodes)} episodes have calls the log gives no cost for and that cannot be priced (${formatCost(run.known_cost)} is known)`;
+    return `At least ${formatCost(run.known_cost)}: ${formatCount(run.unpriced_episodes)} of ${formatCount(run.episodes)} episodes have calls the log gives no cost for and that cannot be priced`;
   }
   return run.priced_turns > 0 ? `${run.priced_turns} of ${run.turns} turns priced from tokens` : undefined;
 }
@@ -73,7 +73,7 @@ function RunRow({ run }: { run: RunSummary }) {
       <td className="num" title={costTitle(run)}>
         {/* The cost alone under its test id: the mark of the log's totals below it is another fact. */}
         <span data-testid="run-cost">
-          <Cost usd={run.total_cost} estimated={estimated && run.total_cost !== null} />
+          {run.total_cost === null ? <KnownCost known={run.known_cost} unpriced={run.unpriced_turns} /> : <Cost usd={run.total_cost} estimated={estimated} />}
         </span>
         <LogTotalsBadge totals={run.log_totals} />
       </td>

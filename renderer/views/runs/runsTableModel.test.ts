@@ -5,7 +5,7 @@ import { costSummary, DEFAULT_RUN_SORT, filterRuns, nextSort, sortRuns } from '.
 function run(id: number, name: string, over: Partial<RunSummary> = {}): RunSummary {
   return {
     id, name, format: 'mtrouter', source_path: null, imported_at: '2026-01-01', policy_name: null, episodes: 10, turns: 100, models: ['gpt-5'],
-    total_cost: 1, known_cost: 1, success_rate: 0.5, mean_score_norm: 0.5, unknown_outcome: 0, unpriced_episodes: 0, child_episodes: 0, priced_turns: 0,
+    total_cost: 1, known_cost: 1, success_rate: 0.5, mean_score_norm: 0.5, unknown_outcome: 0, unpriced_turns: 0, unpriced_episodes: 0, child_episodes: 0, priced_turns: 0,
     log_totals: { status: 'no totals in the log', episodes_with_totals: 0, episodes_differing: 0, episodes_not_comparable: 0, worst_rel: null, log_cost: null, counted_cost: null }, ...over,
   };
 }

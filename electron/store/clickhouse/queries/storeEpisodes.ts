@@ -37,6 +37,7 @@ export async function listRunsOnStore(store: ClickHouseStore): Promise<RunSummar
     models: r.models,
     total_cost: r.total_cost,
     known_cost: r.known_cost,
+    unpriced_turns: r.unpriced_turns,
     success_rate: r.success_rate,
     mean_score_norm: r.mean_score_norm,
     unknown_outcome: r.unknown_outcome,
@@ -98,7 +99,7 @@ const SORT_SQL: Record<EpisodeSortColumn, string> = {
   n_switches: 'n_switches',
 };
 
-const ROW_COLUMNS = `episode_key, run, ext_id, task_category, n_turns, total_cost, cost_known, final_score, score_norm, success,
+const ROW_COLUMNS = `episode_key, run, ext_id, task_category, n_turns, total_cost, cost_known, unpriced_turns, final_score, score_norm, success,
   exit_reason, n_errors, n_switches`;
 
 type RawRow = {
@@ -109,6 +110,7 @@ type RawRow = {
   n_turns: number;
   total_cost: number;
   cost_known: number;
+  unpriced_turns: number;
   final_score: number | null;
   score_norm: number | null;
   success: number | null;
@@ -138,6 +140,7 @@ function episodeRow(r: RawRow, models: string[]): EpisodeRow {
     n_turns: num(r.n_turns),
     total_cost: num(r.cost_known) === 1 ? num(r.total_cost) : null,
     known_cost: num(r.total_cost),
+    unpriced_turns: num(r.unpriced_turns),
     final_score: numOrNull(r.final_score),
     score_norm: numOrNull(r.score_norm),
     success: r.success === null ? null : num(r.success) === 1,
