@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { setInterval } from 'node:timers';
 import { electronBinaryPath, electronBinaryProblem } from './electronBinary.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -76,6 +77,18 @@ function openInBrowser(url) {
   child.unref();
 }
 
+/**
+ * A process manager stops `npm start` with SIGTERM to npm, which passes it to the shell it ran this script in; the
+ * shell dies without passing it on, and this process and its server lived on, orphaned, holding the port. So this
+ * process also stops its child when its parent goes away.
+ */
+function stopWhenOrphaned(stop) {
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) stop();
+  }, 250).unref();
+}
+
 function runDesktop(binary, db) {
   say('Bundling the Electron main process…');
   if (!run(process.execPath, [join(root, 'scripts', 'build-electron.mjs'), '--quiet'])) fail('build-electron failed');
@@ -83,6 +96,7 @@ function runDesktop(binary, db) {
   delete env.ELECTRON_RUN_AS_NODE;
   const child = spawn(binary, [join(root, 'dist', 'electron', 'main.cjs'), '--db', db], { cwd: root, stdio: 'inherit', env });
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+  stopWhenOrphaned(() => child.exitCode === null && child.kill('SIGTERM'));
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }
 
@@ -108,6 +122,7 @@ function runBrowser(db) {
   for (const signal of ['SIGINT', 'SIGTERM']) {
     process.on(signal, () => setTimeout(() => child.exitCode === null && child.kill(signal), 500).unref());
   }
+  stopWhenOrphaned(() => child.exitCode === null && child.kill('SIGTERM'));
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }
 
