@@ -13,7 +13,7 @@ import { aecTargets, severityFromLevel } from '../../shared/formulas.ts';
 import { storedExpectedSteps } from '../analysis/storedExpectedSteps.ts';
 import { costBefore, outlineOf, pageStart, type OutlineLine } from './episodePages.ts';
 import { episodeTargets } from '../analysis/targets.ts';
-import { messageDetails, turnDetails } from './turnDetails.ts';
+import { messageDetails, turnDetails, turnErrorInfo } from './turnDetails.ts';
 import { existsSync } from 'node:fs';
 import { openDatabase, SchemaError, schemaVersion } from '../db/database.ts';
 import type { Db } from '../db/dbHandle.ts';
@@ -111,7 +111,7 @@ function episodeLines(db: Db, episodeId: number): EpisodeLines {
   const errorsOf = new Map<number, TurnErrorInfo[]>();
   for (const e of errorsOfEpisode(db, episodeId)) {
     const list = errorsOf.get(e.turn_id) ?? (errorsOf.set(e.turn_id, []).get(e.turn_id) as TurnErrorInfo[]);
-    list.push({ type: e.type, severity: severityFromLevel(e.severity) ?? 'low', source: e.source });
+    list.push(turnErrorInfo(e));
   }
   const lines = rows.map((r) => ({
     t: r.t,
@@ -145,7 +145,7 @@ function turnsPage(db: Db, episodeId: number, all: EpisodeLines, from: number, c
 export function episodeTurns(
   db: Db, episodeId: number, from: number, count: number, linesOf: (id: number) => EpisodeLines = (id) => episodeLines(db, id),
 ): { from: number; turns: EpisodeDetail['turns'] } {
-  if (!episodeRowById(db, episodeId)) throw new NotFoundError(`no episode with id ${episodeId}`);
+  // linesOf says when there is no such episode (NotFoundError).
   return { from, turns: turnsPage(db, episodeId, linesOf(episodeId), from, count) };
 }
 

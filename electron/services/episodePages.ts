@@ -18,6 +18,7 @@ export function pageStart(count: number, around: number | undefined): number {
 export interface OutlineLine {
   t: number;
   model: string;
+  /** Null when unknown (cost_source 'none'), as in TurnDetail. */
   cost: number | null;
   cost_source: TurnDetail['cost_source'];
   switched: boolean;
@@ -37,7 +38,7 @@ export function outlineOf(lines: readonly OutlineLine[]): TurnOutline {
     }
     outline.model.push(m);
     outline.t.push(line.t);
-    outline.cost.push(line.cost_source === 'none' ? null : line.cost);
+    outline.cost.push(line.cost);
     outline.cost_source.push(COST_SOURCES.indexOf(line.cost_source));
     outline.switched.push(line.switched ? 1 : 0);
     if (line.errors.length > 0) outline.errors.push({ i, errors: [...line.errors], max_severity: line.max_severity ?? line.errors[0]?.severity ?? 'low' });

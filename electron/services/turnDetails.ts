@@ -1,10 +1,15 @@
 /** An episode's turns as the contract gives them to the inspector (shared/api.ts TurnDetail), from either store's rows. */
 import { z } from 'zod';
-import type { MessageDetail, TurnDetail } from '../../shared/api.ts';
+import type { MessageDetail, TurnDetail, TurnErrorInfo } from '../../shared/api.ts';
 import { ToolCall } from '../../shared/canonical.ts';
 import { severityFromLevel } from '../../shared/formulas.ts';
 import { describeProvenance } from '../db/costProvenance.ts';
 import type { MessageRowRaw, TurnErrorRaw, TurnRowRaw } from '../db/turnQueries.ts';
+
+/** A stored error row as the contract gives it. */
+export function turnErrorInfo(e: TurnErrorRaw): TurnErrorInfo {
+  return { type: e.type, severity: severityFromLevel(e.severity) ?? 'low', source: e.source };
+}
 
 /** An episode's messages (in order) as the contract gives them: those before each turn by its `t`, and those after the last. */
 export function messageDetails(messages: readonly MessageRowRaw[]): { inputs: Map<number, MessageDetail[]>; final: MessageDetail[] } {
@@ -76,7 +81,7 @@ export function turnDetails(
         t.greedy_model === null && t.was_greedy === null && t.beta === null
           ? null
           : { greedy_model: t.greedy_model, was_greedy: t.was_greedy === null ? null : t.was_greedy === 1, beta: t.beta },
-      errors: (errorsOf.get(t.id) ?? []).map((e) => ({ type: e.type, severity: severityFromLevel(e.severity) ?? 'low', source: e.source })),
+      errors: (errorsOf.get(t.id) ?? []).map(turnErrorInfo),
       max_severity: severityFromLevel(t.max_severity),
       s_tilde: targets[i]?.s_tilde ?? null,
       penalty: targets[i]?.penalty ?? null,

@@ -16,8 +16,6 @@ export interface EpisodeTurns {
   at(i: number): TurnDetail | undefined;
   /** Brings the pages holding turns from…to (inclusive) when they are not here yet. */
   want(from: number, to: number): void;
-  /** Whether turns come a page at a time. */
-  paged: boolean;
 }
 
 const NO_ERRORS: TurnDetail['errors'] = [];
@@ -88,5 +86,5 @@ export function useEpisodeTurns(detail: EpisodeDetail | null): EpisodeTurns {
     const page = pages.get(Math.floor(i / TURN_PAGE) * TURN_PAGE);
     return page === undefined || page === 'loading' ? undefined : page[i % TURN_PAGE];
   };
-  return { lines, at, want, paged };
+  return { lines, at, want };
 }
