@@ -70,3 +70,43 @@ describe('calibration axes', () => {
     expect(text).not.toContain('S̃');
   });
 });
+
+describe('calibration points inside the axes', () => {
+  // A first bin whose mean ŝ is 0 and whose realised target is the lowest value, and a last bin at exactly 1:
+  // drawn on the axis lines, half of each dot fell outside the plot.
+  const edge: CalibrationBin[] = [
+    { lo: 0, hi: 0.1, n: 1, mean_s_hat: 0, mean_s_tilde: 0, ci: null },
+    { lo: 0.5, hi: 0.6, n: 40, mean_s_hat: 0.55, mean_s_tilde: 0.6, ci: [0.5, 0.7] },
+    { lo: 0.9, hi: 1, n: 30, mean_s_hat: 1, mean_s_tilde: 1, ci: [0.95, 1] },
+  ];
+  const scene = calibrationLayout({ estimator: { id: 1, name: 'est' }, note: null, overall: { n: 71, mae: 0.1, spearman: 0.5, bins: edge }, runs: [] }, ctx);
+  const axes = byRole(scene, 'axis') as { x1: number; x2: number; y1: number; y2: number }[];
+  const yAxis = axes.find((a) => a.x1 === a.x2)!;
+  const xAxis = axes.find((a) => a.y1 === a.y2)!;
+  const [top, bottom] = [Math.min(yAxis.y1, yAxis.y2), Math.max(yAxis.y1, yAxis.y2)];
+
+  it('keeps every dot, with its radius and outline, between the axis lines', () => {
+    const points = byRole(scene, 'point') as { cx: number; cy: number; r: number; strokeWidth?: number }[];
+    expect(points).toHaveLength(3);
+    for (const p of points) {
+      const r = p.r + (p.strokeWidth ?? 0) / 2;
+      expect(p.cx - r).toBeGreaterThan(xAxis.x1);
+      expect(p.cx + r).toBeLessThan(xAxis.x2);
+      expect(p.cy - r).toBeGreaterThan(top);
+      expect(p.cy + r).toBeLessThan(bottom);
+    }
+  });
+
+  it('keeps every interval inside the plot', () => {
+    for (const ci of byRole(scene, 'ci') as { y1: number; y2: number }[]) {
+      expect(Math.min(ci.y1, ci.y2)).toBeGreaterThan(top);
+      expect(Math.max(ci.y1, ci.y2)).toBeLessThan(bottom);
+    }
+  });
+
+  it('still labels the axes from 0 to 1', () => {
+    const labels = (byRole(scene, 'tick-label') as TextMark[]).map((t) => t.text);
+    expect(labels).toContain('0.0');
+    expect(labels).toContain('1.0');
+  });
+});

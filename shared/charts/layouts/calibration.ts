@@ -14,9 +14,13 @@ import type { FigureContext } from '../context.ts';
 import { fmtCount, fmtN } from '../format.ts';
 import { runColors } from '../palette.ts';
 import type { Mark, Scene } from '../scene.ts';
+import { padLinear } from '../plotPadding.ts';
 import { capRuns, emptyNote, MAX_RUNS_DRAWN, runsNote, scene } from './common.ts';
 
 type Fit = CalibrationResult['overall'];
+
+/** The largest dot's radius and outline: the room the plot keeps between its data and its axis lines. */
+const POINT_ROOM = 8;
 
 const fx = (x: number | null, d = 3): string => (x === null ? 'n/a' : x.toFixed(d));
 
@@ -79,7 +83,8 @@ export function calibrationLayout(result: CalibrationResult, ctx: FigureContext)
     }
   }
   const plotH = ctx.height ? Math.max(160, ctx.height - top - 180) : Math.round(Math.min(360, Math.max(220, width * 0.42)));
-  const y = scaleLinear().domain([Math.min(...values), Math.max(...values)]).nice().range([top + fs + 10 + plotH, top + fs + 10]);
+  // A bin at the lowest or highest value (a first bin at target 0, a last at 1) keeps its whole dot inside the axes.
+  const y = padLinear(scaleLinear().domain([Math.min(...values), Math.max(...values)]).nice().range([top + fs + 10 + plotH, top + fs + 10]), POINT_ROOM);
   const yOpts = { theme, label: 'mean realised target', format: (v: number) => v.toFixed(1) };
   const histH = 90;
   const maxN = max(bins, (b) => b.n) ?? 1;
@@ -88,7 +93,7 @@ export function calibrationLayout(result: CalibrationResult, ctx: FigureContext)
   const left = 12 + Math.max(leftAxisWidth(y, yOpts), leftAxisWidth(yn.range([0, histH]), nOpts));
   const right = width - 16;
   // One x scale for both panels: the reliability points and the turn counts line up bin by bin.
-  const x = scaleLinear().domain(sHatDomain([result.overall, ...perRun])).range([left, right]);
+  const x = padLinear(scaleLinear().domain(sHatDomain([result.overall, ...perRun])).range([left, right]), POINT_ROOM);
   const xFormat = (v: number) => v.toFixed(1);
   const plotTop = y.range()[1] as number;
   const plotBottom = y.range()[0] as number;

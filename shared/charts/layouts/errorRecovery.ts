@@ -14,6 +14,7 @@ import type { Mark, Scene } from '../scene.ts';
 import { runColor } from '../theme.ts';
 import { capRuns, emptyNote, MAX_RUNS_DRAWN, runsNote, scene } from './common.ts';
 import { textWidth } from '../text.ts';
+import { padLinear } from '../plotPadding.ts';
 
 type Metric = 'p_switch' | 'p_recover' | 'p_recover_stay' | 'p_recover_switch';
 
@@ -50,7 +51,8 @@ export function errorRecoveryLayout(result: ErrorRecoveryResult, ctx: FigureCont
     return scene(ctx, top + 120, title, marks);
   }
   const bottom = height - bottomAxisHeight({ theme, label: 'x' });
-  const y = scaleLinear().domain([0, 1]).range([bottom, top]);
+  // Headroom: a bar at exactly 100% and its interval's cap stay below the top of the plot.
+  const y = padLinear(scaleLinear().domain([0, 1]).range([bottom, top]), 0, 12);
   const yOpts = { theme, label: 'share of turn pairs (%)', format: (v: number) => `${Math.round(v * 100)}%` };
   const left = 12 + leftAxisWidth(y, yOpts);
   const x = scaleBand<string>().domain(RECOVERY_METRICS.map((m) => m.label)).range([left, width - 12]).paddingInner(0.2).paddingOuter(0.1);
