@@ -20,26 +20,38 @@ test('replays three policies: the table lists each, the figure draws them, the C
   await lab.specInput.fill('cost-aware:-1');
   await expect(lab.specMessage).toContainText('LAMBDA must be a number ≥ 0');
   await lab.typeSpec('fixed:gpt-5');
-  await expect(lab.chips).toHaveCount(3);
+  await lab.typeSpec('random:3');
+  await expect(lab.chips).toHaveCount(4);
 
   await lab.replay();
-  await expect(lab.resultRows).toHaveCount(3);
+  await expect(lab.resultRows).toHaveCount(4);
   await expect(page.getByTestId('replay-scope')).toContainText('6 episodes');
   // The logged policy agrees with the log everywhere; the others do not.
   await expect(lab.row('logged').locator('[data-col="agreement"]')).toContainText('100%');
   await expect(lab.row('cheapest').locator('[data-col="agreement"]')).not.toContainText('100%');
   // This run logs propensities: IPS has a value with a CI for the logged policy.
   await expect(lab.row('logged').locator('[data-col="ips"]')).toContainText('–');
+  // A policy that departs from the logged choices in every episode has no support in the log: no IPS, said so
+  // (it read "0.000 [0, 0]", a policy that always fails).
+  await expect(lab.row('cheapest').locator('[data-col="ips"]')).toHaveText('no support');
+  await expect(lab.row('cheapest').locator('[data-col="dr"] [data-support="none"]')).toHaveAttribute('title', /departs from the logged choices in all 6 episodes/);
   // No estimator scored it: the view says how to get one.
   await expect(page.getByTestId('no-estimator')).toContainText('routelens score --db');
   await expect(lab.frontier.locator('[data-role="point"]').first()).toBeVisible();
+  // Random reweights 6 episodes to an effective 2.9: its IPS is kept for the record but read as insufficient
+  // support, and the figure under IPS leaves it out, saying why, instead of plotting it as the policy's score.
+  await expect(lab.row('random:3').locator('[data-col="ips"]')).toHaveText('insufficient support');
+  await page.getByTestId('estimator-ips').click();
+  await expect(lab.frontier.locator('[data-role="note"]', { hasText: 'Not drawn: random:3 (insufficient support' })).toHaveCount(1);
+  await expect(lab.frontier.locator('[data-role="note"]', { hasText: 'Not drawn: cheapest (no support' })).toHaveCount(1);
+  await page.getByTestId('estimator-best').click();
 
   const download = page.waitForEvent('download');
   await page.getByTestId('replay-csv').click();
   const file = await (await download).path();
   const csv = readFileSync(file, 'utf8').trim().split('\r\n');
   expect(csv[0]).toMatch(/^policy,label,episodes/);
-  expect(csv.slice(1).map((l) => l.split(',')[0])).toEqual(['logged', 'cheapest', 'fixed:gpt-5']);
+  expect(csv.slice(1).map((l) => l.split(',')[0])).toEqual(['logged', 'cheapest', 'fixed:gpt-5', 'random:3']);
 });
 
 test('the paired diff lists where two policies disagree, and a click opens that turn', async ({ app, inspector, page }) => {

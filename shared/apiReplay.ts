@@ -66,14 +66,22 @@ export type ReplayInput = z.input<typeof ReplayInput>;
 export const OpeResult = z.object({
   /** Episodes with a logged propensity on every turn (the only ones OPE uses). */
   n: z.number().int(),
-  ips: z.number(),
-  /** Weighted (self-normalised) IPS; null when no episode has a non-zero weight. */
+  /** Per-decision IPS; null when the log has no support for the policy (support.ips says why). */
+  ips: z.number().nullable(),
+  /** Weighted (self-normalised) IPS; null when no episode has a non-zero weight or the log has no support. */
   wis: z.number().nullable(),
-  /** Doubly robust (Jiang & Li 2016) with ŝ as Q̂; null without an estimator. */
+  /** Doubly robust (Jiang & Li 2016) with ŝ as Q̂; null without an estimator or without support. */
   dr: z.number().nullable(),
   /** Kish effective sample size (Σw)²/Σw² of the episodes' importance weights. */
   ess: z.number(),
   ci: z.object({ ips: interval.nullable(), wis: interval.nullable(), dr: interval.nullable() }),
+  /**
+   * Why each estimate is missing or not to be trusted, null when it stands: "no support …" (a deterministic logger
+   * whose choices the policy departs from, or every weight 0: the value is null) or "insufficient support …" (an
+   * effective sample size under 10, or a value outside the score range: the value is kept for the record but is not
+   * the policy's score and is never drawn on the frontier).
+   */
+  support: z.object({ ips: z.string().nullable(), wis: z.string().nullable(), dr: z.string().nullable() }),
 });
 export type OpeResult = z.infer<typeof OpeResult>;
 
@@ -209,7 +217,7 @@ export const PolicyDiffResult = z.object({
     /** Mean Δŝ over disagreeing turns (B − A), episode-bootstrap CI. */
     mean_delta_s_hat: estimateWithCi,
     /**
-     * B − A in value: policies — the best estimate both have (dr, wis or dm), paired over episodes;
+     * B − A in value: policies — the best estimate the log supports for both (dr, wis, else dm), paired over episodes;
      * runs — the realised score_norm difference over matched tasks.
      */
     delta_score: estimateWithCi.extend({ method: z.enum(['dr', 'wis', 'dm', 'logged']).nullable() }),

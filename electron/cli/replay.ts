@@ -33,11 +33,35 @@ const num = (x: number | null | undefined, digits = 3): string => (x === null ||
 const cost = (x: number | null): string => (x === null ? '—' : money(x));
 const ci = (x: [number, number] | null | undefined): string => (x ? `[${x[0].toFixed(3)}, ${x[1].toFixed(3)}]` : '');
 
+type Ope = NonNullable<ReplayResult['policies'][number]['ope']>;
+type OpeKey = 'ips' | 'wis' | 'dr';
+
+/** An estimate the log does not support reads as such, never as a number (its reason is a note below the table). */
+function estimate(o: Ope, key: OpeKey, withCi: boolean): string {
+  if (o.support[key] !== null) return o[key] === null ? 'no support' : 'insufficient';
+  return withCi ? `${num(o[key])} ${ci(o.ci[key])}` : num(o[key]);
+}
+
+/**
+ * Estimates kept for the record though the log supports them too weakly, one line per reason with the values it
+ * holds for (a missing estimate's reason is already among the policy's notes).
+ */
+function supportNotes(o: Ope | null): string[] {
+  if (!o) return [];
+  const byReason = new Map<string, string[]>();
+  for (const key of ['ips', 'wis', 'dr'] as const) {
+    const why = o.support[key];
+    const value = o[key];
+    if (why !== null && value !== null) byReason.set(why, [...(byReason.get(why) ?? []), `${key.toUpperCase()} ${num(value)}`]);
+  }
+  return [...byReason].map(([why, values]) => `${values.join(', ')}: ${why}`);
+}
+
 function printTable(r: ReplayResult): void {
   out(`${r.episodes} episodes, ${r.turns} turns in ${r.runs.map((x) => v(x.name)).join(', ')}; ŝ from ${r.estimator ? `estimator ${r.estimator.id} (${v(r.estimator.name)})` : r.s_hat_source === 'logged_candidates' ? 'the logged candidate scores' : 'nowhere (no DM / DR)'}`);
   out(`logged: score ${num(r.logged.score)}, cost ${cost(r.logged.cost)} per episode`);
   out('');
-  out('policy                          agree  est score (DM)          est cost    switches  IPS     WIS                    DR                     ESS');
+  out('policy                          agree  est score (DM)          est cost    switches  IPS           WIS                    DR                     ESS');
   for (const p of r.policies) {
     const o = p.ope;
     out(
@@ -47,14 +71,14 @@ function printTable(r: ReplayResult): void {
         ` ${num(p.est_score)} ${ci(p.est_score_ci)}`.padEnd(24),
         cost(p.est_cost).padStart(9),
         p.switches.toFixed(2).padStart(9),
-        `  ${o ? num(o.ips) : 'n/a'}`.padEnd(8),
-        `${o ? `${num(o.wis)} ${ci(o.ci.wis)}` : 'n/a'}`.padEnd(22),
-        `${o ? `${num(o.dr)} ${ci(o.ci.dr)}` : 'n/a'}`.padEnd(22),
+        `  ${o ? estimate(o, 'ips', false) : 'n/a'}`.padEnd(14),
+        `${o ? estimate(o, 'wis', true) : 'n/a'}`.padEnd(22),
+        `${o ? estimate(o, 'dr', true) : 'n/a'}`.padEnd(22),
         o ? o.ess.toFixed(1) : 'n/a',
       ].join(' '),
     );
   }
-  const notes = [...r.notes, ...r.policies.flatMap((p) => p.notes.map((n) => `${p.policy}: ${n}`))];
+  const notes = [...r.notes, ...r.policies.flatMap((p) => [...p.notes, ...supportNotes(p.ope)].map((n) => `${p.policy}: ${n}`))];
   if (notes.length) {
     out('');
     for (const n of notes) out(`note: ${v(n)}`);

@@ -112,6 +112,9 @@ describe('replay of the hand-worked episodes', () => {
     expect(p!.ope!.wis).toBeCloseTo(1.225 / 4.125, 12);
     expect(p!.ope!.ess).toBeCloseTo(4.125 ** 2 / (0.625 ** 2 + 2.5 ** 2 + 1), 12);
     expect(p!.ope!.dr).toBeCloseTo(0.7375 / 3, 12);
+    // Three episodes are far from enough: the values are kept for the record, flagged, and not the policy's score.
+    expect(p!.ope!.support.ips).toMatch(/^insufficient support: an effective sample size of 2.2 of 3/);
+    expect(p!.ope!.support.dr).toBe(p!.ope!.support.ips);
     expect(p!.est_score).toBeCloseTo((0.5 + 0.4 + 0.45) / 3, 12);
     // expected agreement 1/2 per turn; expected switches: 1/2 per second turn (ep1, ep2)
     expect(p!.agreement).toBeCloseTo(0.5, 12);

@@ -88,3 +88,48 @@ export function weightedMean(x: ArrayLike<number>, count?: ArrayLike<number>): n
   }
   return n > 0 ? s / n : Number.NaN;
 }
+
+/**
+ * Below this effective sample size an importance-weighted estimate rests on a handful of episodes: shown as
+ * insufficient support, not as a value (issue 35: argmax plotted at 1.031 on a 0–1 scale with an ESS of 1.9).
+ */
+export const MIN_ESS = 10;
+
+/** R is score_norm, which every importer scales into [0, 1]; an estimate outside it is not a value of a policy. */
+export const SCORE_RANGE: readonly [number, number] = [0, 1];
+
+/** A logged propensity this close to 1 is a deterministic choice (floating-point noise in the logs aside). */
+const CERTAIN = 1 - 1e-9;
+
+/**
+ * Whether π may take a model the logging router never takes at this turn: μ(a_logged|h) = 1 leaves every other
+ * model probability 0, so π(a_logged|h) < 1 puts mass where the log has no support and no importance weight
+ * can reach it (the estimators then count those episodes as scoring 0).
+ */
+export function unsupportedTurn(mu: number, piOfLogged: number): boolean {
+  return mu >= CERTAIN && piOfLogged < CERTAIN;
+}
+
+/** Why IPS / WIS / DR cannot be computed at all for a policy; null when the log supports it. */
+export function noSupportReason(facts: { n: number; unsupportedTurns: number; unsupportedEpisodes: number; weightSum: number }): string | null {
+  if (facts.unsupportedTurns > 0) {
+    return `no support in the log: at ${facts.unsupportedTurns} turns of ${facts.unsupportedEpisodes} episodes the logging router's choice had propensity 1 (a deterministic logger) and this policy may choose another model there, which the log never shows`;
+  }
+  if (facts.n > 0 && facts.weightSum === 0) {
+    return `no support in the log: this policy departs from the logged choices in all ${facts.n} episodes (every importance weight is 0)`;
+  }
+  return null;
+}
+
+/**
+ * Why a computed importance-weighted estimate is not to be trusted; null when it is. Equal weights (ESS = n: the
+ * logger itself, or a policy agreeing with a deterministic log everywhere) make an on-policy mean, which a small
+ * run's interval already qualifies, so a run of under 10 episodes flags only policies that reweight it.
+ */
+export function weakSupportReason(value: number, ess: number, n: number): string | null {
+  if (ess < MIN_ESS && ess < n * (1 - 1e-9)) return `insufficient support: an effective sample size of ${ess.toFixed(1)} of ${n} episodes (under ${MIN_ESS})`;
+  if (value < SCORE_RANGE[0] || value > SCORE_RANGE[1]) {
+    return `insufficient support: ${value.toFixed(3)} lies outside the score range [${SCORE_RANGE[0]}, ${SCORE_RANGE[1]}]`;
+  }
+  return null;
+}

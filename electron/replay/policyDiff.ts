@@ -11,10 +11,10 @@ import type { PolicyDiffInput, PolicyDiffResult } from '../../shared/apiReplay.t
 import { parsePolicySpec } from '../../shared/policySpec.ts';
 import type { Db } from '../db/dbHandle.ts';
 import { bootstrapIntervals } from './bootstrap.ts';
-import { opeEstimates, weightedMean } from './ope.ts';
+import { opeEstimates, weakSupportReason, weightedMean } from './ope.ts';
 import { compilePolicy, modelsNamed } from './policies.ts';
 import { loadReplayData, ReplayError, type ReplayData } from './replayData.ts';
-import { loggedEpisodeCosts, runPolicy, sessionCosts, type PolicyPass } from './replayRun.ts';
+import { loggedEpisodeCosts, noSupportOf, runPolicy, sessionCosts, type PolicyPass } from './replayRun.ts';
 
 type Rows = PolicyDiffResult['rows'];
 type Summary = PolicyDiffResult['summary'];
@@ -141,7 +141,11 @@ function deltaValue(data: ReplayData, A: PolicyPass, Bp: PolicyPass, B: number, 
   const both = (count?: Uint32Array) => [opeEstimates(wa, R, da, count), opeEstimates(wb, R, db, count)] as const;
   if (idx.length > 0) {
     const [ea, eb] = both();
-    const method = estimator && Number.isFinite(ea.dr) && Number.isFinite(eb.dr) ? 'dr' : Number.isFinite(ea.wis) && Number.isFinite(eb.wis) ? 'wis' : null;
+    // Only estimates the log supports for both policies (replayRun.ts summarisePolicy applies the same rules).
+    const supported = noSupportOf(A, idx) === null && noSupportOf(Bp, idx) === null;
+    const usable = (key: 'dr' | 'wis'): boolean =>
+      supported && [ea, eb].every((x) => Number.isFinite(x[key]) && weakSupportReason(x[key], x.ess, idx.length) === null);
+    const method = estimator && usable('dr') ? 'dr' : usable('wis') ? 'wis' : null;
     if (method) {
       const pick = (x: ReturnType<typeof opeEstimates>): number => (method === 'dr' ? x.dr : x.wis);
       const [ci] = bootstrapIntervals(idx.length, B, seed + 1, 1, (count, out) => {

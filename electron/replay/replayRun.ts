@@ -12,7 +12,7 @@ import type { FrontierPoint, PolicyReplay, ReplayResult } from '../../shared/api
 import { parsePolicySpec } from '../../shared/policySpec.ts';
 import type { Db } from '../db/dbHandle.ts';
 import { bootstrapIntervals } from './bootstrap.ts';
-import { episodeOpeTerms, opeEstimates, weightedMean } from './ope.ts';
+import { episodeOpeTerms, noSupportReason, opeEstimates, unsupportedTurn, weakSupportReason, weightedMean } from './ope.ts';
 import { advance, compilePolicy, modelsNamed, type CompiledPolicy, type EpisodeState } from './policies.ts';
 import { loadReplayData, type ReplayData } from './replayData.ts';
 import { nameKeyed } from '../../shared/nameKeyed.ts';
@@ -37,6 +37,8 @@ export interface PolicyPass {
   dr: Float64Array;
   /** Episode usable for OPE: a propensity on every turn and a known score. */
   opeOk: Uint8Array;
+  /** Turns where π may choose a model the log gives probability 0 (ope.ts unsupportedTurn). */
+  unsupported: Float64Array;
   /** Expected turns per model. */
   usage: Float64Array;
 }
@@ -56,6 +58,7 @@ export function runPolicy(data: ReplayData, policy: CompiledPolicy): PolicyPass 
     weight: new Float64Array(nEp).fill(Number.NaN),
     dr: new Float64Array(nEp).fill(Number.NaN),
     opeOk: new Uint8Array(nEp),
+    unsupported: new Float64Array(nEp),
     usage: new Float64Array(K),
   };
   const useEstimates = data.sHatSource === 'estimator' && sHat !== null;
@@ -115,6 +118,7 @@ export function runPolicy(data: ReplayData, policy: CompiledPolicy): PolicyPass 
       const mu = propensity[j] as number;
       if (Number.isNaN(mu)) opeOk = false;
       rho[jj] = policy.isLogged ? 1 : (pd[lg] as number) / mu;
+      if (!policy.isLogged && unsupportedTurn(mu, pd[lg] as number)) pass.unsupported[e]!++;
       advance(data, st, j, a);
       [pd, prevPd] = [prevPd, pd];
     }
@@ -255,22 +259,33 @@ export function summarisePolicy(data: EpisodeLevelData, policy: PolicyFacts, pas
     const est = opeEstimates(W, R, DR);
     const drAvailable = data.sHatSource === 'estimator' && Number.isFinite(est.dr);
     if (data.sHatSource === 'estimator' && !drAvailable) notes.push('ŝ is missing where the policy follows the log: no doubly-robust estimate');
-    const [ipsCi, wisCi, drCi] = bootstrapIntervals(opeIdx.length, options.bootstrap, options.seed + 1, 3, (count, out) => {
-      const b = opeEstimates(W, R, DR, count);
-      out[0] = b.ips;
-      out[1] = b.wis;
-      out[2] = drAvailable ? b.dr : Number.NaN;
-    });
-    ope = {
-      n: opeIdx.length,
-      ips: est.ips,
-      wis: finiteOrNull(est.wis),
-      dr: drAvailable ? est.dr : null,
-      ess: est.ess,
-      ci: { ips: ipsCi ?? null, wis: Number.isFinite(est.wis) ? (wisCi ?? null) : null, dr: drAvailable ? (drCi ?? null) : null },
-    };
-    if (est.ess < Math.max(30, 0.05 * opeIdx.length)) {
-      notes.push(`effective sample size ${est.ess.toFixed(1)} of ${opeIdx.length} episodes: the policy rarely follows the log, so IPS / WIS / DR rest on a few episodes and can miss its value`);
+    const none = noSupportOf(pass, opeIdx);
+    if (none !== null) {
+      ope = { n: opeIdx.length, ips: null, wis: null, dr: null, ess: est.ess, ci: { ips: null, wis: null, dr: null }, support: { ips: none, wis: none, dr: none } };
+      notes.push(`no IPS / WIS / DR: ${none}`);
+    } else {
+      const [ipsCi, wisCi, drCi] = bootstrapIntervals(opeIdx.length, options.bootstrap, options.seed + 1, 3, (count, out) => {
+        const b = opeEstimates(W, R, DR, count);
+        out[0] = b.ips;
+        out[1] = b.wis;
+        out[2] = drAvailable ? b.dr : Number.NaN;
+      });
+      const wis = finiteOrNull(est.wis);
+      const dr = drAvailable ? est.dr : null;
+      const weak = (value: number | null): string | null => (value === null ? null : weakSupportReason(value, est.ess, opeIdx.length));
+      ope = {
+        n: opeIdx.length,
+        ips: est.ips,
+        wis,
+        dr,
+        ess: est.ess,
+        ci: { ips: ipsCi ?? null, wis: wis !== null ? (wisCi ?? null) : null, dr: dr !== null ? (drCi ?? null) : null },
+        support: { ips: weak(est.ips), wis: weak(wis), dr: weak(dr) },
+      };
+      // Equal weights (ESS = n) are the log's own mean, however few the episodes.
+      if (est.ess < Math.max(30, 0.05 * opeIdx.length) && est.ess < opeIdx.length * (1 - 1e-9)) {
+        notes.push(`effective sample size ${est.ess.toFixed(1)} of ${opeIdx.length} episodes: the policy rarely follows the log, so IPS / WIS / DR rest on a few episodes and can miss its value`);
+      }
     }
     if (opeIdx.length < nEp) notes.push(`off-policy estimates use the ${opeIdx.length} of ${nEp} episodes with a logged propensity on every turn and a known score`);
   }
@@ -297,13 +312,28 @@ export function summarisePolicy(data: EpisodeLevelData, policy: PolicyFacts, pas
   };
 }
 
+/** Why the log cannot support IPS / WIS / DR of a pass over the OPE episodes `idx` (ope.ts noSupportReason); null when it can. */
+export function noSupportOf(pass: Pick<PolicyPass, 'unsupported' | 'weight'>, idx: ArrayLike<number>): string | null {
+  let unsupportedTurns = 0;
+  let unsupportedEpisodes = 0;
+  let weightSum = 0;
+  for (let i = 0; i < idx.length; i++) {
+    const e = idx[i] as number;
+    unsupportedTurns += pass.unsupported[e] as number;
+    if ((pass.unsupported[e] as number) > 0) unsupportedEpisodes++;
+    weightSum += pass.weight[e] as number;
+  }
+  return noSupportReason({ n: idx.length, unsupportedTurns, unsupportedEpisodes, weightSum });
+}
+
 /** The best score estimate of each policy, and which are not dominated on (cost, score). */
 export function frontierOf(policies: readonly PolicyReplay[]): FrontierPoint[] {
   const points: FrontierPoint[] = [];
   for (const p of policies) {
+    // An importance-weighted estimate without support is no point of the plane; the direct method then stands in.
     const pick =
-      p.ope?.dr != null ? { score: p.ope.dr, ci: p.ope.ci.dr, src: 'dr' as const }
-        : p.ope?.wis != null ? { score: p.ope.wis, ci: p.ope.ci.wis, src: 'wis' as const }
+      p.ope?.dr != null && p.ope.support.dr === null ? { score: p.ope.dr, ci: p.ope.ci.dr, src: 'dr' as const }
+        : p.ope?.wis != null && p.ope.support.wis === null ? { score: p.ope.wis, ci: p.ope.ci.wis, src: 'wis' as const }
           : p.est_score !== null ? { score: p.est_score, ci: p.est_score_ci, src: 'dm' as const }
             : null;
     if (!pick || p.est_cost === null) continue;

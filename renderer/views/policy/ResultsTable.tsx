@@ -53,6 +53,19 @@ function Estimate({ value, ci, format, why }: { value: number | null | undefined
   );
 }
 
+/**
+ * An importance-weighted estimate the log does not support: said in words, the value (when one could be computed)
+ * and the reason in the tooltip, so it is never read as the policy's score.
+ */
+function Unsupported({ value, why, format }: { value: number | null; why: string; format(x: number): string }) {
+  const label = value === null ? 'no support' : 'insufficient support';
+  return (
+    <span className="unsupported faint" data-support={value === null ? 'none' : 'insufficient'} title={value === null ? why : `${format(value)}: ${why}`}>
+      {label}
+    </span>
+  );
+}
+
 /** Values on the score scale; importance-sampling estimates can run to 1e20 when weights explode, shown as such. */
 const unit3 = (x: number) => (Math.abs(x) >= 1000 ? x.toExponential(2) : formatUnit(x, 3));
 
@@ -133,7 +146,8 @@ function columns(sHat: ReplayResult['s_hat_source']) {
       cell: (info) => formatUnit(info.getValue()),
     }),
     ...(['ips', 'wis', 'dr'] as const).map((which) =>
-      helper.accessor((r) => num(r.p.ope?.[which]), {
+      // An estimate the log does not support sorts with the empty ones.
+      helper.accessor((r) => (r.p.ope?.support[which] ? undefined : num(r.p.ope?.[which])), {
         id: which,
         header: which.toUpperCase(),
         sortFn: 'basic',
@@ -146,7 +160,12 @@ function columns(sHat: ReplayResult['s_hat_source']) {
             dr: 'Doubly robust: DM corrected with importance-weighted residuals',
           }[which],
         },
-        cell: (info) => <Estimate value={info.getValue()} ci={info.row.original.p.ope?.ci[which]} format={unit3} why={opeWhy(info.row.original.p, which, sHat)} />,
+        cell: (info) => {
+          const ope = info.row.original.p.ope;
+          const unsupported = ope?.support[which] ?? null;
+          if (ope && unsupported !== null) return <Unsupported value={ope[which]} why={unsupported} format={unit3} />;
+          return <Estimate value={info.getValue()} ci={ope?.ci[which]} format={unit3} why={opeWhy(info.row.original.p, which, sHat)} />;
+        },
       }),
     ),
     helper.accessor((r) => num(r.p.ope?.ess), {

@@ -22,6 +22,8 @@ const policy = (over: Partial<PolicyReplay>): PolicyReplay => ({
   ...over,
 });
 
+const SUPPORTED = { ips: null, wis: null, dr: null };
+
 // Parsed through the contract's schema, so the example is a valid answer of the core.
 const result = ReplayResult.parse({
   runs: [{ id: 1, name: 'sw run' }],
@@ -32,7 +34,7 @@ const result = ReplayResult.parse({
   logged: { score: 0.5, cost: 0.12 },
   output_ratio: {},
   policies: [
-    policy({ ope: { n: 4, ips: 0.5, wis: 0.5, dr: null, ess: 4, ci: { ips: [0.3, 0.7], wis: [0.35, 0.65], dr: null } } }),
+    policy({ ope: { n: 4, ips: 0.5, wis: 0.5, dr: null, ess: 4, ci: { ips: [0.3, 0.7], wis: [0.35, 0.65], dr: null }, support: SUPPORTED } }),
     policy({
       policy: 'cheapest',
       label: 'cheapest model',
@@ -42,7 +44,7 @@ const result = ReplayResult.parse({
       est_cost: 0.02,
       est_cost_ci: null,
       switches: 0,
-      ope: { n: 4, ips: 0.2, wis: null, dr: null, ess: 0, ci: { ips: [0, 0.4], wis: null, dr: null } },
+      ope: { n: 4, ips: 0.2, wis: null, dr: null, ess: 0, ci: { ips: [0, 0.4], wis: null, dr: null }, support: SUPPORTED },
     }),
   ],
   frontier: [{ policy: 'logged', cost: 0.12, cost_ci: [0.1, 0.14], score: 0.5, score_ci: [0.35, 0.65], score_source: 'wis', frontier: true }],
@@ -73,6 +75,28 @@ describe('the figure’s points', () => {
     expect(scoreOf(logged, 'dr').missing).toBe('DR needs an estimator');
     expect(scoreOf(logged, 'dm').missing).toBe('no ŝ from an estimator');
     expect(scoreOf(policy({}), 'ips').missing).toBe('no logged propensities');
+  });
+
+  it('an estimate without support is no point of the figure, its reason is why', () => {
+    const weak = 'insufficient support: an effective sample size of 1.9 of 180 episodes (under 10)';
+    const none = 'no support in the log: this policy departs from the logged choices in all 180 episodes (every importance weight is 0)';
+    const argmax = policy({
+      policy: 'argmax',
+      ope: { n: 180, ips: 1.031, wis: 0.9, dr: null, ess: 1.9, ci: { ips: [0.2, 1.44], wis: [0.5, 1], dr: null }, support: { ips: weak, wis: weak, dr: null } },
+    });
+    expect(scoreOf(argmax, 'ips')).toEqual({ score: null, ci: null, missing: weak });
+    expect(scoreOf(argmax, 'wis')).toEqual({ score: null, ci: null, missing: weak });
+    const cheapest = policy({
+      policy: 'cheapest',
+      ope: { n: 180, ips: null, wis: null, dr: null, ess: 0, ci: { ips: null, wis: null, dr: null }, support: { ips: none, wis: none, dr: none } },
+    });
+    expect(scoreOf(cheapest, 'ips').missing).toBe(none);
+    // Under "best" the core's frontier point stands (the direct method here), and the hover says what was passed over.
+    const best = frontierPolicies({ ...result, policies: [argmax], frontier: [{ policy: 'argmax', cost: 0.05, cost_ci: null, score: 0.8, score_ci: null, score_source: 'dm', frontier: true }] }, 'best', color);
+    expect(best[0]?.details?.slice(0, 2)).toEqual(['estimate: DM', `IPS / WIS not used: ${weak}`]);
+    const csv = replayCsv({ ...result, policies: [argmax] }).trimEnd().split('\r\n');
+    const header = (csv[0] as string).split(',');
+    expect((csv[1] as string).split(',')[header.indexOf('ips_support')]).toBe(weak);
   });
 });
 

@@ -12,7 +12,7 @@ import type { FrontierPolicy } from '../../../shared/charts/layouts/policyFronti
 export type ScoreEstimator = 'best' | 'dm' | 'ips' | 'wis' | 'dr';
 
 export const SCORE_ESTIMATORS: readonly { id: ScoreEstimator; label: string; title: string }[] = [
-  { id: 'best', label: 'Best', title: 'Doubly robust where there is one, else weighted IPS, else the direct method' },
+  { id: 'best', label: 'Best', title: 'Doubly robust where the log supports it, else weighted IPS, else the direct method' },
   { id: 'dm', label: 'DM', title: 'Direct method: the estimator’s ŝ under the policy’s first choice' },
   { id: 'ips', label: 'IPS', title: 'Per-decision importance sampling with the logged propensities' },
   { id: 'wis', label: 'WIS', title: 'Weighted (self-normalised) importance sampling' },
@@ -27,9 +27,23 @@ type Interval = readonly [number, number];
 export function scoreOf(p: PolicyReplay, estimator: Exclude<ScoreEstimator, 'best'>): { score: number | null; ci: Interval | null; missing: string | null } {
   if (estimator === 'dm') return { score: p.est_score, ci: p.est_score_ci, missing: p.est_score === null ? 'no ŝ from an estimator' : null };
   if (!p.ope) return { score: null, ci: null, missing: 'no logged propensities' };
+  // An estimate without support in the log is no point of the figure, whatever its value.
+  const unsupported = p.ope.support[estimator];
+  if (unsupported !== null) return { score: null, ci: null, missing: unsupported };
   const score = p.ope[estimator];
   const why = estimator === 'dr' ? 'DR needs an estimator' : 'no episode with a non-zero weight';
   return { score, ci: p.ope.ci[estimator], missing: score === null ? why : null };
+}
+
+/** Why the importance-weighted estimates were passed over for a policy's point, one line per reason. */
+function unsupportedDetails(p: PolicyReplay): string[] {
+  if (!p.ope) return [];
+  const byReason = new Map<string, string[]>();
+  for (const key of ['ips', 'wis', 'dr'] as const) {
+    const why = p.ope.support[key];
+    if (why !== null) byReason.set(why, [...(byReason.get(why) ?? []), ESTIMATOR_NAME[key]]);
+  }
+  return [...byReason].map(([why, names]) => `${names.join(' / ')} not used: ${why}`);
 }
 
 /** The figure's points: one per replayed policy, in the table's order, coloured by position. */
@@ -47,7 +61,7 @@ export function frontierPolicies(result: ReplayResult, estimator: ScoreEstimator
         ci: f?.score_ci ?? null,
         color: color(i),
         missing: f ? undefined : 'no score estimate',
-        details: f ? [`estimate: ${f.score_source.toUpperCase()}`, ...details] : details,
+        details: f ? [`estimate: ${f.score_source.toUpperCase()}`, ...unsupportedDetails(p), ...details] : [...unsupportedDetails(p), ...details],
       };
     }
     const s = scoreOf(p, estimator);
@@ -68,6 +82,7 @@ export function replayCsv(result: ReplayResult): string {
     'policy', 'label', 'episodes', 'turns', 'agreement', 'episode_agreement', 'first_divergence_median', 'never_diverges',
     'est_score', 'est_score_lo', 'est_score_hi', 'est_cost', 'est_cost_lo', 'est_cost_hi', 'switches',
     'ope_n', 'ips', 'ips_lo', 'ips_hi', 'wis', 'wis_lo', 'wis_hi', 'dr', 'dr_lo', 'dr_hi', 'ess',
+    'ips_support', 'wis_support', 'dr_support',
     's_hat_source', 'estimator', 'runs',
   ];
   const runs = result.runs.map((r) => r.name).join(' + ');
@@ -76,6 +91,7 @@ export function replayCsv(result: ReplayResult): string {
     p.est_score, lo(p.est_score_ci), hi(p.est_score_ci), p.est_cost, lo(p.est_cost_ci), hi(p.est_cost_ci), p.switches,
     p.ope?.n ?? null, p.ope?.ips ?? null, lo(p.ope?.ci.ips), hi(p.ope?.ci.ips), p.ope?.wis ?? null, lo(p.ope?.ci.wis), hi(p.ope?.ci.wis),
     p.ope?.dr ?? null, lo(p.ope?.ci.dr), hi(p.ope?.ci.dr), p.ope?.ess ?? null,
+    p.ope?.support.ips ?? null, p.ope?.support.wis ?? null, p.ope?.support.dr ?? null,
     result.s_hat_source, result.estimator?.name ?? null, runs,
   ]);
   return toCsv(header, rows);

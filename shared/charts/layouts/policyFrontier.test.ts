@@ -50,6 +50,15 @@ describe('policyFrontierLayout', () => {
     expect(points.find((p) => p.datum?.lines[0] === 'fixed:gpt-5')?.datum?.lines.at(-1)).toBe('dominated by a cheaper, better policy');
   });
 
+  it('names every policy left out on a line of its own, a long reason cutting only its own line', () => {
+    const weak = 'insufficient support: an effective sample size of 1.9 of 180 episodes (under 10)';
+    const left = ['argmax', 'random:1', 'cheapest', 'fixed:a', 'fixed:b'].map((policy) => ({ policy, cost: 0.1, score: null, ci: null, color: '#555', missing: weak }));
+    const notes = byRole<TextMark>(policyFrontierLayout({ policies: [...policies.slice(0, 1), ...left], estimator: 'IPS' }, ctx).marks, 'note');
+    expect(notes.map((n) => n.text.slice(0, 20))).toEqual(['Not drawn: argmax (i', 'Not drawn: random:1 ', 'Not drawn: cheapest ', 'Not drawn, 2 more: f']);
+    expect(notes[3]?.text).toBe('Not drawn, 2 more: fixed:a, fixed:b');
+    expect(new Set(notes.map((n) => n.y)).size).toBe(4);
+  });
+
   it('puts a whisker’s ends on the score axis at the CI bounds, through the point', () => {
     const logged = byRole<CircleMark>(scene.marks, 'point').find((p) => p.datum?.lines[0] === 'logged') as CircleMark;
     const stem = byRole<LineMark>(scene.marks, 'ci')[0] as LineMark;

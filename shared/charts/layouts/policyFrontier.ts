@@ -71,13 +71,19 @@ export function policyFrontierCsv(input: FrontierInput, runs: readonly string[])
 const DEFAULT_HEIGHT = 340;
 const R = 5;
 const CAP = 4;
+const MAX_NOTE_LINES = 4;
 
 export function policyFrontierLayout(input: FrontierInput, ctx: FigureContext): Scene {
   const { theme, width } = ctx;
   const height = ctx.height ?? DEFAULT_HEIGHT;
   const drawn = input.policies.filter((p): p is FrontierPolicy & { cost: number; score: number } => p.cost !== null && p.score !== null);
   const missing = input.policies.filter((p) => p.cost === null || p.score === null);
-  const noteLines = missing.length === 0 ? 0 : 1;
+  // One line per policy left out, so no name is cut off behind another's reason; past MAX_NOTE_LINES, a count.
+  const notes = missing.slice(0, MAX_NOTE_LINES).map((p) => `Not drawn: ${p.policy}${p.missing ? ` (${p.missing})` : ''}`);
+  if (missing.length > MAX_NOTE_LINES) {
+    notes[MAX_NOTE_LINES - 1] = `Not drawn, ${missing.length - MAX_NOTE_LINES + 1} more: ${missing.slice(MAX_NOTE_LINES - 1).map((p) => p.policy).join(', ')}`;
+  }
+  const noteLines = notes.length;
 
   const values = drawn.flatMap((p) => (p.ci ? [p.score, p.ci[0], p.ci[1]] : [p.score]));
   const lo = values.length > 0 ? Math.min(...values) : 0;
@@ -157,7 +163,7 @@ export function policyFrontierLayout(input: FrontierInput, ctx: FigureContext): 
     ];
     marks.push({
       type: 'circle', cx: px, cy: py, r: onFrontier.has(p.policy) ? R + 1 : R, fill: p.color, stroke: theme.outline, strokeWidth: 1.5,
-      role: 'point', datum: { lines },
+      role: 'point', datum: { lines }, series: p.policy,
     });
     const label = fitText(p.policy, theme.fontSize, 160);
     // Beside the point first; where whiskers fill those spots, a step further out, clear of their caps.
@@ -179,13 +185,12 @@ export function policyFrontierLayout(input: FrontierInput, ctx: FigureContext): 
       fontSize: theme.fontSize + 1, anchor: 'middle', baseline: 'middle', fill: theme.mutedText, role: 'empty',
     });
   }
-  if (missing.length > 0) {
-    const why = missing.map((p) => `${p.policy}${p.missing ? ` (${p.missing})` : ''}`).join('; ');
+  notes.forEach((text, i) => {
     marks.push({
-      type: 'text', x: left, y: height - 6, text: fitText(`Not drawn: ${why}`, theme.fontSize, right - left), fontSize: theme.fontSize,
+      type: 'text', x: left, y: height - 6 - (notes.length - 1 - i) * (theme.fontSize + 8), text: fitText(text, theme.fontSize, right - left), fontSize: theme.fontSize,
       fill: theme.mutedText, role: 'note',
     });
-  }
+  });
 
   return {
     width,

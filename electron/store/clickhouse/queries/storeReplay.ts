@@ -47,7 +47,7 @@ const orNaN = (x: unknown): number => (x === null || x === undefined ? Number.Na
 
 /** Per-episode terms of one policy over all parts, in the parts' order until sorted. */
 type Terms = Omit<PolicyPass, 'choice' | 'usage'>;
-const TERM_KEYS = ['agreeTurns', 'agreeEpisode', 'firstDivergence', 'cost', 'switches', 'dm', 'weight', 'dr', 'opeOk'] as const;
+const TERM_KEYS = ['agreeTurns', 'agreeEpisode', 'firstDivergence', 'cost', 'switches', 'dm', 'weight', 'dr', 'opeOk', 'unsupported'] as const;
 
 export async function replayOnStore(store: ClickHouseStore, request: StoreReplayRequest): Promise<ReplayResult> {
   const specs = request.policies.map((s) => parsePolicySpec(s));
@@ -177,6 +177,7 @@ export async function replayOnStore(store: ClickHouseStore, request: StoreReplay
       weight: sorted((l) => new Float64Array(l), t.weight),
       dr: sorted((l) => new Float64Array(l), t.dr),
       opeOk: sorted((l) => new Uint8Array(l), t.opeOk),
+      unsupported: sorted((l) => new Float64Array(l), t.unsupported),
       usage: usageSum[n] as Float64Array,
     };
     const fact = facts[n] ?? { label: '', canonical: '' };
