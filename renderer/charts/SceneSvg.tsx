@@ -12,6 +12,7 @@ import { memo, useCallback, useDeferredValue, useLayoutEffect, useMemo, useRef, 
 import type { Mark, MarkLink, Scene } from '../../shared/charts/scene.ts';
 import { alphabeticY } from '../../shared/charts/text.ts';
 import { linkHint } from './markLink.ts';
+import { FIGURE_KEYS, matches } from '../shortcuts.ts';
 import { indexScene, markLabel, nextMarkIndex, placeTooltip, type SceneIndex } from './sceneIndex.ts';
 
 function renderMark(mark: Mark, key: number, index: SceneIndex): ReactElement {
@@ -180,12 +181,12 @@ export function SceneDrawing({ scene, onActivate, testId = 'figure', drawn = tru
   const onKeyDown = (e: KeyboardEvent<SVGSVGElement>) => {
     const el = markElement(e.target);
     if (!el) return;
-    if (e.key === 'Enter' || e.key === ' ') {
+    if (matches(FIGURE_KEYS.open, e)) {
       e.preventDefault();
       activate(el);
       return;
     }
-    if (e.key === 'Escape') {
+    if (matches(FIGURE_KEYS.hide, e)) {
       show(null, null);
       return;
     }

@@ -3,6 +3,7 @@
  * order they are drawn and the order arrow keys walk), their accessible names, and where a tooltip goes.
  */
 import type { Mark, MarkDatum, Scene } from '../../shared/charts/scene.ts';
+import { FIGURE_KEYS, keyAction } from '../shortcuts.ts';
 
 export interface InteractiveMark {
   mark: Mark;
@@ -37,19 +38,17 @@ export function markLabel(datum: MarkDatum): string {
   return datum.lines.join('; ');
 }
 
-/** Arrow keys walk marks in drawing order; Home and End jump to the ends. Null: not a key we handle. */
+/** Arrow keys walk marks in drawing order; Home and End jump to the ends (FIGURE_KEYS). Null: not a key we handle. */
 export function nextMarkIndex(current: number, key: string, count: number): number | null {
   if (count === 0) return null;
-  switch (key) {
-    case 'ArrowRight':
-    case 'ArrowDown':
+  switch (keyAction(FIGURE_KEYS, { key, ctrlKey: false, metaKey: false, altKey: false })) {
+    case 'next':
       return Math.min(count - 1, current + 1);
-    case 'ArrowLeft':
-    case 'ArrowUp':
+    case 'prev':
       return Math.max(0, current - 1);
-    case 'Home':
+    case 'first':
       return 0;
-    case 'End':
+    case 'last':
       return count - 1;
     default:
       return null;

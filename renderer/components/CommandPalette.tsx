@@ -11,7 +11,7 @@ import type { EpisodeRow } from '../../shared/api.ts';
 import { api } from '../api/index.ts';
 import { useOverlays } from '../overlays.ts';
 import type { Route } from '../routing/route.ts';
-import { GLOBAL_KEYS, keyLabel } from '../shortcuts.ts';
+import { GLOBAL_KEYS, keyLabel, matches } from '../shortcuts.ts';
 import { useAppStore } from '../store/index.ts';
 import { focusEpisodeSearch } from '../useGlobalKeys.ts';
 import { ANALYSIS_PAGES } from '../views/analyses/catalog.ts';
@@ -95,7 +95,7 @@ function PaletteShell({ open, onClose, children }: { open: boolean; onClose(): v
     if (!open) return;
     opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     const onKey = (e: KeyboardEvent) => {
-      if (e.key !== 'Escape') return;
+      if (!matches(GLOBAL_KEYS.close, e)) return;
       e.preventDefault();
       onClose();
     };

@@ -4,6 +4,7 @@
  * is made `inert` by App.tsx while one is open, so a click or a screen reader cannot wander there either.
  */
 import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { GLOBAL_KEYS, matches } from '../shortcuts.ts';
 import { CloseIcon } from './icons.tsx';
 
 const FOCUSABLE = [
@@ -57,12 +58,12 @@ export function Modal({
     if (root && !root.contains(document.activeElement)) focusInitial(root);
     const onKey = (e: KeyboardEvent) => {
       if (!root) return;
-      if (e.key === 'Escape') {
+      if (matches(GLOBAL_KEYS.close, e)) {
         e.preventDefault();
         closeRef.current();
         return;
       }
-      if (e.key !== 'Tab') return;
+      if (!matches(GLOBAL_KEYS.focus, e)) return;
       const items = focusables(root);
       const first = items[0];
       const last = items[items.length - 1];

@@ -1,5 +1,6 @@
 /** A button that opens a panel below it; closes on Escape, on a click outside, or when asked by its content. */
 import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { GLOBAL_KEYS, matches } from '../shortcuts.ts';
 import { ChevronDownIcon } from './icons.tsx';
 
 export function Popover({
@@ -27,7 +28,7 @@ export function Popover({
       if (root.current && e.target instanceof Node && !root.current.contains(e.target)) setOpen(false);
     };
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') setOpen(false);
+      if (matches(GLOBAL_KEYS.close, e)) setOpen(false);
     };
     document.addEventListener('pointerdown', onPointer);
     document.addEventListener('keydown', onKey);

@@ -31,8 +31,9 @@ export function ShortcutHelp() {
   useEffect(() => {
     if (!open) return;
     const hold = (e: KeyboardEvent) => {
+      // Tab among them: focus still moves inside the dialog.
       const global = Object.values(GLOBAL_KEYS).some((b) => matches(b, e));
-      if (!global && e.key !== 'Tab') e.preventDefault();
+      if (!global) e.preventDefault();
     };
     window.addEventListener('keydown', hold, { capture: true });
     return () => window.removeEventListener('keydown', hold, { capture: true });

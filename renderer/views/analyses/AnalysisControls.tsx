@@ -7,6 +7,7 @@ import { useEffect, useState } from 'react';
 import { ModelDot } from '../../components/ModelChip.tsx';
 import { DEFAULT_CALIBRATION_BINS, DEFAULT_EMBEDDING_SAMPLE, MAX_CALIBRATION_BINS, MAX_EMBEDDING_SAMPLE, MIN_CALIBRATION_BINS } from '../../../shared/analysisResults.ts';
 import { nameKeyed, ownValue } from '../../../shared/nameKeyed.ts';
+import { FIELD_KEYS, matches } from '../../shortcuts.ts';
 import { DEFAULT_MIN_N } from './analysisRequest.ts';
 
 /** Typing pauses shorter than this do not recompute (an analysis over 500k turns takes a few hundred ms). */
@@ -64,7 +65,7 @@ function NumberField({
       onChange={(e) => setText(e.target.value)}
       onBlur={commit}
       onKeyDown={(e) => {
-        if (e.key === 'Enter') commit();
+        if (matches(FIELD_KEYS.apply, e)) commit();
       }}
       data-testid={testId}
     />

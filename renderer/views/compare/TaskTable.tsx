@@ -16,10 +16,11 @@ import {
   type Updater,
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useMemo, useRef, type KeyboardEvent } from 'react';
+import { useMemo, useRef } from 'react';
 import type { CompareResult, CompareTask } from '../../../shared/apiCompare.ts';
 import { VisibleName, visibleTitle } from '../../components/VisibleName.tsx';
 import { formatCost, formatCount, formatUnit } from '../../format/numbers.ts';
+import { onListRowKey } from '../../listRowKeys.ts';
 import { useAppStore } from '../../store/index.ts';
 import { useCompare } from './compareStore.ts';
 import { diffCost, diffUnit } from './compareFormat.ts';
@@ -111,14 +112,6 @@ export function TaskTable({ result }: { result: CompareResult }) {
   const rows = table.getRowModel().rows;
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
   const open = (t: CompareTask) => navigate({ view: 'pair', a: t.a_episode, b: t.b_episode, turn: null });
-  const onRowKey = (e: KeyboardEvent<HTMLDivElement>, t: CompareTask) => {
-    if (e.key === 'Enter') open(t);
-    else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-      e.preventDefault();
-      const sibling = e.key === 'ArrowDown' ? e.currentTarget.nextElementSibling : e.currentTarget.previousElementSibling;
-      if (sibling instanceof HTMLElement) sibling.focus();
-    }
-  };
 
   return (
     <section className="card compare-tasks" data-testid="compare-tasks">
@@ -170,7 +163,7 @@ export function TaskTable({ result }: { result: CompareResult }) {
                   tabIndex={0}
                   style={{ transform: `translateY(${item.start}px)`, height: ROW_HEIGHT, gridTemplateColumns: grid }}
                   onClick={() => open(t)}
-                  onKeyDown={(e) => onRowKey(e, t)}
+                  onKeyDown={(e) => onListRowKey(e, () => open(t))}
                   data-testid="task-row"
                   data-task={t.task_id}
                   data-a-episode={t.a_episode}

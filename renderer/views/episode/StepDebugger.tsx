@@ -26,6 +26,7 @@ import {
 } from './stepDebugger.ts';
 import { StepDebuggerScores } from './StepDebuggerScores.tsx';
 import { useEpisodeChoices } from './useEpisodeChoices.ts';
+import { INSPECTOR_PANEL_KEYS, keyAction } from '../../shortcuts.ts';
 import { typingInto } from './useTurnKeys.ts';
 import type { TurnLine } from './useEpisodeTurns.ts';
 import './stepDebugger.css';
@@ -157,10 +158,11 @@ export function StepDebugger({
   useEffect(() => {
     if (!open) return;
     const onKey = (e: KeyboardEvent) => {
-      if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || typingInto(e.target)) return;
-      if (e.key === 'p') dispatch({ type: live.current.machine.stop.kind === 'playing' ? 'pause' : 'play' });
-      else if (e.key === 'c') dispatch({ type: 'continue', step: 1 });
-      else if (e.key === 'C') dispatch({ type: 'continue', step: -1 });
+      if (e.defaultPrevented || typingInto(e.target)) return;
+      const action = keyAction(INSPECTOR_PANEL_KEYS, e);
+      if (action === 'play') dispatch({ type: live.current.machine.stop.kind === 'playing' ? 'pause' : 'play' });
+      else if (action === 'nextBreak') dispatch({ type: 'continue', step: 1 });
+      else if (action === 'prevBreak') dispatch({ type: 'continue', step: -1 });
       else return;
       e.preventDefault();
     };

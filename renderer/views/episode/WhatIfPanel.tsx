@@ -19,6 +19,7 @@ import { useEstimators } from '../estimator/useEstimators.ts';
 import { scoreCommand } from '../policy/scoreCommand.ts';
 import { useWhatIf } from './useWhatIf.ts';
 import { useWhatIfOpen } from './whatIfOpen.ts';
+import { INSPECTOR_PANEL_KEYS, matches } from '../../shortcuts.ts';
 import { typingInto } from './useTurnKeys.ts';
 import './whatIf.css';
 
@@ -100,7 +101,7 @@ export function WhatIfPanel({ episodeId, turn }: { episodeId: number; turn: numb
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.key !== 'w' || e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || typingInto(e.target)) return;
+      if (!matches(INSPECTOR_PANEL_KEYS.whatIf, e) || e.defaultPrevented || typingInto(e.target)) return;
       e.preventDefault();
       useWhatIfOpen.getState().toggle();
     };

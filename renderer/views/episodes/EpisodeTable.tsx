@@ -6,8 +6,9 @@
  */
 import { useTable, type SortingState, type Updater } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, type KeyboardEvent } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import type { EpisodeRow } from '../../../shared/api.ts';
+import { onListRowKey } from '../../listRowKeys.ts';
 import { useAppStore, useOnStore } from '../../store/index.ts';
 import { COLUMN_TRACKS, episodeColumns, episodeTableFeatures, isSortColumn, NUMERIC_COLUMNS, type IndexedEpisode } from './columns.tsx';
 import { SearchMatch } from './SearchMatch.tsx';
@@ -113,15 +114,6 @@ export function EpisodeTable({ window: win, onOpen }: { window: EpisodeWindow; o
   });
   const byIndex = new Map(table.getRowModel().rows.map((r) => [r.original.index, r]));
 
-  const onRowKey = (e: KeyboardEvent<HTMLDivElement>, episode: EpisodeRow) => {
-    if (e.key === 'Enter') onOpen(episode);
-    else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-      e.preventDefault();
-      const sibling = e.key === 'ArrowDown' ? e.currentTarget.nextElementSibling : e.currentTarget.previousElementSibling;
-      if (sibling instanceof HTMLElement) sibling.focus();
-    }
-  };
-
   return (
     <div
       className={win.stale ? 'etable is-stale' : 'etable'}
@@ -184,7 +176,7 @@ export function EpisodeTable({ window: win, onOpen }: { window: EpisodeWindow; o
                 tabIndex={0}
                 style={style}
                 onClick={() => onOpen(episode)}
-                onKeyDown={(e) => onRowKey(e, episode)}
+                onKeyDown={(e) => onListRowKey(e, () => onOpen(episode))}
                 data-testid="episode-row"
                 data-episode-id={episode.id}
                 data-ext-id={episode.ext_id}

@@ -8,6 +8,7 @@ import { RunSelector } from '../../components/RunSelector.tsx';
 import { formatCount } from '../../format/numbers.ts';
 import type { OutcomeFilter } from '../../store/storeShape.ts';
 import { useOverlays } from '../../overlays.ts';
+import { FIELD_KEYS, matches } from '../../shortcuts.ts';
 import { useAppStore } from '../../store/index.ts';
 import { visibleText } from '../../../shared/displayText.ts';
 
@@ -54,7 +55,7 @@ function SearchBox() {
         value={text}
         onChange={(e) => setText(e.target.value)}
         onKeyDown={(e) => {
-          if (e.key === 'Enter') setEpisodeFilters({ search: text });
+          if (matches(FIELD_KEYS.apply, e)) setEpisodeFilters({ search: text });
         }}
         aria-label="Full-text search over actions and observations"
         data-testid="episode-search"

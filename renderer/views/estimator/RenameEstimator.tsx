@@ -6,6 +6,7 @@
 import { useState, type FormEvent } from 'react';
 import { RenameEstimatorInput, type EstimatorSummary } from '../../../shared/apiEstimator.ts';
 import { api, errorMessage } from '../../api/index.ts';
+import { FIELD_KEYS, matches } from '../../shortcuts.ts';
 import { useAppStore } from '../../store/index.ts';
 import './rename.css';
 
@@ -59,7 +60,7 @@ export function RenameEstimator({ estimator }: { estimator: Pick<EstimatorSummar
         disabled={busy}
         onChange={(e) => setDraft(e.target.value)}
         onKeyDown={(e) => {
-          if (e.key === 'Escape') setDraft(null);
+          if (matches(FIELD_KEYS.cancel, e)) setDraft(null);
         }}
         aria-invalid={problem !== null}
         data-testid="estimator-rename-input"

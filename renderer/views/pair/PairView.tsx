@@ -11,8 +11,8 @@ import { ChevronLeftIcon, ChevronRightIcon } from '../../components/icons.tsx';
 import { useAppStore } from '../../store/index.ts';
 import { clampTurn } from '../episode/turnNavigation.ts';
 import { useEpisode, type EpisodeLoad } from '../episode/useEpisode.ts';
-import { typingInto, useTurnKeys } from '../episode/useTurnKeys.ts';
-import type { TurnKeyActions } from '../../shortcuts.ts';
+import { matches, PAIR_KEYS } from '../../shortcuts.ts';
+import { typingInto, useKeyTable } from '../../useKeyTable.ts';
 import { AlignedTurns } from './AlignedTurns.tsx';
 import { alignTurns, describeDivergence, differenceStops, firstDivergence, nextStop, prevStop } from './alignTurns.ts';
 import { DivergeIcon } from './DivergeIcon.tsx';
@@ -25,7 +25,7 @@ import './pair.css';
 function useEscapeTo(leave: () => void): void {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.key !== 'Escape' || e.defaultPrevented || typingInto(e.target)) return;
+      if (!matches(PAIR_KEYS.back, e) || e.defaultPrevented || typingInto(e.target)) return;
       if (e.target instanceof Element && e.target.closest('.popover, [role="dialog"]')) return;
       e.preventDefault();
       leave();
@@ -72,18 +72,18 @@ export default function PairView({ a, b, turn }: { a: number; b: number; turn: n
     for (let i = current + step; i >= 0 && i < rows.length; i += step) if (switched(i)) return i;
     return null;
   };
-  // The inspector's error keys (n / N) step through differences here: that is what a reader of a pair looks for.
-  const actions: TurnKeyActions = {
+  // Escape (back) is bound by useEscapeTo, which leaves it to a popover or dialog that is open.
+  const actions: Omit<Record<keyof typeof PAIR_KEYS, () => void>, 'back'> = {
     next: () => go(current + 1 < rows.length ? current + 1 : null, 'This is the last turn.'),
     prev: () => go(current > 0 ? current - 1 : null, 'This is the first turn.'),
     first: () => go(rows.length > 0 ? 0 : null, ''),
     last: () => go(rows.length > 0 ? rows.length - 1 : null, ''),
-    nextError: () => go(nextStop(stops, current), 'No difference after this turn.'),
-    prevError: () => go(prevStop(stops, current), 'No difference before this turn.'),
+    nextDifference: () => go(nextStop(stops, current), 'No difference after this turn.'),
+    prevDifference: () => go(prevStop(stops, current), 'No difference before this turn.'),
     nextSwitch: () => go(seekSwitch(1), 'No model switch after this turn in A or B.'),
     prevSwitch: () => go(seekSwitch(-1), 'No model switch before this turn in A or B.'),
   };
-  useTurnKeys(actions);
+  useKeyTable(PAIR_KEYS, actions);
   const leave = useMemo(() => () => navigate({ view: 'compare' }), [navigate]);
   useEscapeTo(leave);
 
@@ -134,10 +134,10 @@ export default function PairView({ a, b, turn }: { a: number; b: number; turn: n
         <button type="button" className="btn" onClick={actions.next} disabled={current >= rows.length - 1} data-testid="next-turn" title="Next turn (j or ↓)">
           Next <kbd>j</kbd> <ChevronRightIcon />
         </button>
-        <button type="button" className="btn" onClick={actions.prevError} data-testid="prev-difference" title="Previous difference (Shift+N)">
+        <button type="button" className="btn" onClick={actions.prevDifference} data-testid="prev-difference" title="Previous difference (Shift+N)">
           Prev difference <kbd>N</kbd>
         </button>
-        <button type="button" className="btn" onClick={actions.nextError} data-testid="next-difference" title="Next difference (n)">
+        <button type="button" className="btn" onClick={actions.nextDifference} data-testid="next-difference" title="Next difference (n)">
           Next difference <kbd>n</kbd>
         </button>
         <span className="turn-nav-note faint" aria-live="polite" data-testid="turn-nav-note">

@@ -2,12 +2,13 @@
  * The paired diff: two policies over the selected runs, or two runs matched by task, turn by turn. The
  * summary gives the differences with their CIs; each disagreeing turn is a row that opens that turn.
  */
-import { useEffect, useRef, type KeyboardEvent, type MouseEvent, type RefObject } from 'react';
+import { useEffect, useRef, type MouseEvent, type RefObject } from 'react';
 import type { DiffRow, PolicyDiffInput, PolicyDiffResult } from '../../../shared/apiReplay.ts';
 import { ErrorNotice } from '../../components/EmptyState.tsx';
 import { ModelChip } from '../../components/ModelChip.tsx';
 import { formatCost, formatCount, formatPercent } from '../../format/numbers.ts';
 import { formatHash } from '../../routing/route.ts';
+import { onListRowKey } from '../../listRowKeys.ts';
 import { useAppStore } from '../../store/index.ts';
 import { downloadText } from '../../charts/download.ts';
 import { BOOTSTRAP, usePolicyLab } from './policyLabStore.ts';
@@ -95,9 +96,6 @@ function DiffRows({ diff }: { diff: PolicyDiffResult }) {
     if (e.metaKey || e.ctrlKey || (e.target instanceof Element && e.target.closest('a'))) return;
     open(r, 'a');
   };
-  const onKey = (e: KeyboardEvent, r: DiffRow) => {
-    if (e.key === 'Enter') open(r, 'a');
-  };
   const href = (episodeId: number, t: number) => formatHash({ route: { view: 'episode', episodeId, turn: t }, runIds });
   if (diff.rows.length === 0) {
     return (
@@ -127,7 +125,7 @@ function DiffRows({ diff }: { diff: PolicyDiffResult }) {
               className="diff-row"
               tabIndex={0}
               onClick={(e) => onRowClick(e, r)}
-              onKeyDown={(e) => onKey(e, r)}
+              onKeyDown={(e) => onListRowKey(e, () => open(r, 'a'))}
               data-testid="diff-row"
               data-episode-id={r.episode}
               data-t={r.t}

@@ -1,9 +1,9 @@
-import type { KeyboardEvent } from 'react';
 import type { RunSummary } from '../../../shared/api.ts';
 import { Cost, KnownCost } from '../../components/figures.tsx';
 import { ModelChip } from '../../components/ModelChip.tsx';
 import { VisibleName } from '../../components/VisibleName.tsx';
 import { formatCost, formatCount, formatPercent, formatUnit } from '../../format/numbers.ts';
+import { onListRowKey } from '../../listRowKeys.ts';
 import { useAppStore } from '../../store/index.ts';
 import { LogTotalsBadge } from './LogTotalsBadge.tsx';
 import type { RunSort, RunSortKey } from './runsTableModel.ts';
@@ -32,15 +32,9 @@ function RunRow({ run }: { run: RunSummary }) {
     setRunIds([run.id]);
     navigate({ view: 'episodes' });
   };
-  const onKey = (e: KeyboardEvent) => {
-    if (e.key === 'Enter' || e.key === ' ') {
-      e.preventDefault();
-      open();
-    }
-  };
   const estimated = run.priced_turns > 0;
   return (
-    <tr className="run-row" tabIndex={0} onClick={open} onKeyDown={onKey} data-testid="run-row" data-run-name={run.name}>
+    <tr className="run-row" tabIndex={0} onClick={open} onKeyDown={(e) => onListRowKey(e, open)} data-testid="run-row" data-run-name={run.name}>
       <td className="run-name-cell">
         <div className="run-name" data-testid="run-name">
           <VisibleName name={run.name} />

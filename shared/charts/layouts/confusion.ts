@@ -41,7 +41,9 @@ export function confusionLayout(result: ConfusionResult, ctx: FigureContext): Sc
   }
   const verifyW = Math.min(260, width * 0.34);
   const routeW = width - 24 - verifyW - 32;
-  const rowLabelW = textWidth('difficulty 0.00', fs) + 8;
+  // Each row says how many it rests on: a share of 3 calls reads differently from one of 300.
+  const rowLabel = (row: Tables['routing'][number]) => `difficulty ${fmtNum(row.difficulty)} · n = ${fmtCount(row.n)}`;
+  const rowLabelW = Math.max(textWidth('difficulty 0.00', fs), ...panels.flatMap((p) => p.routing.map((r) => textWidth(rowLabel(r), fs)))) + 8;
   const cellH = 24;
   for (const p of panels) {
     if (p.run !== null) {
@@ -59,7 +61,7 @@ export function confusionLayout(result: ConfusionResult, ctx: FigureContext): Sc
     }
     ry += 14;
     for (const row of p.routing) {
-      marks.push({ type: 'text', x: left - 6, y: ry + cellH / 2, text: `difficulty ${fmtNum(row.difficulty)}`, fontSize: fs, anchor: 'end', baseline: 'middle', fill: theme.text, role: 'row-label' });
+      marks.push({ type: 'text', x: left - 6, y: ry + cellH / 2, text: rowLabel(row), fontSize: fs, anchor: 'end', baseline: 'middle', fill: theme.text, role: 'row-label' });
       for (const m of models) {
         const share = ownValue(row.shares, m) ?? 0;
         const fill = theme.sequential(share);
@@ -99,7 +101,8 @@ export function confusionLayout(result: ConfusionResult, ctx: FigureContext): Sc
     // Verification confusion.
     const v = p.verification;
     const vx = 12 + routeW + 32;
-    const labW = textWidth('continue', fs) + 8;
+    const verdictLabel = (verdict: 'stop' | 'continue') => `${verdict} · n = ${fmtCount(v[`${verdict}_correct`] + v[`${verdict}_incorrect`])}`;
+    const labW = Math.max(textWidth(verdictLabel('stop'), fs), textWidth(verdictLabel('continue'), fs)) + 8;
     const cw = (verifyW - labW) / 2;
     marks.push({ type: 'text', x: vx + labW, y: top, text: 'draft was →', fontSize: fs, baseline: 'hanging', fill: theme.mutedText });
     const heads = ['correct', 'incorrect'] as const;
@@ -109,7 +112,7 @@ export function confusionLayout(result: ConfusionResult, ctx: FigureContext): Sc
       const c = v[`${verdict}_correct`];
       const ic = v[`${verdict}_incorrect`];
       const n = c + ic;
-      marks.push({ type: 'text', x: vx + labW - 6, y: vy + 22, text: verdict, fontSize: fs, anchor: 'end', baseline: 'middle', fill: theme.text, role: 'row-label' });
+      marks.push({ type: 'text', x: vx + labW - 6, y: vy + 22, text: verdictLabel(verdict), fontSize: fs, anchor: 'end', baseline: 'middle', fill: theme.text, role: 'row-label' });
       [c, ic].forEach((k, i) => {
         const share = n ? k / n : 0;
         const fill = theme.sequential(share);

@@ -1,11 +1,14 @@
 // Issue 35 item 8, the analysis figures' rough edges: what each layout must draw so that nothing touches the
 // plot's frame and every share says how many it rests on.
 import { describe, expect, it } from 'vitest';
-import type { ErrorRecoveryResult } from '../../analysisResults.ts';
+import type { ConfusionResult, ErrorRecoveryResult, UsageByTurnResult } from '../../analysisResults.ts';
 import type { FigureContext } from '../context.ts';
-import type { LineMark, Mark, RectMark, Scene } from '../scene.ts';
+import type { LineMark, Mark, RectMark, Scene, TextMark } from '../scene.ts';
+import { textWidth } from '../text.ts';
 import { LIGHT_THEME } from '../theme.ts';
+import { confusionLayout } from './confusion.ts';
 import { errorRecoveryLayout } from './errorRecovery.ts';
+import { usageByTurnLayout } from './usageByTurn.ts';
 
 const ctx: FigureContext = { theme: LIGHT_THEME, width: 900, modelColor: () => '#0072B2' };
 const flat = (marks: Mark[]): Mark[] => marks.flatMap((m) => (m.type === 'group' ? flat(m.marks) : [m]));
@@ -34,5 +37,67 @@ describe('error-recovery headroom', () => {
     const labels = byRole(scene, 'tick-label').map((m) => (m as { text: string }).text);
     expect(labels).toContain('100%');
     expect(labels.filter((t) => /^\d+%$/.test(t) && Number(t.slice(0, -1)) > 100)).toEqual([]);
+  });
+});
+
+describe('confusion rows', () => {
+  const result: ConfusionResult = {
+    routing: [
+      { difficulty: 1, n: 3, shares: { 'gpt-5': 1 } },
+      { difficulty: 2, n: 1234, shares: { 'gpt-5': 0.25, 'kimi-k2': 0.75 } },
+    ],
+    verification: { stop_correct: 130, stop_incorrect: 10, continue_correct: 15, continue_incorrect: 34 },
+  };
+  const scene = confusionLayout(result, ctx);
+  const labels = byRole(scene, 'row-label') as TextMark[];
+
+  it('say how many calls or verdicts each row rests on', () => {
+    expect(labels.map((m) => m.text)).toEqual(['difficulty 1 · n = 3', 'difficulty 2 · n = 1,234', 'stop · n = 140', 'continue · n = 49']);
+  });
+
+  it('fit their labels left of their first cell', () => {
+    const cells = byRole(scene, 'cell') as RectMark[];
+    for (const label of labels) {
+      const start = label.x - textWidth(label.text, label.fontSize);
+      const row = cells.filter((c) => Math.abs(c.y + c.height / 2 - label.y) < 12 && c.x > start);
+      expect(row.length).toBeGreaterThan(0);
+      expect(start).toBeGreaterThanOrEqual(0);
+      expect(label.x).toBeLessThanOrEqual(Math.min(...row.map((c) => c.x)));
+    }
+  });
+});
+
+describe('usage-by-turn counts', () => {
+  // 100 episodes start; 40 reach turn 1, 5 reach turn 2: the share at turn 2 rests on 5.
+  const result: UsageByTurnResult = {
+    runs: [{
+      run: 'r', turns: [
+        { t: 0, n: 100, shares: { 'gpt-5': 0.5, 'kimi-k2': 0.5 } },
+        { t: 1, n: 40, shares: { 'gpt-5': 1 } },
+        { t: 2, n: 5, shares: { 'kimi-k2': 1 } },
+      ],
+    }],
+  };
+  const scene = usageByTurnLayout(result, ctx);
+  const counts = byRole(scene, 'count') as RectMark[];
+  const segments = byRole(scene, 'segment') as RectMark[];
+
+  it('draws a count per turn index, as tall as the episodes that reach it', () => {
+    expect(counts.map((c) => c.datum?.lines[1])).toEqual(['n = 100 episodes reach turn 0', 'n = 40 episodes reach turn 1', 'n = 5 episodes reach turn 2']);
+    expect(counts[1]!.height / counts[0]!.height).toBeCloseTo(0.4, 5);
+    expect(counts[2]!.datum?.lines[2]).toBe('5.0% of the 100 at turn 0');
+    expect((byRole(scene, 'count-max')[0] as TextMark).text).toBe('100');
+  });
+
+  it('puts each count under its bar, below the shares', () => {
+    for (const c of counts) {
+      const above = segments.filter((s) => Math.abs(s.x - c.x) < 0.01);
+      expect(above.length).toBeGreaterThan(0);
+      expect(Math.max(...above.map((s) => s.y + s.height))).toBeLessThan(c.y);
+    }
+  });
+
+  it('says what the strip counts', () => {
+    expect(byRole(scene, 'note').map((m) => (m as TextMark).text)).toContain('Under each panel: n, the episodes that reach each turn index (the number at its left is the most)');
   });
 });

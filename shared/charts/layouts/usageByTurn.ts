@@ -17,6 +17,11 @@ import { ownValue } from '../../nameKeyed.ts';
 /** Panels drawn at most (the demo's 54 runs made a figure 6,700 px tall with 2,000 hover marks). */
 export const USAGE_BY_TURN_MAX_PANELS = 12;
 
+/** Height of the strip under each panel that counts the episodes reaching each turn index, and its gap above. */
+const COUNT_STRIP = 28;
+const COUNT_GAP = 10;
+export const COUNT_NOTE = 'Under each panel: n, the episodes that reach each turn index (the number at its left is the most)';
+
 /** Turn indices kept for a run: while at least max(3, 5% of the episodes at t = 0) episodes reach them. */
 export function keptTurns(turns: UsageByTurnResult['runs'][number]['turns']) {
   const n0 = turns[0]?.n ?? 0;
@@ -52,6 +57,9 @@ export function usageByTurnLayout(result: UsageByTurnResult, ctx: FigureContext)
     marks.push({ type: 'text', x: 12, y: top, text: 'late turn indices reached by fewer than 5% of episodes (min 3) are not shown', fontSize: fs, fill: theme.mutedText, baseline: 'hanging', role: 'note' });
     top += fs + 8;
   }
+  // A share at a late turn index rests on the few episodes that got there: each panel counts them under its bars.
+  marks.push({ type: 'text', x: 12, y: top, text: COUNT_NOTE, fontSize: fs, fill: theme.mutedText, baseline: 'hanging', role: 'note' });
+  top += fs + 8;
   // Panels share the turn axis so they compare index for index, unless one run's episodes are less than half
   // as long as the longest's: then each panel spans its own turns (a 3-turn run squeezed into a 45-turn axis
   // was three slivers).
@@ -59,7 +67,7 @@ export function usageByTurnLayout(result: UsageByTurnResult, ctx: FigureContext)
   const longest = max(kept, maxOf) ?? 0;
   const shared = kept.every((k) => maxOf(k) * 2 >= longest);
   const { cols, panelWidth } = panelGrid(kept.length, width - 24, 320);
-  const panelH = 230;
+  const panelH = 230 + COUNT_STRIP + COUNT_GAP;
   const y0 = scaleLinear().domain([0, 1]);
   const yOpts = { theme, label: 'share of turns', format: (v: number) => `${Math.round(v * 100)}%` };
   const axisW = leftAxisWidth(y0, yOpts);
@@ -69,7 +77,8 @@ export function usageByTurnLayout(result: UsageByTurnResult, ctx: FigureContext)
     marks.push(panelTitle(`run: ${k.run}`, px + axisW, py, panelWidth - axisW, theme));
     const plotTop = py + fs + 10;
     const bottom = py + panelH - bottomAxisHeight({ theme, label: 'x' });
-    const y = y0.copy().range([bottom, plotTop]);
+    const barsBottom = bottom - COUNT_STRIP - COUNT_GAP;
+    const y = y0.copy().range([barsBottom, plotTop]);
     const maxT = shared ? longest : Math.max(maxOf(k), 4);
     const x = scaleBand<string>().domain(Array.from({ length: maxT + 1 }, (_, t) => String(t))).range([px + axisW, px + panelWidth]).paddingInner(0.1);
     marks.push(...leftAxis(y, px + axisW, { ...yOpts, ticks: 4 }));
@@ -92,6 +101,21 @@ export function usageByTurnLayout(result: UsageByTurnResult, ctx: FigureContext)
         });
         acc += share;
       }
+    }
+    // The count strip: episodes reaching each turn index, on the panel's turn axis.
+    const most = max(k.turns, (t) => t.n) ?? 0;
+    const n0 = k.turns[0]?.n ?? 0;
+    marks.push({ type: 'text', x: px + axisW - 6, y: bottom - COUNT_STRIP, text: fmtCount(most), fontSize: fs - 1, anchor: 'end', baseline: 'hanging', fill: theme.mutedText, role: 'count-max' });
+    marks.push({ type: 'text', x: px + axisW - 6, y: bottom, text: 'n', fontSize: fs - 1, anchor: 'end', baseline: 'alphabetic', fill: theme.mutedText, role: 'count-label' });
+    for (const t of k.turns) {
+      const h = most > 0 ? Math.max(1, (COUNT_STRIP * t.n) / most) : 0;
+      marks.push({
+        type: 'rect', x: x(String(t.t)) as number, y: bottom - h, width: x.bandwidth(), height: h, fill: theme.sequential(0.55), role: 'count',
+        datum: {
+          lines: [`run ${k.run}, turn ${t.t}`, `n = ${fmtCount(t.n)} episodes reach turn ${t.t}`, `${fmtPct(n0 > 0 ? t.n / n0 : null)} of the ${fmtCount(n0)} at turn 0`],
+          link: { kind: 'episodes', runs: [k.run], label: `episodes of ${k.run}` },
+        },
+      });
     }
   });
   const rows = Math.ceil(kept.length / cols);
