@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { estimatorContract } from './apiEstimator.ts';
-import { Severity } from './canonical.ts';
+import { OutcomeExplanation, Severity } from './canonical.ts';
 import { compareContract } from './apiCompare.ts';
 import { replayContract } from './apiReplay.ts';
 import { nameRecord } from './nameRecord.ts';
@@ -269,6 +269,11 @@ export const EpisodeDetail = z.object({
     system_prompt: z.string().nullable(),
     /** The episode that launched this one (a subagent's session); id null when it is not in the database. */
     parent: z.object({ id: id.nullable(), ext_id: z.string(), t: z.number().int().nullable() }).nullable(),
+    /**
+     * What explains the outcome, as the log gives it (target, the agent's answer, scorers and judges, harness tests,
+     * the importer's notes); `{}` when the log has none of it, null for an episode imported before RouteLens read it.
+     */
+    outcome: OutcomeExplanation.nullable(),
   }),
   /** Turns `turns_from`… in full: every turn when the episode has at most TURN_PAGE, else the page asked for. */
   turns: z.array(TurnDetail),

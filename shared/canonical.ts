@@ -57,6 +57,8 @@ const tokens = z.object({
 
 /** Nothing but spaces and invisible characters (zero-width, controls): a name no one can see or type. */
 const BLANK = /^[\p{White_Space}\p{Cc}\p{Cf}\p{Z}]*$/u;
+/** Whether a name would be refused as blank (importers that name things themselves show such a name instead). */
+export const isBlankName = (s: string): boolean => BLANK.test(s);
 /** A name with at least one visible character: a model named "" or " " is refused, not created. */
 const name = (max: number) =>
   z.string().min(1).max(max).refine((s) => !BLANK.test(s), 'must not be empty or only whitespace');
@@ -198,6 +200,58 @@ export const GraderCall = z.object({
   text: z.string().nullish(),
 });
 
+/** Most scorers, test groups and notes one outcome may carry; most tests in one group. */
+export const MAX_SCORERS = 100;
+export const MAX_TESTS = 100_000;
+
+/**
+ * One verdict on the episode as the log gives it: an Inspect scorer (`includes`, `match`, `model_graded_fact`), an
+ * LLM judge (HLE's `judge_result`), a test harness (SWE-bench's report). Nothing here is computed by RouteLens.
+ */
+export const OutcomeScorer = z.object({
+  name: name(200),
+  /** Where in the log (or beside it) it was read, when that is not the log's own scores: `logs/<id>/report.json`. */
+  source: z.string().max(1000).nullish(),
+  /** Its value as logged: `"C"`, `0.5`, `true`, or a list or record of such values. */
+  value: z.json().nullish(),
+  /** The answer the scorer read from the agent's output. */
+  answer: z.string().nullish(),
+  /** Why it scored so: the scorer's explanation, the judge's reasoning. */
+  explanation: z.string().nullish(),
+  /** Anything else it logged with the verdict (a judge's confidence and method, whether the patch applied). */
+  metadata: z.record(z.string().max(300), z.json()).nullish(),
+});
+export type OutcomeScorer = z.infer<typeof OutcomeScorer>;
+
+/** A group of a test harness's report (SWE-bench: `FAIL_TO_PASS`, `PASS_TO_PASS`…) with the tests that passed and failed. */
+export const OutcomeTests = z.object({
+  group: name(100),
+  passed: z.array(z.string().max(10_000)).max(MAX_TESTS),
+  failed: z.array(z.string().max(10_000)).max(MAX_TESTS),
+});
+export type OutcomeTests = z.infer<typeof OutcomeTests>;
+
+/**
+ * What explains the outcome, where the log has it: what counted as right, what the agent answered, who judged and
+ * why. Every field is as logged; one the log lacks is absent (shown as unknown), never filled in.
+ */
+export const OutcomeExplanation = z.object({
+  /** The target or ground truth (Inspect's `target`, a string or a list of accepted answers; HLE's `ground_truth`). */
+  target: z.union([z.string(), z.array(z.string()).max(1000)]).nullish(),
+  /** A multiple-choice task's options, in order (Inspect's `choices`): a target `A` names the first. */
+  choices: z.array(z.string()).max(1000).nullish(),
+  /** The agent's final answer or submission (Inspect's output, HLE's submitted answer, a SWE agent's patch). */
+  answer: z.string().nullish(),
+  scorers: z.array(OutcomeScorer).max(MAX_SCORERS).nullish(),
+  tests: z.array(OutcomeTests).max(MAX_SCORERS).nullish(),
+  /** What the importer inferred rather than read (e.g. "no judge_result: scored 0, as MTRouter's parser does"). */
+  notes: z.array(z.string().max(1000)).max(MAX_SCORERS).nullish(),
+});
+export type OutcomeExplanation = z.infer<typeof OutcomeExplanation>;
+
+/** The keys of OutcomeExplanation: the part of `outcome` the episode row has no column for. */
+export const OUTCOME_EXPLANATION_KEYS = Object.keys(OutcomeExplanation.shape) as (keyof OutcomeExplanation)[];
+
 export const CanonicalEpisode = z
   .object({
     schema: z.literal(CANONICAL_SCHEMA),
@@ -226,6 +280,7 @@ export const CanonicalEpisode = z
         score_range: z.tuple([finite, finite]).nullish(),
         success: z.boolean().nullish(),
         exit: z.string().max(300).nullish(),
+        ...OutcomeExplanation.shape,
       })
       .default({}),
     budget: z

@@ -4,7 +4,7 @@
  * detected by the rules, and the AEC targets. The caller owns the transaction (one per source file) and calls
  * flushText() before committing it (the full-text index is filled in one statement per transaction).
  */
-import type { CanonicalEpisode, CanonicalTurn, TurnError } from '../../shared/canonical.ts';
+import { OUTCOME_EXPLANATION_KEYS, type CanonicalEpisode, type CanonicalTurn, type TurnError } from '../../shared/canonical.ts';
 import { SEVERITY_LEVEL, aecTargets, maxSeverity, normaliseScore, type AecTarget } from '../../shared/formulas.ts';
 import type { ErrorRules } from '../analysis/errorRules.ts';
 import { defaultExpectedSteps, expectedSteps, type ExpectedStepsTable } from '../analysis/expectedSteps.ts';
@@ -49,6 +49,20 @@ export function episodeDetail(ep: CanonicalEpisode): string | null {
   if (ep.parent?.tool_call_id != null) detail.parent_tool_call_id = ep.parent.tool_call_id;
   if (ep.usage_totals?.length) detail.usage_totals = ep.usage_totals;
   return Object.keys(detail).length > 0 ? JSON.stringify(detail) : null;
+}
+
+/**
+ * What explains the outcome (target, answer, scorers, tests, notes) as one JSON object: `{}` when the log has none
+ * of it, so a stored `{}` says "the log has nothing more" where NULL (an episode imported before schema 9) says
+ * "not read".
+ */
+export function outcomeExplanation(ep: CanonicalEpisode): string {
+  const explained: Record<string, unknown> = {};
+  for (const key of OUTCOME_EXPLANATION_KEYS) {
+    const value = ep.outcome[key];
+    if (value != null && !(Array.isArray(value) && value.length === 0)) explained[key] = value;
+  }
+  return JSON.stringify(explained);
 }
 
 /**
@@ -256,7 +270,7 @@ export class EpisodeWriter {
       ),
       insertGraderCall: db.prepare(`INSERT INTO grader_calls (episode_id, model_id, tokens_in, tokens_out, cost, cost_source, text)
         VALUES (?, ?, ?, ?, ?, ?, ?)`),
-      insertEpisodeText: db.prepare('INSERT INTO episode_text (episode_id, task_text, policy_name, system_prompt, detail) VALUES (?, ?, ?, ?, ?)'),
+      insertEpisodeText: db.prepare('INSERT INTO episode_text (episode_id, task_text, policy_name, system_prompt, detail, outcome) VALUES (?, ?, ?, ?, ?, ?)'),
       insertMessages: db.prepare(`INSERT INTO messages (episode_id, t, seq, role, text, timestamp)
         SELECT ?, value ->> 0, key, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)`),
       indexMessages: db.prepare('INSERT INTO message_fts (rowid, text) SELECT id, text FROM messages WHERE id >= ?'),
@@ -494,7 +508,9 @@ export class EpisodeWriter {
       started_at: ep.started_at ?? null,
     });
     const episodeId = Number(info.lastInsertRowid);
-    this.s.insertEpisodeText.run(episodeId, ep.task.text ?? null, ep.policy?.name ?? null, ep.system_prompt ?? null, episodeDetail(ep));
+    this.s.insertEpisodeText.run(
+      episodeId, ep.task.text ?? null, ep.policy?.name ?? null, ep.system_prompt ?? null, episodeDetail(ep), outcomeExplanation(ep),
+    );
     const messages = episodeMessages(ep);
     if (messages !== null) {
       const info = this.s.insertMessages.run(episodeId, messages);

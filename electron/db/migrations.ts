@@ -343,6 +343,15 @@ CREATE TABLE price_provenance (
 ALTER TABLE turns ADD COLUMN price_provenance_id INTEGER REFERENCES price_provenance(id);
 `,
   },
+  {
+    version: 9,
+    name: "what explains an episode's outcome: target, the agent's answer, scorers and judges with their explanations, harness tests",
+    sql: `
+-- JSON of the outcome's explanation as the log gives it (canonical OutcomeExplanation): '{}' when the log has none,
+-- NULL for episodes imported before this version (their log was not read for it: re-import to see it).
+ALTER TABLE episode_text ADD COLUMN outcome TEXT;
+`,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;

@@ -133,6 +133,8 @@ export interface EpisodeMetaRaw {
   agent: string | null;
   started_at: string | null;
   system_prompt: string | null;
+  /** JSON of the outcome's explanation (episodeWriter.ts outcomeExplanation); null before schema 9. */
+  outcome: string | null;
   unpriced_turns: number;
   run_id: number;
   parent_ext_id: string | null;
@@ -143,7 +145,7 @@ export interface EpisodeMetaRaw {
 export function episodeMeta(db: Db, episodeId: number): EpisodeMetaRaw | undefined {
   return db
     .prepare(`SELECT e.id, e.task_id, e.task_type, e.split, x.task_text, e.expected_steps, e.score_norm, e.budget_usd, e.max_turns,
-      COALESCE(x.policy_name, r.policy_name) AS policy_name, e.kind, e.agent, e.started_at, x.system_prompt, e.unpriced_turns,
+      COALESCE(x.policy_name, r.policy_name) AS policy_name, e.kind, e.agent, e.started_at, x.system_prompt, x.outcome, e.unpriced_turns,
       e.run_id, e.parent_ext_id, e.parent_t,
       (SELECT p.id FROM episodes p WHERE p.run_id = e.run_id AND p.ext_id = e.parent_ext_id) AS parent_id
       FROM episodes e JOIN runs r ON r.id = e.run_id LEFT JOIN episode_text x ON x.episode_id = e.id WHERE e.id = ?`)

@@ -100,7 +100,20 @@ describe('mini-swe-agent importer: real episodes', () => {
       expect(episode.turns).toHaveLength(turns);
       expect(episode.turns.reduce((sum, t) => sum + (t.cost_usd ?? 0), 0)).toBeCloseTo(cost, 4);
       expect(episode.cost_usd).toBeCloseTo(cost, 4);
-      expect(episode.outcome).toEqual({ score: resolved ? 1 : 0, score_range: [0, 1], success: resolved, exit: 'Submitted' });
+      // The outcome explained as the log says it: read here from the files themselves, not from the importer.
+      const report = JSON.parse(readFileSync(join(runDir, 'logs', id, 'report.json'), 'utf8')) as {
+        tests_status: Record<string, { success: string[]; failure: string[] }>;
+      };
+      const traj = JSON.parse(readFileSync(trajOf(id), 'utf8')) as { info: { submission: string } };
+      expect(episode.outcome).toEqual({
+        score: resolved ? 1 : 0, score_range: [0, 1], success: resolved, exit: 'Submitted',
+        answer: traj.info.submission,
+        scorers: [{
+          name: 'SWE-bench harness', source: `logs/${id}/report.json`, value: resolved,
+          metadata: { patch_is_None: false, patch_exists: true, patch_successfully_applied: true },
+        }],
+        tests: Object.entries(report.tests_status).map(([group, s]) => ({ group, passed: s.success, failed: s.failure })),
+      });
       expect(episode.task.id).toBe(id);
       expect(episode.task.type).toBe('swe');
       expect(episode.task.text).toMatch(/^<pr_description>/);
@@ -113,6 +126,20 @@ describe('mini-swe-agent importer: real episodes', () => {
       }
     });
   }
+
+  it('the harness report by hand: astropy__astropy-7166 fixed its one failing test and kept the 6 passing; the patch is the submission', async () => {
+    const { episode } = await read(trajOf('astropy__astropy-7166'));
+    expect(episode.outcome.tests?.map((g) => [g.group, g.passed.length, g.failed.length])).toEqual([
+      ['FAIL_TO_PASS', 1, 0], ['PASS_TO_PASS', 6, 0], ['FAIL_TO_FAIL', 0, 0], ['PASS_TO_FAIL', 0, 0],
+    ]);
+    expect(episode.outcome.tests?.[0]?.passed).toEqual(['astropy/utils/tests/test_misc.py::test_inherit_docstrings']);
+    expect(episode.outcome.answer).toMatch(/^diff --git a\/astropy\/utils\/misc\.py b\/astropy\/utils\/misc\.py\n/);
+    expect(episode.outcome.target).toBeUndefined();
+    // psf__requests-2317 was not resolved: its 8 FAIL_TO_PASS tests pass, but one of 133 PASS_TO_PASS tests now fails.
+    const failed = (await read(trajOf('psf__requests-2317'))).episode.outcome;
+    expect(failed.scorers?.[0]?.value).toBe(false);
+    expect(failed.tests?.slice(0, 2).map((g) => [g.group, g.passed.length, g.failed.length])).toEqual([['FAIL_TO_PASS', 8, 0], ['PASS_TO_PASS', 132, 1]]);
+  });
 
   it('Portkey: model without vendor prefix, cost from extra.cost, tokens from usage', async () => {
     const { episode } = await read(trajOf('django__django-12143'));
@@ -223,7 +250,7 @@ describe('mini-swe-agent importer: legacy array and MTRouter routing fields', ()
     ]);
     expect(episode.turns[0]?.observation).toBe('<returncode>0</returncode>\n<output>\nhello world\n</output>');
     expect(episode.turns[1]?.tokens).toBeNull();
-    expect(episode.outcome).toEqual({ score: null, score_range: null, success: null, exit: null });
+    expect(episode.outcome).toEqual({ score: null, score_range: null, success: null, exit: null, answer: null });
     expect(episode.task.text).toMatch(/^Please solve this issue/);
   });
 
@@ -279,7 +306,10 @@ describe('mini-swe-agent importer: run folders', () => {
     copyFileSync(join(runDir, 'results_summary.csv'), join(run, 'results_summary.csv'));
     for (const root of [file, join(run, 'trajs'), dirname(run)]) {
       const { episode } = await read(file, { root });
-      expect(episode.outcome, root).toEqual({ score: 0, score_range: [0, 1], success: false, exit: 'Submitted' });
+      // A run-level file says only resolved or not: no tests, no patch checks.
+      expect(episode.outcome, root).toMatchObject({ score: 0, score_range: [0, 1], success: false, exit: 'Submitted' });
+      expect(episode.outcome.scorers, root).toEqual([{ name: 'SWE-bench harness', source: 'results_summary.csv', value: false, metadata: null }]);
+      expect(episode.outcome.tests, root).toBeNull();
     }
   });
 });

@@ -10,8 +10,9 @@
  * (`usage.cost` for OpenRouter, `extra.cost` for Portkey); routing fields (`model_name`, `propensity`,
  * `q_values`, `router_info` with the β-mixed router's greedy choice) from MTRouter's assistant messages.
  * Outcomes: an MTRouter file that names its benchmark is read as the reference's parser reads it
- * (mtrouter.ts: ScienceWorld / HLE score, task, category, split); otherwise SWE-bench labels beside the run
- * (sweBenchLabels.ts). Python's `NaN` / `Infinity` words are accepted (pythonJson.ts). Errors are left to
+ * (mtrouter.ts: ScienceWorld / HLE score, task, category, split, and HLE's ground truth and judge); otherwise
+ * SWE-bench labels beside the run (sweBenchLabels.ts), with a harness report's tests, and `info.submission` (the
+ * patch) as the answer. Python's `NaN` / `Infinity` words are accepted (pythonJson.ts). Errors are left to
  * the rules (DESIGN §5).
  *
  * Every message lands somewhere: the first system message is the system prompt, the first user message the task,
@@ -20,7 +21,7 @@
  * (instance_cost, api_calls) is the log's own total.
  */
 import { statSync } from 'node:fs';
-import { basename, dirname, isAbsolute, relative, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { z } from 'zod';
 import { CANONICAL_SCHEMA, CanonicalEpisode, describeIssue, type CanonicalTurn, type ConversationMessage } from '../../shared/canonical.ts';
 import { sniffJsonHead } from './jsonHead.ts';
@@ -29,7 +30,8 @@ import { LegacyMessages, Trajectory, TRAJECTORY_FORMATS, type Content, type Mess
 import { benchmarkOf, HLE, mtrouterFacts, mtrouterInstance, SCIENCEWORLD } from './mtrouter.ts';
 import { HLE_ANSWER_TOOL, HLE_TOOLS, SCIENCEWORLD_FINISH_MARKERS, textActionOf, toolCallActionOf } from './mtrouterActions.ts';
 import { pythonJsonText } from './pythonJson.ts';
-import { findSweBenchLabel } from './sweBenchLabels.ts';
+import { loggedText } from './outcomeValues.ts';
+import { findSweBenchLabel, sweBenchOutcome } from './sweBenchLabels.ts';
 import { ImportError, type ImportContext, type Importer } from './types.ts';
 
 // mini-swe-agent 1.x's own action regex (`re.findall(r"```bash\s*\n(.*?)\n```", re.DOTALL)`).
@@ -82,6 +84,12 @@ function labelStopDir(file: string, root: string, runDir: string): string {
   const rootDir = resolve(root) === resolve(file) ? dirname(resolve(file)) : resolve(root);
   return isWithin(runDir, rootDir) ? rootDir : runDir;
 }
+
+/** Where a label was read, from the run folder (`logs/<id>/report.json`), so a stored episode names no machine's paths. */
+const labelSource = (source: string, runDir: string): string => {
+  const rel = relative(runDir, source);
+  return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? basename(source) : rel.split(sep).join('/');
+};
 
 const firstName = (...names: (string | null | undefined)[]): string | null =>
   names.map((n) => n?.trim()).find((n): n is string => !!n) ?? null;
@@ -341,6 +349,9 @@ export const miniSweAgentImporter: Importer = {
         score_range: label ? [0, 1] : null,
         success: label ? label.resolved : null,
         exit,
+        // The patch the harness graded; no target is logged (SWE-bench's gold patch is not in the run).
+        answer: loggedText(info?.submission),
+        ...(label ? sweBenchOutcome(label.resolved, labelSource(label.source, runDir), label.report) : {}),
       };
     }
     const episode: CanonicalEpisode = {

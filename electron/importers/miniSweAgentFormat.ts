@@ -78,12 +78,20 @@ const BenchmarkData = z.object({
   /** HLE's subject category (`Math`, `Other`…): MTRouter's task category and split key. */
   category: z.string().nullish(),
   question_type: z.string().nullish(),
-  /** Present once the LLM judge ran. */
-  judge_result: z.object({ correct: z.boolean().nullish() }).nullish(),
+  /** HLE's answer to the question, and what the agent answered (read as logged, whatever their type: mtrouter.ts). */
+  ground_truth: z.unknown().optional(),
+  prediction: z.unknown().optional(),
+  /**
+   * Present once the LLM judge ran: `{correct, reasoning, confidence, method, prediction, ground_truth…}`. Only
+   * `correct` must be a boolean (it is the score); the rest is kept as logged.
+   */
+  judge_result: z.looseObject({ correct: z.boolean().nullish() }).nullish(),
 });
 
 export const Info = z.object({
   exit_status: z.string().nullish(),
+  /** What the agent submitted: mini-swe-agent's final diff, MTRouter's HLE answer (read as logged: loggedText). */
+  submission: z.unknown().optional(),
   benchmark: z.string().nullish(),
   task_id: z.string().max(300).nullish(),
   run_id: count.nullish(),

@@ -63,7 +63,10 @@ describe('MTRouter ScienceWorld trajectories', () => {
     expect(episode.task).toMatchObject({ id: 'boil_var3', type: 'scienceworld', category: 'boil', split: 'test_id' });
     expect(episode.task.text).toMatch(/^<task_description>/);
     // 72 of [-100, 100]: not the completed task (success is reaching 100).
-    expect(episode.outcome).toEqual({ score: 72, score_range: [-100, 100], success: false, exit: 'Submitted' });
+    // The environment's score is all the file says of the outcome: no ground truth, no judge; its submission is empty.
+    expect(episode.outcome).toEqual({
+      score: 72, score_range: [-100, 100], success: false, exit: 'Submitted', target: null, answer: '', scorers: null, notes: null,
+    });
     expect(episode.budget).toEqual({ mode: null, usd: 2, max_turns: 50 });
     expect(episode.policy).toEqual({ name: 'PropensityMixedRouter', kind: 'router', train_step: null });
     expect(episode.turns.map((t) => [t.action.type, t.action.tool])).toEqual([
@@ -155,7 +158,14 @@ describe('MTRouter HLE trajectories', () => {
     expect(warnings).toEqual([]);
     expect(episode.episode_id).toBe('q42_run2');
     expect(episode.task).toMatchObject({ id: 'q42', type: 'hle', category: 'Math', split: 'id' });
-    expect(episode.outcome).toEqual({ score: 1, score_range: [0, 1], success: true, exit: 'Submitted' });
+    expect(episode.outcome).toEqual({
+      score: 1, score_range: [0, 1], success: true, exit: 'Submitted',
+      // The collector saved an empty submission: the answer is the prediction the judge was given.
+      target: '4', answer: '4', notes: null,
+      scorers: [{
+        name: 'HLE judge', source: 'info.benchmark_data.judge_result', value: true, answer: '4', explanation: 'matches', metadata: { confidence: 90 },
+      }],
+    });
     expect(episode.policy).toEqual({ name: 'LearnedRouter', kind: 'router', train_step: null });
     expect(episode.turns.map((t) => [t.action.type, t.action.tool])).toEqual([
       ['tool', 'search'],
@@ -189,12 +199,18 @@ describe('MTRouter HLE trajectories', () => {
     const unjudged = await read(file);
     expect(unjudged.episode.outcome.score).toBe(0);
     expect(unjudged.warnings).toEqual(["no outcome (no judge_result, none in results.json): scored 0, as MTRouter's parser does"]);
+    expect(unjudged.episode.outcome.scorers).toBeNull();
+    expect(unjudged.episode.outcome.notes?.[0]).toMatch(/^Scored 0 by default: the file has no judge_result/);
+    // Its prediction "4" is the ground truth "4": the note says no judge scored it.
+    expect(unjudged.episode.outcome.notes?.[1]).toBe('The submission ("4") equals the ground truth, but no judge scored it.');
     writeFileSync(join(run, 'results.json'), JSON.stringify({
       metadata: { total: 1, completed: 1, benchmark: 'hle' },
       tasks: { q5_run1: { task_id: 'q5', run_id: 1, category: 'Chemistry', subject: 'Chemistry', steps: 4, cost: 0.02, exit_status: 'Submitted', done: true, correct: true } },
     }, null, 2));
     clearRunResultsCache();
-    expect((await read(file)).episode.outcome).toMatchObject({ score: 1, success: true });
+    const fromResults = (await read(file)).episode.outcome;
+    expect(fromResults).toMatchObject({ score: 1, success: true });
+    expect(fromResults.notes).toEqual(["Score read from the run's results.json: this file holds no verdict of its own."]);
   });
 
   it('a SWE-bench predictions file named results.json gives nothing', async () => {
@@ -203,6 +219,42 @@ describe('MTRouter HLE trajectories', () => {
     const { episode, warnings } = await read(writeTrajectory(run, 'q5_run1', hle('q5', 1, 'Chemistry', null, replies)));
     expect(episode.outcome.score).toBe(0);
     expect(warnings).toHaveLength(1);
+  });
+});
+
+describe('MTRouter HLE reference files: the outcome as the log has it', () => {
+  const reference = (path: string) => join(import.meta.dirname, '../../fixtures/mtrouter/hle', path);
+  type Logged = { info: { submission: string; benchmark_data: { ground_truth: string; judge_result?: Record<string, unknown> } } };
+  const logged = (path: string): Logged => JSON.parse(readFileSync(reference(path), 'utf8')) as Logged;
+
+  it('judged: ground truth, submission and the judge with its reasoning, exactly as logged', async () => {
+    for (const [path, correct] of [
+      ['roulette_propensity/6723f1c8a5b94e0d12c7e9a4_run0/6723f1c8a5b94e0d12c7e9a4_run0.traj.json', true],
+      ['roulette_propensity/671f0b9e3c2d8a4e5b6f7a18_run2/671f0b9e3c2d8a4e5b6f7a18_run2.traj.json', false],
+    ] as const) {
+      const { episode } = await read(reference(path));
+      const { info } = logged(path);
+      const { correct: _c, reasoning, ...rest } = info.benchmark_data.judge_result ?? {};
+      expect(episode.outcome, path).toMatchObject({ score: correct ? 1 : 0, target: info.benchmark_data.ground_truth, answer: info.submission, notes: null });
+      expect(episode.outcome.scorers, path).toEqual([
+        { name: 'HLE judge', source: 'info.benchmark_data.judge_result', value: correct, answer: null, explanation: reasoning, metadata: rest },
+      ]);
+    }
+    // By hand: the Latin question was answered "Accusative"; the ground truth is "Ablative".
+    const wrong = (await read(reference('roulette_propensity/671f0b9e3c2d8a4e5b6f7a18_run2/671f0b9e3c2d8a4e5b6f7a18_run2.traj.json'))).episode.outcome;
+    expect([wrong.target, wrong.answer, wrong.scorers?.[0]?.explanation]).toEqual([
+      'Ablative', 'Accusative', 'The response answers the accusative, but sine takes the ablative; the answers differ.',
+    ]);
+  });
+
+  it('never judged: scored 0 by default, and the outcome says why', async () => {
+    const { episode } = await read(reference('roulette/66f2a7c9d0e14b3a8c5d6e70/66f2a7c9d0e14b3a8c5d6e70.traj.json'));
+    expect(episode.outcome).toMatchObject({ score: 0, success: false, target: '4.95', answer: '4.95 rad/s', scorers: null });
+    // "4.95 rad/s" is not the ground truth's text "4.95": only the default is explained, no equality claimed.
+    expect(episode.outcome.notes).toEqual([
+      'Scored 0 by default: the file has no judge_result (the judge did not run on it, or ran after it was saved) and the ' +
+        "run's results.json has no entry for it. MTRouter's parser scores a missing judge result as 0; it is not a verdict.",
+    ]);
   });
 });
 

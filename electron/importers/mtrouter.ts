@@ -14,8 +14,13 @@
  *   the run in `info.run_id`), so the runs of one task group as one task; the episode id keeps the run.
  * - category: HLE's subject category (`benchmark_data.category`), ScienceWorld's task name.
  * - split: mtrouterSplits.ts.
+ * - what explains the outcome: HLE's `ground_truth` as the target, the submission (else the logged prediction) as
+ *   the answer, `judge_result` as the scorer (`correct` its value, `reasoning` its explanation, the rest as logged);
+ *   a score read from results.json or given by default says so in a note.
  */
+import type { OutcomeExplanation, OutcomeScorer } from '../../shared/canonical.ts';
 import type { Info } from './miniSweAgentFormat.ts';
+import { jsonRecord, jsonValue, loggedText } from './outcomeValues.ts';
 import { runIdSplit, runResults, type RunResult } from './mtrouterRunFiles.ts';
 import { hleSplit, scienceWorldSplit } from './mtrouterSplits.ts';
 
@@ -39,7 +44,7 @@ export function benchmarkOf(info: Info | null | undefined): string | null {
 export interface MtrouterFacts {
   benchmark: string;
   task: { id: string; type: string; category: string | null; split: string | null };
-  outcome: { score: number; score_range: [number, number]; success: boolean };
+  outcome: { score: number; score_range: [number, number]; success: boolean } & OutcomeExplanation;
 }
 
 /**
@@ -52,15 +57,69 @@ export function mtrouterInstance(info: Info, fallback: string): string {
   return info.run_id != null && !RUN_SUFFIX.test(id) ? `${id}_run${info.run_id}` : id;
 }
 
-function scoreOf(benchmark: string, info: Info, result: RunResult | undefined): number | null {
-  if (info.final_score != null) return info.final_score;
+/** The score and, when it was not read from the trajectory itself, where it came from. */
+function scoreOf(benchmark: string, info: Info, result: RunResult | undefined): { score: number | null; fromResults: boolean } {
+  const fromFile = (score: number | null) => ({ score, fromResults: false });
+  const fromResults = (score: number | null) => ({ score, fromResults: score !== null });
+  if (info.final_score != null) return fromFile(info.final_score);
   if (benchmark === HLE) {
-    const correct = info.benchmark_data?.judge_result?.correct ?? result?.correct;
-    if (correct != null) return correct ? 1 : 0;
-    return result?.score ?? null;
+    const logged = info.benchmark_data?.judge_result?.correct;
+    if (logged != null) return fromFile(logged ? 1 : 0);
+    if (result?.correct != null) return fromResults(result.correct ? 1 : 0);
+    return fromResults(result?.score ?? null);
   }
-  if (result?.score != null) return result.score;
-  return info.correct == null ? null : info.correct ? 100 : 0;
+  if (result?.score != null) return fromResults(result.score);
+  return fromFile(info.correct == null ? null : info.correct ? 100 : 0);
+}
+
+/** The judge's verdict as a scorer: `correct` its value, `reasoning` its explanation, the answer it read, the rest as logged. */
+function judgeScorer(judge: NonNullable<NonNullable<Info['benchmark_data']>['judge_result']>): OutcomeScorer {
+  const { correct, reasoning, extracted_answer: extracted, ...rest } = judge as Record<string, unknown>;
+  const explanation = loggedText(reasoning);
+  const answer = loggedText(extracted);
+  const metadata: Record<string, unknown> = { ...rest };
+  // A field that is not text stays in the metadata, as logged.
+  if (explanation === null && reasoning !== undefined) metadata.reasoning = reasoning;
+  if (answer === null && extracted !== undefined) metadata.extracted_answer = extracted;
+  return {
+    name: 'HLE judge',
+    source: 'info.benchmark_data.judge_result',
+    value: correct === undefined ? null : jsonValue(correct),
+    answer,
+    explanation,
+    metadata: jsonRecord(metadata),
+  };
+}
+
+const sameAnswer = (a: string, b: string): boolean => a.trim().toLowerCase() === b.trim().toLowerCase();
+
+/** Target, answer, the judge and the notes that say where a score not read from the judge came from. */
+function explanationOf(benchmark: string, info: Info, score: { score: number | null; fromResults: boolean }): OutcomeExplanation {
+  const data = info.benchmark_data;
+  const target = loggedText(data?.ground_truth);
+  // The submission is the answer; an empty one (a collector that saves none) leaves the answer the judge was given.
+  const submitted = loggedText(info.submission);
+  const answer = submitted?.trim() ? submitted : (loggedText(data?.prediction) ?? submitted);
+  const judge = data?.judge_result;
+  const notes: string[] = [];
+  if (score.fromResults) notes.push("Score read from the run's results.json: this file holds no verdict of its own.");
+  if (score.score === null) {
+    notes.push(
+      benchmark === HLE
+        ? 'Scored 0 by default: the file has no judge_result (the judge did not run on it, or ran after it was saved) and the ' +
+            "run's results.json has no entry for it. MTRouter's parser scores a missing judge result as 0; it is not a verdict."
+        : "Scored 0 by default: the file has no info.final_score and the run's results.json no entry for it, as MTRouter's parser scores it.",
+    );
+    if (target !== null && answer !== null && sameAnswer(target, answer)) {
+      notes.push(`The submission ("${answer.trim().slice(0, 200)}") equals the ground truth, but no judge scored it.`);
+    }
+  }
+  return {
+    target,
+    answer,
+    scorers: judge ? [judgeScorer(judge)] : null,
+    notes: notes.length > 0 ? notes : null,
+  };
 }
 
 /**
@@ -72,7 +131,9 @@ export function mtrouterFacts(info: Info | null | undefined, instance: string, r
   if (!info || benchmark === null) return null;
   const result = runResults(runDir, warn)?.get(instance);
 
-  let score = scoreOf(benchmark, info, result);
+  const read = scoreOf(benchmark, info, result);
+  const explanation = explanationOf(benchmark, info, read);
+  let score = read.score;
   if (score === null) {
     warn(`no outcome (${benchmark === HLE ? 'no judge_result' : 'no info.final_score'}, none in results.json): scored 0, as MTRouter's parser does`);
     score = 0;
@@ -94,6 +155,6 @@ export function mtrouterFacts(info: Info | null | undefined, instance: string, r
   return {
     benchmark,
     task: { id: rawTaskId.replace(RUN_SUFFIX, ''), type: benchmark, category, split },
-    outcome: { score, score_range: range, success: score >= range[1] },
+    outcome: { score, score_range: range, success: score >= range[1], ...explanation },
   };
 }

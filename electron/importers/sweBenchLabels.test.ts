@@ -37,11 +37,32 @@ describe('SWE-bench labels beside a run', () => {
       ['psf__requests-2317', false],
     ] as const) {
       const traj = join(sample, 'trajs', id, `${id}.traj.json`);
-      expect(findSweBenchLabel(traj, id, sample.replace(/\/$/, ''), noWarnings)).toEqual({
+      expect(findSweBenchLabel(traj, id, sample.replace(/\/$/, ''), noWarnings)).toMatchObject({
         resolved,
         source: join(sample, 'logs', id, 'report.json'),
       });
     }
+  });
+
+  it('a per-instance report gives its tests and patch checks as logged', () => {
+    const id = 'django__django-12143';
+    const label = findSweBenchLabel(join(sample, 'trajs', id, `${id}.traj.json`), id, sample.replace(/\/$/, ''), noWarnings);
+    expect(label?.report?.checks).toEqual({ patch_is_None: false, patch_exists: true, patch_successfully_applied: true });
+    // logs/django__django-12143/report.json: one FAIL_TO_PASS test, 52 PASS_TO_PASS, all passing.
+    expect(label?.report?.tests.map((g) => [g.group, g.passed.length, g.failed.length])).toEqual([
+      ['FAIL_TO_PASS', 1, 0], ['PASS_TO_PASS', 52, 0], ['FAIL_TO_FAIL', 0, 0], ['PASS_TO_FAIL', 0, 0],
+    ]);
+  });
+
+  it('a report whose test groups are not lists of names keeps the groups that are', () => {
+    const { dir, traj } = run('octo__tinyrepo-2', []);
+    mkdirSync(join(dir, 'logs', 'octo__tinyrepo-2'), { recursive: true });
+    writeFileSync(join(dir, 'logs', 'octo__tinyrepo-2', 'report.json'), JSON.stringify({
+      resolved: false, tests_status: { FAIL_TO_PASS: { success: [], failure: ['t::a'] }, PASS_TO_PASS: 'all', ' ': { success: [], failure: [] } },
+    }));
+    expect(findSweBenchLabel(traj, 'octo__tinyrepo-2', dir, noWarnings)?.report).toEqual({
+      tests: [{ group: 'FAIL_TO_PASS', passed: [], failed: ['t::a'] }], checks: {},
+    });
   });
 
   it('each run-level file alone gives the same labels', () => {

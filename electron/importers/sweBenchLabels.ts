@@ -6,7 +6,9 @@
  * - `results_summary.csv` — columns `instance_id,resolved` (`True`/`False`);
  * - `trajs/sb-cli-reports/*.json` — sb-cli's `{resolved_ids, unresolved_ids}`.
  *
- * Each folder from the trajectory's up to a stop folder is checked in that order; the nearest answer wins.
+ * Each folder from the trajectory's up to a stop folder is checked in that order; the nearest answer wins. A
+ * per-instance report also gives the harness's test groups (FAIL_TO_PASS, PASS_TO_PASS…) and patch checks, kept as
+ * the outcome's explanation (sweBenchOutcome).
  * The run-level files cover every instance of a run, so a folder of 30k trajectories would otherwise parse
  * them 30k times: they are parsed once and kept while their size and mtime stay the same.
  */
@@ -14,15 +16,58 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { isRegularFile } from './regularFile.ts';
 import { dirname, join, relative, isAbsolute } from 'node:path';
 import { z } from 'zod';
-import { describeIssue } from '../../shared/canonical.ts';
+import { describeIssue, isBlankName, MAX_SCORERS, MAX_TESTS, type OutcomeExplanation, type OutcomeTests } from '../../shared/canonical.ts';
 
 export interface Label {
   resolved: boolean;
   /** The file the label came from, for messages. */
   source: string;
+  /** What a per-instance report says beyond `resolved`; absent for run-level files, which say only that. */
+  report?: HarnessReport;
+}
+
+/** A SWE-bench harness report's grading of one instance beyond `resolved`, as logged. */
+export interface HarnessReport {
+  /** Its `tests_status` groups in the report's order: the tests of each that passed and failed after the patch. */
+  tests: OutcomeTests[];
+  /** Its other yes/no verdicts (`patch_exists`, `patch_successfully_applied`, `patch_is_None`). */
+  checks: Record<string, boolean>;
 }
 
 const InstanceReport = z.object({ resolved: z.boolean() });
+const TestGroup = z.object({ success: z.array(z.string().max(10_000)).max(MAX_TESTS), failure: z.array(z.string().max(10_000)).max(MAX_TESTS) });
+
+/**
+ * The grading of one instance (`{resolved, patch_…, tests_status: {FAIL_TO_PASS: {success, failure}, …}}`) beyond
+ * `resolved`; a group that is not lists of test names is left out, the others are kept.
+ */
+export function harnessReport(entry: Record<string, unknown>): HarnessReport {
+  const tests: OutcomeTests[] = [];
+  const status = entry.tests_status;
+  if (typeof status === 'object' && status !== null && !Array.isArray(status)) {
+    for (const [group, value] of Object.entries(status)) {
+      const parsed = TestGroup.safeParse(value);
+      if (parsed.success && !isBlankName(group) && tests.length < MAX_SCORERS) {
+        tests.push({ group: group.slice(0, 100), passed: parsed.data.success, failed: parsed.data.failure });
+      }
+    }
+  }
+  const checks: Record<string, boolean> = {};
+  for (const [key, value] of Object.entries(entry)) if (key !== 'resolved' && typeof value === 'boolean') checks[key.slice(0, 300)] = value;
+  return { tests, checks };
+}
+
+/**
+ * The outcome's explanation from a harness verdict: the harness as the scorer (`resolved` its value, the patch
+ * checks its metadata, `source` the file, as given by the caller) and the report's test groups.
+ */
+export function sweBenchOutcome(resolved: boolean, source: string, report: HarnessReport | undefined): OutcomeExplanation {
+  const checks = report && Object.keys(report.checks).length > 0 ? report.checks : null;
+  return {
+    scorers: [{ name: 'SWE-bench harness', source, value: resolved, metadata: checks }],
+    tests: report?.tests.length ? report.tests : null,
+  };
+}
 /** Flat (`{resolved, tests_status…}`) or keyed by instance (`{<id>: {resolved…}}`), as harness versions differ. */
 const ReportJson = z.record(z.string(), z.unknown());
 const SummaryJson = z.object({
@@ -122,8 +167,9 @@ function instanceReport(dir: string, instanceId: string, warn: (m: string) => vo
   }
   try {
     const report = ReportJson.parse(JSON.parse(text));
-    const own = InstanceReport.safeParse('resolved' in report ? report : report[instanceId]);
-    if (own.success) return { resolved: own.data.resolved, source: path };
+    const entry = 'resolved' in report ? report : report[instanceId];
+    const own = InstanceReport.safeParse(entry);
+    if (own.success) return { resolved: own.data.resolved, source: path, report: harnessReport(entry as Record<string, unknown>) };
     warn(`${path}: no "resolved" for ${instanceId}; ignored`);
   } catch (err) {
     warn(`${path}: ignored as a label file (${reasonOf(err)})`);

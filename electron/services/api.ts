@@ -23,6 +23,7 @@ import {
   candidatesOfEpisode, childrenOfEpisode, episodeMeta, errorsOfEpisode, finalMessagesOfEpisode, messagesOfEpisode, messagesOfSpan,
   turnLinesOfEpisode, turnsOfEpisode,
 } from '../db/turnQueries.ts';
+import { storedOutcome } from '../db/storedOutcome.ts';
 import { resolveEpisodeId } from './episodeRef.ts';
 import { InputError, NotFoundError } from './serviceErrors.ts';
 import { estimatorServices } from './estimatorService.ts';
@@ -68,6 +69,7 @@ export function episodeDetail(db: Db, episodeId: number, around?: number, linesO
       system_prompt: meta.system_prompt,
       unpriced_turns: meta.unpriced_turns,
       parent: meta.parent_ext_id === null ? null : { id: meta.parent_id, ext_id: meta.parent_ext_id, t: meta.parent_t },
+      outcome: storedOutcome(meta.outcome),
     },
     turns,
     turn_count: count,

@@ -6,7 +6,7 @@
  * staging database (stagedRows.ts); the rows sent so far belong to an import id that never completes.
  */
 import { behaviourMode } from '../../../../shared/behaviourModes.ts';
-import { episodeDetail, type ResolvedEpisode } from '../../../db/episodeWriter.ts';
+import { episodeDetail, outcomeExplanation, type ResolvedEpisode } from '../../../db/episodeWriter.ts';
 import type { Reconciliation } from '../../../db/logTotals.ts';
 import { StageInstead, type ImportedFile } from '../../../importers/pipeline.ts';
 import {
@@ -43,6 +43,7 @@ function episodeRow(r: ResolvedEpisode, fileOrd: number, runPolicy: string | nul
     train_step: ep.policy?.train_step ?? null, exit_reason: ep.outcome.exit ?? null, kind: ep.kind ?? null, agent: r.agent,
     parent_ext_id: ep.parent?.episode_id ?? null, started_at: ep.started_at ?? null, task_text: ep.task.text ?? null,
     system_prompt: ep.system_prompt ?? null, parent_t: ep.parent?.t ?? null, expected_steps: r.expectedSteps, detail: episodeDetail(ep),
+    outcome: outcomeExplanation(ep),
     policy_name: ep.policy?.name ?? runPolicy, file_ord: fileOrd, log_totals: logTotalsValues(r.reconciliation),
   };
 }

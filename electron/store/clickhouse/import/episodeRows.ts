@@ -43,7 +43,7 @@ export const COLUMNS = {
   episodes: ['import_id', 'episode_key', 'root_key', 'run', 'ext_id', 'task_id', 'task_type', 'task_category', 'split', 'difficulty', 'difficulty_num',
     'detail', 'final_score', 'score_norm', 'success', 'expert_call', 'total_cost', 'cost_known', 'unpriced_turns', 'n_turns', 'n_switches', 'n_errors', 'budget_mode', 'budget_usd', 'max_turns',
     'train_step', 'exit_reason', 'kind', 'agent', 'parent_ext_id', 'started_at', 'task_text', 'system_prompt', 'behaviour_mode',
-    'parent_t', 'expected_steps', 'policy_name', 'file_ord', ...LOG_TOTALS_COLUMNS],
+    'parent_t', 'expected_steps', 'policy_name', 'file_ord', ...LOG_TOTALS_COLUMNS, 'outcome'],
   turns: ['import_id', 'episode_key', 'root_key', 'run', 'split', 'is_child', 'episode_success', 'episode_turn_costs_known', 'episode_difficulty', 'pos', 't', 'model',
     'prev_model', 'switched', 'next_switched', 'severity', 'next_severity', 'category', 'action_type', 'tool', 'tokens_in', 'tokens_out', 'tokens_cached',
     'tokens_cache_write', 'tokens_reasoning', 'tokens_cache_write_1h', 'cost', 'cost_source', 'cum_cost', 'latency_ms', 'propensity', 'error_mask', 'verdict', 'verify_correct',
@@ -119,6 +119,8 @@ export interface EpisodeRow {
   file_ord: number;
   /** episode_text.detail (episodeWriter.ts episodeDetail): what the row has no column for. */
   detail: unknown;
+  /** episode_text.outcome (episodeWriter.ts outcomeExplanation): what explains the outcome. */
+  outcome: unknown;
   /** Values of LOG_TOTALS_COLUMNS, or null when the log records no totals for the episode. */
   log_totals: readonly unknown[] | null;
 }
@@ -145,7 +147,7 @@ export function addEpisode(sink: RowSink, importId: number, s: SessionEntry, e: 
     importId, s.key, s.rootKey, e.run, e.ext_id, e.task_id, e.task_type, e.task_category, s.split, e.difficulty, difficulty,
     e.detail, e.final_score, e.score_norm, e.success, e.expert_call, e.total_cost, e.unpriced_turns > 0 ? 0 : 1, e.unpriced_turns, e.n_turns, e.n_switches, e.n_errors,
     e.budget_mode, e.budget_usd, e.max_turns, e.train_step, e.exit_reason, e.kind, e.agent, e.parent_ext_id, e.started_at, e.task_text, e.system_prompt,
-    mode, e.parent_t, e.expected_steps, e.policy_name, e.file_ord, ...(e.log_totals ?? NO_LOG_TOTALS),
+    mode, e.parent_t, e.expected_steps, e.policy_name, e.file_ord, ...(e.log_totals ?? NO_LOG_TOTALS), e.outcome,
   ]);
   return { s, run: e.run, success: e.success, child: s.rootKey !== s.key ? 1 : 0, difficulty };
 }

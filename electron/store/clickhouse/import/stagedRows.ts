@@ -55,7 +55,7 @@ export async function stagedRows(staging: Db, sourceId: number, importId: number
         counted_tokens_reasoning, counted_cost, compared, differing, worst_rel FROM episode_log_totals WHERE episode_id = ?`)
     .raw();
   for (const e of staging
-    .prepare(`SELECT e.*, r.name AS run, r.source_format, r.source_path, r.policy_name AS run_policy, r.policy_kind, x.task_text, x.system_prompt, x.detail,
+    .prepare(`SELECT e.*, r.name AS run, r.source_format, r.source_path, r.policy_name AS run_policy, r.policy_kind, x.task_text, x.system_prompt, x.detail, x.outcome,
         COALESCE(x.policy_name, r.policy_name) AS policy_name, e.id AS file_ord,
         EXISTS (SELECT 1 FROM turns t2 WHERE t2.episode_id = e.id AND t2.model_id !=
           (SELECT t3.model_id FROM turns t3 WHERE t3.episode_id = e.id ORDER BY t3.t, t3.id LIMIT 1)) AS expert_call

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { EpisodeDetail, EpisodePage, EpisodeQuery, EpisodeRow, EpisodeSortColumn, ModelInfo, RunSummary } from '../../../../shared/api.ts';
 import { loadPool, shippedPriceOf } from '../../../db/models.ts';
+import { storedOutcome } from '../../../db/storedOutcome.ts';
 import type { EpisodeMetaRaw, TurnErrorRaw, TurnRowRaw } from '../../../db/turnQueries.ts';
 import { NotFoundError } from '../../../services/serviceErrors.ts';
 import { messageDetails, turnDetails } from '../../../services/turnDetails.ts';
@@ -216,14 +217,14 @@ export async function findEpisodesOnStore(store: ClickHouseStore, extId: string,
 /** An episode's row with what the inspector's header reads (the same fields as SQLite's episodeMeta). */
 type RawEpisode = RawRow & Pick<EpisodeMetaRaw,
   'task_id' | 'task_type' | 'split' | 'task_text' | 'expected_steps' | 'budget_usd' | 'max_turns' | 'policy_name' | 'kind' | 'agent' | 'started_at' |
-  'system_prompt' | 'unpriced_turns' | 'parent_ext_id' | 'parent_t'>;
+  'system_prompt' | 'outcome' | 'unpriced_turns' | 'parent_ext_id' | 'parent_t'>;
 
 /** One episode whole, as the inspector reads it: its rows from the shard that holds it, nothing else. */
 /** Every turn of the episode in full: the service pages it (services/episodePages.ts pagedDetail). */
 export async function episodeDetailOnStore(store: ClickHouseStore, id: number): Promise<Omit<EpisodeDetail, 'turn_count' | 'turns_from' | 'outline'>> {
   const [e] = await store.query<RawEpisode>(
     `SELECT ${ROW_COLUMNS}, task_id, task_type, split, task_text, expected_steps, budget_usd, max_turns, policy_name, kind, agent,
-       started_at, system_prompt, unpriced_turns, parent_ext_id, parent_t
+       started_at, system_prompt, outcome, unpriced_turns, parent_ext_id, parent_t
      FROM ${store.table('episodes')} WHERE ${visibleRows(store)} AND episode_key = {k:UInt64} LIMIT 1`,
     { k: id },
   );
@@ -307,6 +308,7 @@ export async function episodeDetailOnStore(store: ClickHouseStore, id: number): 
       system_prompt: e.system_prompt,
       unpriced_turns: num(e.unpriced_turns),
       parent,
+      outcome: storedOutcome(e.outcome),
     },
     turns: turnDetails(rows, errorRows, candidateRows, targets, messages.inputs),
     final_messages: messages.final,

@@ -19,8 +19,10 @@ import { StoreError, type ClickHouseStore } from './connection.ts';
  * turns.tokens_cache_write_1h, added by `store init`.
  * 6: episodes gained the log's own totals beside the turns' figures (log_*, counted_*: SQLite's episode_log_totals)
  * and turns how a priced cost was priced (price_table, price_version, cache_tier), added by `store init`.
+ * 7: episodes gained outcome (what explains the outcome, as SQLite's episode_text.outcome: JSON, `{}` when the log
+ * has none, NULL for episodes imported before), added by `store init`.
  */
-export const STORE_SCHEMA_VERSION = 6;
+export const STORE_SCHEMA_VERSION = 7;
 
 /** Sharded tables: columns and sort key. `root_key` is the sharding key. */
 const SHARDED: Record<string, { columns: string; orderBy: string }> = {
@@ -39,7 +41,7 @@ const SHARDED: Record<string, { columns: string; orderBy: string }> = {
       log_tokens_reasoning Nullable(Int64), log_cost Nullable(Float64), counted_requests Nullable(Int64), counted_tokens_in Nullable(Int64),
       counted_tokens_out Nullable(Int64), counted_tokens_cached Nullable(Int64), counted_tokens_cache_write Nullable(Int64),
       counted_tokens_cache_write_1h Nullable(Int64), counted_tokens_reasoning Nullable(Int64), counted_cost Nullable(Float64),
-      log_compared Nullable(UInt8), log_differing Nullable(UInt8), log_worst_rel Nullable(Float64)`,
+      log_compared Nullable(UInt8), log_differing Nullable(UInt8), log_worst_rel Nullable(Float64), outcome Nullable(String)`,
     orderBy: '(run, episode_key)',
   },
   turns: {
