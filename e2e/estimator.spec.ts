@@ -81,6 +81,15 @@ test('training from the view draws the loss curve as epochs end and adds the est
   expect(await est.waitJobEnd(150_000)).toBe('done');
   await expect(est.jobLoss).toHaveAttribute('data-epochs', '2');
   await expect(est.jobLoss.locator('[data-mark][data-role="point"]')).toHaveCount(4);
+  // The finished training keeps the axis it was drawn on (issue 35 item 8): typing another number of epochs, or
+  // leaving the view and coming back (where the box is back at its default), does not redraw it on another.
+  const epochTicks = () => est.jobLoss.locator('[data-role="tick-label"]').allTextContents();
+  const drawn = await epochTicks();
+  await est.epochs.fill('12');
+  await app.go('#/runs');
+  await app.go('#/estimator');
+  await expect(est.jobLoss).toHaveAttribute('data-epochs', '2');
+  await expect.poll(epochTicks).toEqual(drawn);
   await expect(est.jobMessage).toContainText(/trained: validation MAE \d\.\d{4}/);
   await expect(est.items).toHaveCount(before + 1);
   // The new estimator is selected: its card shows the run it learned from.

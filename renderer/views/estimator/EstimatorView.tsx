@@ -217,7 +217,7 @@ export default function EstimatorView() {
                 </span>
               </div>
             </section>
-            <JobPanel maxEpochs={job?.kind === 'train' ? maxEpochs : undefined} />
+            <JobPanel />
 
             {selection === null ? (
               <EmptyState title="No estimator yet" testId="estimator-empty" command={`routelens train --db ${dbPath ?? 'FILE'} --out model.onnx`}>

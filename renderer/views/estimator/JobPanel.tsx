@@ -9,8 +9,10 @@ import { LossCurves } from './LossCurves.tsx';
 
 const STATE_LABEL: Record<EstimatorJob['state'], string> = { running: 'Running', done: 'Done', failed: 'Failed', cancelled: 'Cancelled' };
 
-export function JobPanel({ maxEpochs }: { maxEpochs?: number }) {
+export function JobPanel() {
   const job = useEstimatorJob((s) => s.job);
+  // The axis the training was started with, not the epochs box's value now (typed since, or reset on reopening).
+  const maxEpochs = useEstimatorJob((s) => s.maxEpochs) ?? undefined;
   const error = useEstimatorJob((s) => s.error);
   const cancel = useEstimatorJob((s) => s.cancel);
   const dismiss = useEstimatorJob((s) => s.dismiss);

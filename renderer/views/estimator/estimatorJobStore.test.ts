@@ -95,6 +95,21 @@ describe('an estimator job from the window', () => {
   });
 });
 
+describe('a training job’s axis', () => {
+  it('keeps the epochs it was started with after it ends, until another job starts', async () => {
+    vi.useFakeTimers();
+    calls.status = 0;
+    await useEstimatorJob.getState().start({ kind: 'train', maxEpochs: 4 });
+    expect(useEstimatorJob.getState().maxEpochs).toBe(4);
+    await vi.advanceTimersByTimeAsync(POLL_MS * 3);
+    expect(useEstimatorJob.getState().job?.state).toBe('done');
+    expect(useEstimatorJob.getState().maxEpochs).toBe(4);
+    await useEstimatorJob.getState().start({ kind: 'score' });
+    expect(useEstimatorJob.getState().maxEpochs).toBeNull();
+    await vi.advanceTimersByTimeAsync(POLL_MS * 3);
+  });
+});
+
 describe('jobStage', () => {
   it('names the phase while the job runs and nothing once it has ended', async () => {
     const { jobStage } = await import('./estimatorJobStore.ts');

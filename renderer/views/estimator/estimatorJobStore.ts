@@ -17,6 +17,11 @@ interface EstimatorJobStore {
   error: string | null;
   /** Bumped when a job ends, so the view re-reads the estimators. */
   finished: number;
+  /**
+   * The most epochs the shown training was started with (null: not a training, or the core's default): its loss
+   * curves keep that axis after it ends, whatever the view's epochs box says later or when the view opens again.
+   */
+  maxEpochs: number | null;
   start(input: EstimatorJobInput): Promise<void>;
   cancel(): Promise<void>;
   dismiss(): void;
@@ -45,11 +50,12 @@ export const useEstimatorJob = create<EstimatorJobStore>()((set, get) => {
     job: null,
     error: null,
     finished: 0,
+    maxEpochs: null,
     start: async (input) => {
       set({ error: null });
       try {
         const job = await api.startEstimatorJob(input);
-        set({ job });
+        set({ job, maxEpochs: input.kind === 'train' ? (input.maxEpochs ?? null) : null });
         if (timer) clearTimeout(timer);
         timer = setTimeout(() => void poll(job.job), POLL_MS);
       } catch (err) {
