@@ -26,6 +26,11 @@ test('goes to views, analyses and episodes by number or by their id from the log
   await expect(found).toContainText('handworked');
   await found.click();
   await expect(inspector.title).toHaveText('handworked');
+
+  // An id typed exactly is what Enter opens, though the lookup by id answers after the rest is listed.
+  await palette.open();
+  await palette.choose('long_0', `episode-ext-${id}`);
+  await expect(inspector.title).toHaveText('long_0');
 });
 
 test('selects a run or opens its episodes, and runs the actions', async ({ app, episodes, page }) => {

@@ -90,6 +90,8 @@ export const EpisodeQuery = z.object({
   /** Episodes that used any of these models at some turn. */
   models: z.array(z.string().max(300)).max(100).optional(),
   outcome: z.enum(['any', 'success', 'failure', 'unknown']).default('any'),
+  /** Only the episodes whose id from the log is exactly this, in any run (the palette's "open by id"). */
+  ext_id: z.string().min(1).max(300).optional(),
   /**
    * Full-text search over actions, observations and the conversation's other messages (mid-session prompts, system
    * text, summaries, messages after the last response) (FTS5; words are ANDed, matched as prefixes).

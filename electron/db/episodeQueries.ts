@@ -56,6 +56,10 @@ export function queryEpisodes(db: Db, q: Required<Pick<EpisodeQuery, 'sort' | 'd
   if (q.outcome === 'success') where.push('e.success = 1');
   else if (q.outcome === 'failure') where.push('e.success = 0');
   else if (q.outcome === 'unknown') where.push('e.success IS NULL');
+  if (q.ext_id !== undefined) {
+    where.push('e.ext_id = ?');
+    params.push(q.ext_id);
+  }
   const fts = q.search ? ftsQuery(q.search) : null;
   if (q.search && q.search.trim() !== '') {
     // instr, not LIKE: LIKE ends its pattern at a NUL, so a search for "\0" was '%' and listed every episode.

@@ -101,6 +101,10 @@ describe('queries', () => {
     expect(ok.rows.every((r) => r.success === true)).toBe(true);
     const withKimi = await api.queryEpisodes({ models: ['kimi-k2'], limit: 100 });
     expect(withKimi.rows.every((r) => r.models.includes('kimi-k2'))).toBe(true);
+    // By the log's id, exactly: not the ids that contain it, not another case.
+    expect((await api.queryEpisodes({ ext_id: 'hle_000' })).rows.map((r) => r.ext_id)).toEqual(['hle_000']);
+    expect((await api.queryEpisodes({ ext_id: 'hle_00' })).total).toBe(0);
+    expect((await api.queryEpisodes({ ext_id: 'HLE_000' })).total).toBe(0);
   });
 
   it('searches actions and observations with full-text search, safely', async () => {

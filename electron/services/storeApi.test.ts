@@ -136,12 +136,16 @@ describe.skipIf(skip !== null)('the API on a ClickHouse store answers as on SQLi
     const names = runsB.slice(0, 2).map((r) => r.name);
     const models = (await lite.listModels({})).filter((m) => runsB.some((r) => r.models.includes(m.name))).slice(0, 2).map((m) => m.name);
     for (const outcome of ['any', 'success', 'failure', 'unknown'] as const) {
-      for (const filter of [{}, { names }, { models }]) {
-        const qa = { outcome, sort: 'run' as const, limit: 5000, runIds: 'names' in filter ? idIn(runsA, names) : undefined, models: 'models' in filter ? models : undefined };
+      for (const filter of [{}, { names }, { models }, { ext_id: 'astropy__astropy-7166' }]) {
+        const qa = {
+          outcome, sort: 'run' as const, limit: 5000, runIds: 'names' in filter ? idIn(runsA, names) : undefined, models: 'models' in filter ? models : undefined,
+          ext_id: 'ext_id' in filter ? filter.ext_id : undefined,
+        };
         const qb = { ...qa, runIds: 'names' in filter ? idIn(runsB, names) : undefined };
         const [a, b] = [await ch.queryEpisodes(qa), await lite.queryEpisodes(qb)];
         expect(a.total, `${outcome} ${JSON.stringify(filter)}`).toBe(b.total);
         expect(a.rows.map((r) => `${r.run}/${r.ext_id}`)).toEqual(b.rows.map((r) => `${r.run}/${r.ext_id}`));
+        if ('ext_id' in filter && outcome === 'any') expect(a.rows.map((r) => r.ext_id)).toEqual(['astropy__astropy-7166']);
       }
     }
   });

@@ -5,7 +5,7 @@
  * Radix's, whose scroll lock injects a <style> element that the window's Content-Security-Policy refuses.
  */
 import { Command, defaultFilter } from 'cmdk';
-import { rankEntries, type PaletteEntry } from './paletteRanking.ts';
+import { rankEntries, rankEpisodeIds, type PaletteEntry } from './paletteRanking.ts';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type { EpisodeRow } from '../../shared/api.ts';
 import { api } from '../api/index.ts';
@@ -50,7 +50,10 @@ export function episodeNumber(text: string): number | null {
 const LOOKUP_DEBOUNCE_MS = 150;
 const LOOKUP_SHOWN = 6;
 
-/** Episodes whose id from the log contains the typed text, across all runs. */
+/**
+ * Episodes whose id from the log is or holds the typed text, across all runs, best first (rankEpisodeIds). The
+ * exact id is asked for on its own: among the episodes whose turns mention the text it could be past the page read.
+ */
 function useEpisodeLookup(text: string, open: boolean): EpisodeRow[] {
   const [found, setFound] = useState<{ text: string; rows: EpisodeRow[] }>({ text: '', rows: [] });
   const wanted = open ? text.trim() : '';
@@ -58,11 +61,11 @@ function useEpisodeLookup(text: string, open: boolean): EpisodeRow[] {
     if (wanted.length < 2) return;
     let live = true;
     const timer = setTimeout(() => {
-      api
-        .queryEpisodes({ search: wanted, limit: 200 })
-        .then((page) => {
-          const needle = wanted.toLowerCase();
-          const rows = page.rows.filter((r) => r.ext_id.toLowerCase().includes(needle)).slice(0, LOOKUP_SHOWN);
+      Promise.all([api.queryEpisodes({ ext_id: wanted, limit: LOOKUP_SHOWN }), api.queryEpisodes({ search: wanted, limit: 200 })])
+        .then(([exact, page]) => {
+          const seen = new Set<number>();
+          const unique = [...exact.rows, ...page.rows].filter((r) => !seen.has(r.id) && seen.add(r.id));
+          const rows = rankEpisodeIds(unique, wanted).slice(0, LOOKUP_SHOWN);
           if (live) setFound({ text: wanted, rows });
         })
         .catch(() => live && setFound({ text: wanted, rows: [] })); // the palette's other items still work
@@ -129,6 +132,7 @@ export function CommandPalette() {
   const theme = useAppStore((s) => s.theme);
   const [text, setText] = useState('');
   const found = useEpisodeLookup(text, open);
+  const [highlighted, setHighlighted] = useState('');
   // The figure on screen, if the current page has one: its export menu is opened rather than rebuilt here.
   const [exportButton, setExportButton] = useState<HTMLElement | null>(null);
 
@@ -149,24 +153,26 @@ export function CommandPalette() {
 
   type Entry = PaletteEntry<ReactNode> & { onSelect(): void };
   const entries: Entry[] = [];
-  if (number !== null) {
-    entries.push({
-      id: `episode-${number}`, group: 'Episodes', words: [], always: 1, icon: <InspectorIcon />, hint: 'number in this database',
-      label: `Open episode #${number}`,
-      onSelect: run(() => navigate({ view: 'episode', episodeId: number, turn: null })),
-    });
-  }
-  for (const e of found) {
-    entries.push({
-      id: `episode-ext-${e.id}`, group: 'Episodes', words: [], always: 1, icon: <InspectorIcon />, hint: <VisibleName name={e.run} />,
-      label: (
-        <span title={visibleTitle(e.ext_id)}>
-          Open <VisibleName name={e.ext_id} className="mono" /> <span className="faint">#{e.id}</span>
-        </span>
-      ),
-      onSelect: run(() => navigate({ view: 'episode', episodeId: e.id, turn: null })),
-    });
-  }
+  const foundEntry = (e: EpisodeRow): Entry => ({
+    id: `episode-ext-${e.id}`, group: 'Episodes', words: [], always: 1, icon: <InspectorIcon />, hint: <VisibleName name={e.run} />,
+    label: (
+      <span title={visibleTitle(e.ext_id)}>
+        Open <VisibleName name={e.ext_id} className="mono" /> <span className="faint">#{e.id}</span>
+      </span>
+    ),
+    onSelect: run(() => navigate({ view: 'episode', episodeId: e.id, turn: null })),
+  });
+  const byNumber: Entry[] =
+    number === null
+      ? []
+      : [{
+          id: `episode-${number}`, group: 'Episodes', words: [], always: 1, icon: <InspectorIcon />, hint: 'number in this database',
+          label: `Open episode #${number}`,
+          onSelect: run(() => navigate({ view: 'episode', episodeId: number, turn: null })),
+        }];
+  // An id typed exactly as the log gives it comes first, before the episode of that number in this database.
+  const exact = found.filter((e) => e.ext_id === typed);
+  entries.push(...exact.map(foundEntry), ...byNumber, ...found.filter((e) => e.ext_id !== typed).map(foundEntry));
   for (const v of VIEWS) {
     entries.push({ id: `view-${v.route.view}`, group: 'Go to', words: [v.label, ...v.words], icon: v.icon, label: v.label, onSelect: run(() => navigate(v.route)) });
   }
@@ -235,11 +241,14 @@ export function CommandPalette() {
     });
   }
   const groups = rankEntries(entries, typed, defaultFilter);
+  // Enter takes the first entry: also once the episodes found by their id come in, after the rest was listed.
+  const first = groups[0]?.entries[0]?.id ?? '';
+  useEffect(() => setHighlighted(first), [first]);
 
   return (
     <PaletteShell open={open} onClose={overlays.close}>
       {/* The ranking is ours (rankEntries): cmdk's own sorts items but leaves its groups in place. */}
-      <Command label="Command palette" shouldFilter={false} loop>
+      <Command label="Command palette" shouldFilter={false} loop value={highlighted} onValueChange={setHighlighted}>
         <div className="palette-input-row">
           <SearchIcon />
           <Command.Input

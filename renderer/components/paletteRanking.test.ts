@@ -1,6 +1,6 @@
 import { defaultFilter } from 'cmdk';
 import { describe, expect, it } from 'vitest';
-import { rankEntries, type PaletteEntry } from './paletteRanking.ts';
+import { rankEntries, rankEpisodeIds, type PaletteEntry } from './paletteRanking.ts';
 
 const entry = (id: string, group: string, words: string[], always?: number): PaletteEntry<string> => ({ id, group, words, always, label: id });
 const ENTRIES = [
@@ -26,5 +26,20 @@ describe('the palette order', () => {
   it('scores each word alone: letters spread across words do not match', () => {
     expect(ids('theme')).not.toContain('run-open-1');
     expect(ids('zzz')).toEqual(['search-turns']);
+  });
+});
+
+describe('episodes found by their id', () => {
+  const rows = ['melt_12_e4', 'remelt_1', 'melt_1_run1', 'MELT_1', 'boil_0', 'melt_1'].map((ext_id, id) => ({ id, ext_id }));
+  const order = (typed: string) => rankEpisodeIds(rows, typed).map((r) => r.ext_id);
+
+  it('puts the id typed exactly first, then another case of it, then ids starting with it, then ids holding it', () => {
+    expect(order('melt_1')).toEqual(['melt_1', 'MELT_1', 'melt_12_e4', 'melt_1_run1', 'remelt_1']);
+    expect(order(' MELT_1 ')[0]).toBe('MELT_1');
+  });
+
+  it('leaves out ids without the text, and finds nothing for nothing typed', () => {
+    expect(order('boil')).toEqual(['boil_0']);
+    expect(order('')).toEqual([]);
   });
 });

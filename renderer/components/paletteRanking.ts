@@ -43,3 +43,26 @@ export function rankEntries<E extends PaletteEntry<unknown>>(entries: readonly E
     .sort(([a, ga], [b, gb]) => gb.best - ga.best || (order.get(a) ?? 0) - (order.get(b) ?? 0))
     .map(([name, g]) => ({ name, entries: g.items.sort((x, y) => y.s - x.s || x.i - y.i).map((x) => x.entry) }));
 }
+
+/**
+ * Episodes found by the id their log gives them, best first: the id exactly as typed, then the same id in another
+ * case, then ids that start with the text, then ids that hold it (the earlier it stands, the better); ties keep the
+ * order given (the database's). Rows that do not hold the text at all are left out.
+ */
+export function rankEpisodeIds<R extends { ext_id: string }>(rows: readonly R[], typed: string): R[] {
+  const needle = typed.trim();
+  const lower = needle.toLowerCase();
+  if (lower === '') return [];
+  const tier = (id: string): number => {
+    if (id === needle) return 0;
+    const at = id.toLowerCase().indexOf(lower);
+    if (at < 0) return -1;
+    if (id.length === needle.length) return 1;
+    return at === 0 ? 2 : 3 + at;
+  };
+  return rows
+    .map((row, i) => ({ row, i, t: tier(row.ext_id) }))
+    .filter((x) => x.t >= 0)
+    .sort((a, b) => a.t - b.t || a.i - b.i)
+    .map((x) => x.row);
+}

@@ -177,6 +177,10 @@ export async function queryEpisodesOnStore(store: ClickHouseStore, q: Required<P
   if (q.outcome === 'success') where.push('success = 1');
   else if (q.outcome === 'failure') where.push('success = 0');
   else if (q.outcome === 'unknown') where.push('success IS NULL');
+  if (q.ext_id !== undefined) {
+    params.ext = q.ext_id;
+    where.push('ext_id = {ext:String}');
+  }
   const search = q.search?.trim() ?? '';
   const condition = search ? textCondition(search) : null;
   if (search) {
