@@ -13,9 +13,10 @@ const interval = z.tuple([z.number(), z.number()]);
 const share = z.number().nullable();
 
 /**
- * Most runs drawn side by side (`by_run`): more panels than this are too small to read and too slow to
- * compute (lift bootstraps each). Only runs the request names are put side by side; past this many, the
- * first ones (by name) are, and the rest are listed in `by_run_omitted` so the figure can say so.
+ * Most runs one figure draws (in run colours, or side by side in `by_run`): more panels than this are too
+ * small to read and too slow to compute (lift bootstraps each), and the run palette has this many colours.
+ * Only runs the request names are put side by side: the drawn ones (`draw`), and the rest are listed in
+ * `by_run_omitted` so the figure can say so.
  */
 export const SIDE_BY_SIDE_MAX = 6;
 /** Compared runs left out of `by_run` (past SIDE_BY_SIDE_MAX); they still count in the pooled table. */
@@ -123,6 +124,11 @@ export const ParetoPoint = z.object({
   /** 1 − mean_cost / reference mean_cost; null without a reference. */
   savings_vs_reference: z.number().nullable(),
   score_delta_vs_reference: z.number().nullable(),
+  /**
+   * The task types (benchmarks) of the run's sessions with a known outcome, by name: scores of different
+   * task types are on scales of their own, and the figure says so when it mixes them. Filled by `runAnalysis`.
+   */
+  task_types: z.array(z.string()).optional(),
 });
 export type ParetoPoint = z.infer<typeof ParetoPoint>;
 export const ParetoResult = z.object({
@@ -401,6 +407,12 @@ export const AnalysisRequest = z.object({
   minN: z.number().int().min(1).optional(),
   /** pareto: the run savings are measured against. */
   reference: name.optional(),
+  /**
+   * The runs figures draw in run colours or side by side, at most SIDE_BY_SIDE_MAX: the user's choice among the
+   * selected runs. `runAnalysis` answers with the runs it drew (shared/drawnRuns.ts): these, or by default the
+   * selected runs with the most scored sessions. Every figure of one selection draws and colours the same runs.
+   */
+  draw: z.array(name).max(SIDE_BY_SIDE_MAX).optional(),
   /** pareto: the cost axis, linear (default) or logarithmic (runs whose costs differ by orders of magnitude). Drawing only. */
   costAxis: z.enum(['linear', 'log']).optional(),
   /** usage-ratio: target usage share ρ_k per model. */

@@ -8,6 +8,7 @@ import { SIDE_BY_SIDE_MAX, type AnalysisRequest, type AnalysisResponse, type Pla
 import type { Db } from '../db/dbHandle.ts';
 import { findEpisodeIds } from '../db/episodeQueries.ts';
 import { columnar, selectEpisodes } from './columnar.ts';
+import { drawnRunsOf, paretoTaskTypes } from './drawnRunsOf.ts';
 import { budgetModesAnalysis, confusionAnalysis, usageRatioAnalysis } from './controllerAnalyses.ts';
 import { ScorerError } from '../estimator/scorerError.ts';
 import { errorRecoveryAnalysis } from './errorRecovery.ts';
@@ -51,16 +52,17 @@ function onlyModel(db: Db, run: string): string | null {
 }
 
 /**
- * Side-by-side panels: each named run (in name order) with something to draw, at most SIDE_BY_SIDE_MAX of
- * them, computed one by one so runs past the cap cost nothing; none unless at least two have data.
+ * Side-by-side panels: each named run (in name order) that is drawn (`drawn`, shared/drawnRuns.ts: at most
+ * SIDE_BY_SIDE_MAX) and has something to draw, computed one by one so runs not drawn cost nothing; the named
+ * runs not drawn are listed as omitted. None unless at least `minPanels` have data.
  */
 export async function sideBySide<T>(
-  names: string[], compute: (run: string) => T | null | Promise<T | null>, minPanels = 2,
+  names: string[], drawn: readonly string[], compute: (run: string) => T | null | Promise<T | null>, minPanels = 2,
 ): Promise<{ by_run?: (T & { run: string })[]; by_run_omitted?: string[] }> {
   const shown: (T & { run: string })[] = [];
   const omitted: string[] = [];
   for (const run of names) {
-    if (shown.length >= SIDE_BY_SIDE_MAX) {
+    if (!drawn.includes(run) || shown.length >= SIDE_BY_SIDE_MAX) {
       omitted.push(run);
       continue;
     }
@@ -88,7 +90,7 @@ function roundTurns(db: Db, episodeId: number, result: PlanDagEpisodeResult): Pl
   return { ...result, rounds: result.rounds.map((r) => ({ ...r, turn: byRound.get(r.round) ?? null })) };
 }
 
-async function compute(db: Db, request: AnalysisRequest): Promise<AnalysisResponse> {
+async function compute(db: Db, request: AnalysisRequest, drawn: readonly string[]): Promise<AnalysisResponse> {
   const runs = request.runs && request.runs.length > 0 ? request.runs : undefined;
   const split = request.split;
   const named = (): string[] => namedRuns(db, runs, split);
@@ -115,7 +117,7 @@ async function compute(db: Db, request: AnalysisRequest): Promise<AnalysisRespon
       const single = names.map((run) => ({ run, model: onlyModel(db, run) }));
       const several = single.filter((r) => r.model === null).map((r) => r.run);
       const one = single.filter((r): r is { run: string; model: string } => r.model !== null);
-      const panels = await sideBySide(several, (run) => ({ cells: liftAnalysis(db, { runs: [run], split, minCount }).cells }), 1);
+      const panels = await sideBySide(several, drawn, (run) => ({ cells: liftAnalysis(db, { runs: [run], split, minCount }).cells }), 1);
       return {
         request: { ...request, id: 'lift' },
         result: { ...result, ...panels, ...(one.length ? { by_run_single_model: one } : {}) },
@@ -127,11 +129,14 @@ async function compute(db: Db, request: AnalysisRequest): Promise<AnalysisRespon
       return { request: { ...request, id: 'usage-by-turn' }, result: usageByTurnAnalysis(db, { runs, split }) };
     case 'switch-cost':
       return { request: { ...request, id: 'switch-cost' }, result: switchCostAnalysis(db, { runs, split }) };
-    case 'pareto':
-      return { request: { ...request, id: 'pareto' }, result: paretoAnalysis(db, { runs, split, reference: request.reference }) };
+    case 'pareto': {
+      const result = paretoAnalysis(db, { runs, split, reference: request.reference });
+      const types = paretoTaskTypes(db, runs, split);
+      return { request: { ...request, id: 'pareto' }, result: { ...result, points: result.points.map((p) => ({ ...p, task_types: types.get(p.run) ?? [] })) } };
+    }
     case 'budget-modes': {
       const result = budgetModesAnalysis(db, { runs, split });
-      const each = await sideBySide(named(), (run) => {
+      const each = await sideBySide(named(), drawn, (run) => {
         const modes = budgetModesAnalysis(db, { runs: [run], split }).modes;
         return modes.length > 0 ? { modes } : null;
       });
@@ -141,7 +146,7 @@ async function compute(db: Db, request: AnalysisRequest): Promise<AnalysisRespon
       return { request: { ...request, id: 'usage-ratio' }, result: usageRatioAnalysis(db, { runs, split, rho: request.rho }) };
     case 'confusion': {
       const result = confusionAnalysis(db, { runs, split });
-      const each = await sideBySide(named(), (run) => {
+      const each = await sideBySide(named(), drawn, (run) => {
         const tables = confusionAnalysis(db, { runs: [run], split });
         return tables.routing.length > 0 || Object.values(tables.verification).some((k) => k > 0) ? tables : null;
       });
@@ -162,9 +167,18 @@ async function compute(db: Db, request: AnalysisRequest): Promise<AnalysisRespon
 }
 
 /** Asynchronous because `embeddings` reads z_a through ONNX Runtime; every other analysis answers at once. */
+/** Analyses whose figures draw runs answer which runs they draw (`draw`); one episode's, and the embedding map of models, draw none. */
+export function drawsRuns(request: AnalysisRequest): boolean {
+  return request.id !== 'targets' && request.id !== 'embeddings' && !(request.id === 'plan-dag' && request.episode);
+}
+
 export async function runAnalysis(db: Db, request: AnalysisRequest): Promise<AnalysisResponse> {
   try {
-    return await compute(db, request);
+    if (!drawsRuns(request)) return await compute(db, request, []);
+    const runs = request.runs && request.runs.length > 0 ? request.runs : undefined;
+    const drawn = drawnRunsOf(db, runs, request.split, request.draw);
+    const response = await compute(db, request, drawn);
+    return { ...response, request: { ...response.request, draw: drawn } } as AnalysisResponse;
   } catch (e) {
     // The analyses throw RangeError for an unknown run or reference, ScorerError for an estimator file that is
     // not one: the request's fault.

@@ -1,5 +1,5 @@
-// Which runs `runAnalysis` puts side by side: only runs the request names, at most SIDE_BY_SIDE_MAX, and a run on
-// one model as a line rather than a lift panel.
+// Which runs `runAnalysis` puts side by side: only runs the request names, the drawn ones (at most SIDE_BY_SIDE_MAX,
+// answered as `draw`, the same for every figure), and a run on one model as a line rather than a lift panel.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -14,9 +14,9 @@ const tempDir = useSuiteTempDir();
 let db: Db;
 const twoModelRuns = Array.from({ length: 8 }, (_, i) => `r${i}`);
 
-const ep = (run: string, id: string, models: string[]) =>
+const ep = (run: string, id: string, models: string[], taskType = 'scienceworld') =>
   JSON.stringify({
-    schema: 'routelens/v1', run, episode_id: id, outcome: { success: true },
+    schema: 'routelens/v1', run, episode_id: id, task: { type: taskType }, outcome: { success: true },
     turns: models.map((model, t) => ({ t, model, action: { type: 'tool', tool: t % 2 ? 'bash' : 'python' }, cost_usd: 0.01, errors: [] })),
   });
 
@@ -25,6 +25,8 @@ beforeAll(async () => {
   const file = join(dir, 'runs.jsonl');
   const lines = twoModelRuns.flatMap((run) => [ep(run, `${run}-1`, ['gpt-5', 'kimi-k2', 'gpt-5']), ep(run, `${run}-2`, ['kimi-k2', 'kimi-k2'])]);
   lines.push(ep('solo', 'solo-1', ['gpt-5', 'gpt-5']));
+  // The run with the most sessions, all scored: drawn first by default.
+  for (let i = 0; i < 3; i++) lines.push(ep('hle-a', `hle-${i}`, ['gpt-5'], 'hle'));
   writeFileSync(file, lines.join('\n'));
   db = openDatabase(join(dir, 'runs.db'));
   await importPaths(db, [file]);
@@ -44,6 +46,26 @@ describe('side-by-side lift panels', () => {
     const r = await lift([...twoModelRuns].reverse());
     expect(r.by_run?.map((b) => b.run)).toEqual(twoModelRuns.slice(0, SIDE_BY_SIDE_MAX));
     expect(r.by_run_omitted).toEqual(twoModelRuns.slice(SIDE_BY_SIDE_MAX));
+  });
+
+  it('puts the chosen runs side by side, and answers which runs every figure of the selection draws', async () => {
+    const response = await runAnalysis(db, { id: 'lift', runs: twoModelRuns, minN: 1, draw: ['r7', 'r2', 'not-selected'] });
+    const r = LiftResult.parse(response.result);
+    expect(r.by_run?.map((b) => b.run)).toEqual(['r2', 'r7']);
+    expect(r.by_run_omitted).toEqual(twoModelRuns.filter((x) => x !== 'r2' && x !== 'r7'));
+    expect(response.request.draw).toEqual(['r2', 'r7']);
+    // Every figure draws the same runs: the default, without a choice, whatever the analysis.
+    const drawn = await Promise.all((['pareto', 'switch-cost', 'error-recovery', 'usage-by-turn'] as const).map(async (id) => (await runAnalysis(db, { id, runs: twoModelRuns })).request.draw));
+    expect(new Set(drawn.map((d) => JSON.stringify(d))).size).toBe(1);
+    expect(drawn[0]).toHaveLength(SIDE_BY_SIDE_MAX);
+  });
+
+  it('draws by default the runs with the most scored sessions, and gives Pareto’s points their task types', async () => {
+    const response = await runAnalysis(db, { id: 'pareto' });
+    expect(response.request.draw).toEqual(['hle-a', 'r0', 'r1', 'r2', 'r3', 'r4']);
+    const types = new Map((response.result as { points: { run: string; task_types?: string[] }[] }).points.map((p) => [p.run, p.task_types]));
+    expect(types.get('hle-a')).toEqual(['hle']);
+    expect(types.get('r0')).toEqual(['scienceworld']);
   });
 
   it('lists a run on one model instead of drawing it, and still draws a single other run', async () => {

@@ -5,7 +5,7 @@
  */
 import { statSync, writeFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { ANALYSIS_IDS, AnalysisId, type AnalysisRequest, type AnalysisResponse } from '../../shared/analysisResults.ts';
+import { ANALYSIS_IDS, AnalysisId, SIDE_BY_SIDE_MAX, type AnalysisRequest, type AnalysisResponse } from '../../shared/analysisResults.ts';
 import { DEFAULT_FIGURE_WIDTH, FIGURE_FORMATS, FigureFormat } from '../../shared/apiAnalysis.ts';
 import { modelColorFrom } from '../../shared/charts/context.ts';
 import { AnalysisInputError, AnalysisNotFoundError, runAnalysis } from '../analysis/runAnalysis.ts';
@@ -50,16 +50,18 @@ function isFolder(path: string): boolean {
 
 export const command: Command = {
   usage:
-    `routelens export ${ANALYSIS_IDS.join('|')} --db FILE|--store URL --out FIG.svg|.png|.pdf|.csv|FOLDER [--format svg|png|pdf|csv] [--run NAME...] [--split NAME[,NAME]] [--episode ID] ` +
+    `routelens export ${ANALYSIS_IDS.join('|')} --db FILE|--store URL --out FIG.svg|.png|.pdf|.csv|FOLDER [--format svg|png|pdf|csv] [--run NAME...] [--draw RUN...] [--split NAME[,NAME]] [--episode ID] ` +
     '[--theme light|dark] [--width PX] [--scale N] [--dpi N] [--min-n N] [--reference RUN] [--rho MODEL=R,...]\n\n' +
     `  The format is --out's extension; with --out a folder, --format gives it and the file is named after the\n` +
     `  analysis, the runs and today (switch-cost_run-a+run-b_2026-11-24.png). The figure carries its title,\n` +
     `  runs and export date in a caption on top. PNG is 2× the figure's size unless --scale or --dpi is given\n` +
     `  (--dpi 300 on the default ${DEFAULT_FIGURE_WIDTH} px width gives a ${(DEFAULT_FIGURE_WIDTH / 96).toFixed(1)} in wide image of ${Math.round((DEFAULT_FIGURE_WIDTH / 96) * 300)} px).\n` +
     '  targets needs --episode; plan-dag with --episode draws that episode\'s DAGs.\n' +
-    '  --split: only episodes of these splits (train, val, test_id, ood_test, …; the groups id and ood).',
+    '  --split: only episodes of these splits (train, val, test_id, ood_test, …; the groups id and ood).\n' +
+    `  --draw: the runs drawn (at most ${SIDE_BY_SIDE_MAX}) when more are selected than a figure draws; by default\n` +
+    '  those with the most scored episodes, as in the window. The figure names the runs it leaves out.',
   options: {
-    db: { type: 'string' }, ...STORE_OPTION, out: { type: 'string' }, format: { type: 'string' }, run: { type: 'string', multiple: true }, split: { type: 'string' }, episode: { type: 'string' },
+    db: { type: 'string' }, ...STORE_OPTION, out: { type: 'string' }, format: { type: 'string' }, run: { type: 'string', multiple: true }, draw: { type: 'string', multiple: true }, split: { type: 'string' }, episode: { type: 'string' },
     theme: { type: 'string' }, width: { type: 'string' }, scale: { type: 'string' }, dpi: { type: 'string' },
     'min-n': { type: 'string' }, reference: { type: 'string' }, rho: { type: 'string' },
   },
@@ -93,6 +95,7 @@ export const command: Command = {
     const request: AnalysisRequest = {
       id: id.data,
       runs: (values.run as string[] | undefined) ?? [],
+      ...(values.draw ? { draw: values.draw as string[] } : {}),
       split: values.split as string | undefined,
       episode: values.episode as string | undefined,
       minN,

@@ -36,6 +36,7 @@ function renderMark(mark: Mark, key: number, index: SceneIndex): ReactElement {
     opacity: mark.opacity,
     strokeDasharray: mark.dash,
     'data-role': mark.role,
+    'data-series': mark.series,
   };
   switch (mark.type) {
     case 'rect':
@@ -66,7 +67,7 @@ function renderMark(mark: Mark, key: number, index: SceneIndex): ReactElement {
     case 'group':
       return (
         // A group paints nothing itself; only its opacity applies to its children (as in the export).
-        <g key={key} transform={mark.x || mark.y ? `translate(${mark.x ?? 0} ${mark.y ?? 0})` : undefined} opacity={mark.opacity} data-role={mark.role} {...interactive}>
+        <g key={key} transform={mark.x || mark.y ? `translate(${mark.x ?? 0} ${mark.y ?? 0})` : undefined} opacity={mark.opacity} data-role={mark.role} data-series={mark.series} {...interactive}>
           {mark.marks.map((child, k) => renderMark(child, k, index))}
         </g>
       );

@@ -163,6 +163,12 @@ export interface AnalysisParams {
 export interface AnalysesSlice {
   analysisParams: Partial<Record<AnalysisId, AnalysisParams>>;
   setAnalysisParams(id: AnalysisId, patch: AnalysisParams): void;
+  /**
+   * The runs every figure draws when more are selected than a figure can (the request's `draw`, by name); empty:
+   * the core's default (shared/drawnRuns.ts). One choice for all figures, so a run is drawn, and coloured, alike in each.
+   */
+  drawnRuns: string[];
+  setDrawnRuns(runs: string[]): void;
 }
 
 // The database's estimators and the one in use (estimatorSlice.ts).

@@ -123,6 +123,8 @@ export interface LegendItem {
   /** How the swatch is drawn: a square (areas, bars), a dot (points) or a line (curves). */
   shape?: 'rect' | 'circle' | 'line';
   dash?: string;
+  /** The run, model or policy the swatch stands for (its `data-series`); absent for keys that are no series (frontier, reference). */
+  series?: string;
 }
 
 /**
@@ -147,10 +149,11 @@ export function legend(items: LegendItem[], x: number, y: number, maxWidth: numb
       cy += rowH;
     }
     const mid = cy + rowH / 2;
-    if (item.shape === 'circle') marks.push({ type: 'circle', cx: cx + 7, cy: mid, r: 4.5, fill: item.color, role: 'legend-swatch' });
+    const series = item.series === undefined ? {} : { series: item.series };
+    if (item.shape === 'circle') marks.push({ type: 'circle', cx: cx + 7, cy: mid, r: 4.5, fill: item.color, role: 'legend-swatch', ...series });
     else if (item.shape === 'line') {
-      marks.push({ type: 'line', x1: cx, x2: cx + 14, y1: mid, y2: mid, stroke: item.color, strokeWidth: 2.5, dash: item.dash, role: 'legend-swatch' });
-    } else marks.push({ type: 'rect', x: cx + 1, y: mid - 5, width: 12, height: 10, fill: item.color, role: 'legend-swatch' });
+      marks.push({ type: 'line', x1: cx, x2: cx + 14, y1: mid, y2: mid, stroke: item.color, strokeWidth: 2.5, dash: item.dash, role: 'legend-swatch', ...series });
+    } else marks.push({ type: 'rect', x: cx + 1, y: mid - 5, width: 12, height: 10, fill: item.color, role: 'legend-swatch', ...series });
     marks.push(txt(theme, { x: cx + 19, y: mid, text: label, baseline: 'middle', fill: theme.text, role: 'legend-label' }));
     cx += w;
   }

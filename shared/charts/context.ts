@@ -11,6 +11,12 @@ export interface FigureContext {
   height?: number;
   /** A model's colour, the same in every view and export: `paletteColor(color_index)` from listModels. */
   modelColor: ModelColorOf;
+  /**
+   * The runs of the selection that figures draw, in run colours (`request.draw` as runAnalysis answered it:
+   * shared/drawnRuns.ts). Every figure of a selection colours runs from this one list, so a run has one colour
+   * in all of them. Absent (a result laid out without its request), a figure draws the first of its own runs by name.
+   */
+  drawnRuns?: readonly string[];
   /** pareto: the cost axis (the request's `costAxis`; default linear). */
   costAxis?: 'linear' | 'log';
 }

@@ -132,7 +132,8 @@ export const FIGURES: FigureRegistry = {
 export function figureScene(response: AnalysisResponse, ctx: FigureContext): Scene {
   const spec = FIGURES[response.request.id] as FigureSpec<AnalysisId>;
   const costAxis = response.request.costAxis ?? ctx.costAxis;
-  return spec.layout(response.result as AnalysisResultOf<AnalysisId>, costAxis ? { ...ctx, costAxis } : ctx);
+  const drawnRuns = response.request.draw ?? ctx.drawnRuns;
+  return spec.layout(response.result as AnalysisResultOf<AnalysisId>, { ...ctx, ...(costAxis ? { costAxis } : {}), ...(drawnRuns ? { drawnRuns } : {}) });
 }
 
 /** The CSV of an analysis response. */

@@ -47,7 +47,8 @@ export function paletteColor(colorIndex: number | null | undefined): string {
 
 /**
  * Runs drawn in one figure, muted so that a run is never read as a model. As many colours as a figure
- * draws runs at most (layouts/common.ts MAX_RUNS_DRAWN), so the runs of one figure never share one.
+ * draws runs at most (layouts/common.ts MAX_RUNS_DRAWN, the selection's drawn runs: shared/drawnRuns.ts), so
+ * the runs of one figure never share one.
  */
 export const RUN_PALETTE: readonly string[] = [
   '#44AABB', // teal
@@ -74,9 +75,11 @@ export function ownRunColor(name: string): string {
 }
 
 /**
- * Colours for the runs one figure draws. Each run keeps its own colour (ownRunColor), so a run looks the
- * same across figures and reloads; when two runs of this figure would share one, the later by name takes
- * the next free colour, so no two drawn runs look alike. Past RUN_PALETTE.length runs, colours repeat.
+ * The one rule runs are coloured by, given the runs of a selection that figures draw (shared/drawnRuns.ts; every
+ * figure, export and view of the selection passes the same list, so a run has one colour in all of them). Each
+ * run keeps its own colour (ownRunColor), so it also keeps it across selections and reloads unless another run of
+ * the list has it: then the later by name takes the next free colour, and no two runs of the list look alike.
+ * Past RUN_PALETTE.length names, colours repeat.
  */
 export function runColors(names: readonly string[]): (name: string) => string {
   const colors = new Map<string, string>();

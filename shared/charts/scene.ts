@@ -48,6 +48,11 @@ interface MarkBase {
   datum?: MarkDatum;
   /** Stable name for tests and CSS (e.g. "cell", "point", "frontier"). */
   role?: string;
+  /**
+   * The run, model, policy or compared side this mark draws, on every series mark and legend swatch (`data-series`
+   * in the window and the SVG export): tests and screen readers tell series apart by it, not by colour.
+   */
+  series?: string;
 }
 
 export interface RectMark extends MarkBase {

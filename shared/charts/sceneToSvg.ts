@@ -32,6 +32,7 @@ const color = (c: string | undefined): string => (c !== undefined && COLOR.test(
 
 function paint(m: Mark, defaultFill: string): string {
   const a: string[] = [`fill="${m.fill === undefined ? defaultFill : color(m.fill)}"`];
+  if (m.series !== undefined) a.push(`data-series="${escapeXml(m.series)}"`);
   if (m.stroke !== undefined) a.push(`stroke="${color(m.stroke)}"`, `stroke-width="${num(m.strokeWidth ?? 1)}"`);
   if (m.opacity !== undefined) a.push(`opacity="${num(m.opacity)}"`);
   if (m.dash !== undefined && DASH.test(m.dash)) a.push(`stroke-dasharray="${m.dash}"`);
@@ -68,7 +69,8 @@ function markSvg(m: Mark): string {
     case 'group': {
       const move = m.x || m.y ? ` transform="translate(${num(m.x ?? 0)} ${num(m.y ?? 0)})"` : '';
       const opacity = m.opacity !== undefined ? ` opacity="${num(m.opacity)}"` : '';
-      return `<g${move}${opacity}>${titleOf(m)}${m.marks.map(markSvg).join('')}</g>`;
+      const series = m.series !== undefined ? ` data-series="${escapeXml(m.series)}"` : '';
+      return `<g${move}${opacity}${series}>${titleOf(m)}${m.marks.map(markSvg).join('')}</g>`;
     }
   }
 }

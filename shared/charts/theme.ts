@@ -5,7 +5,6 @@
  * apart), and continuous scales are blue–white–orange (diverging, lift around 1) and a single-hue blue ramp (sequential, shares), both readable under deuteranopia and in greyscale by lightness.
  */
 import { interpolateLab } from 'd3';
-import { RUN_PALETTE } from './palette.ts';
 
 export type ThemeName = 'light' | 'dark';
 
@@ -94,11 +93,3 @@ export function chartTheme(name: ThemeName): ChartTheme {
 }
 
 export { RUN_PALETTE, runColors } from './palette.ts';
-
-/**
- * The index-th run colour, for lists that are not runs of the database (compare's sides, policies in the
- * policy lab). A figure of runs uses `runColors(names)`, which keeps each run's colour across figures.
- */
-export function runColor(index: number): string {
-  return RUN_PALETTE[index % RUN_PALETTE.length] as string;
-}

@@ -15,6 +15,8 @@ import { episodeTargets } from '../../analysis/targets.ts';
 import { liftAnalysis } from '../../analysis/lift.ts';
 import { planDagEpisode, planDagSummary } from '../../analysis/planDag.ts';
 import { budgetModesAnalysis, confusionAnalysis, usageRatioAnalysis } from '../../analysis/controllerAnalyses.ts';
+import { paretoTaskTypes, runWeights } from '../../analysis/drawnRunsOf.ts';
+import type { RunWeight } from '../../../shared/drawnRuns.ts';
 import { clickhouseSkipReason, type TestCluster } from '../../../test/clickhouseCluster.ts';
 import { sameDataOnBothStores, type BothStores } from '../../../test/sameDataOnBothStores.ts';
 import { expectClose } from '../../../test/expectClose.ts';
@@ -24,7 +26,7 @@ import { STORE_SCHEMA_VERSION, initStore, visibleImports } from './schema/schema
 import { importToStore, newImportId } from './import/importToStore.ts';
 import { cleanStore } from './schema/cleanStore.ts';
 import {
-  budgetModesOnStore, confusionOnStore, errorRecoveryOnStore, liftOnStore, paretoOnStore, planDagEpisodeOnStore, planDagSummaryOnStore,
+  budgetModesOnStore, confusionOnStore, errorRecoveryOnStore, liftOnStore, paretoOnStore, paretoTaskTypesOnStore, planDagEpisodeOnStore, planDagSummaryOnStore, runWeightsOnStore,
   switchCostOnStore, targetsOnStore, usageByTurnOnStore, usageRatioOnStore,
 } from './queries/storeAnalyses.ts';
 
@@ -87,6 +89,10 @@ describe.skipIf(skip !== null)('ClickHouse store on a 2-shard cluster', () => {
       expectClose(await budgetModesOnStore(store, sel), budgetModesAnalysis(db, sel), `budget-modes ${JSON.stringify(sel)}`);
       expectClose(await usageRatioOnStore(store, sel), usageRatioAnalysis(db, sel), `usage-ratio ${JSON.stringify(sel)}`);
       expectClose(await confusionOnStore(store, sel), confusionAnalysis(db, sel), `confusion ${JSON.stringify(sel)}`);
+      // What decides the runs figures draw, and Pareto's task types, as runAnalysis has them on SQLite.
+      const byRun = (w: RunWeight[]) => [...w].sort((a, b) => a.run.localeCompare(b.run));
+      expect(byRun(await runWeightsOnStore(store, sel)), `run weights ${JSON.stringify(sel)}`).toEqual(byRun(runWeights(db, sel.runs, sel.split)));
+      expect(await paretoTaskTypesOnStore(store, sel), `task types ${JSON.stringify(sel)}`).toEqual(paretoTaskTypes(db, sel.runs, sel.split));
     }
     expect(budgetModesAnalysis(db).modes.some((m) => m.by_train_step.length > 1)).toBe(true);
     expect(confusionAnalysis(db).routing.length).toBeGreaterThan(1);

@@ -42,7 +42,8 @@ function useScope(): { names: string[]; ids: number[]; all: boolean } {
 
 function PlanDagFigures({ page, scope, params, set }: { page: AnalysisPage; scope: ReturnType<typeof useScope>; params: AnalysisParams; set(p: AnalysisParams): void }) {
   const runs = useAppStore((s) => s.runs);
-  const summaryRequest = buildRequest('plan-dag', scope.names, params);
+  const draw = useAppStore((s) => s.drawnRuns);
+  const summaryRequest = buildRequest('plan-dag', scope.names, params, { draw });
   const summary = useAnalysis(summaryRequest);
   // Episodes are picked among the runs that have plans (the summary says which).
   const planned = useMemo(() => {
@@ -85,6 +86,7 @@ export function AnalysisPageView({ page }: { page: AnalysisPage }) {
   // Calibration and the embedding map read the database's estimator in use; naming it keys the memo, so a pick shows at once.
   const inUseId = useAppStore((s) => s.estimators?.in_use?.id);
   const scopeRuns = scope.all ? allRuns : allRuns.filter((r) => scope.ids.includes(r.id));
+  const draw = useAppStore((s) => s.drawnRuns);
   const models = useMemo(() => [...new Set(scopeRuns.flatMap((r) => r.models))].sort((a, b) => a.localeCompare(b)), [scopeRuns]);
   const onEpisode = useCallback((episode: EpisodeRef) => set({ episode }), [set]);
 
@@ -132,7 +134,7 @@ export function AnalysisPageView({ page }: { page: AnalysisPage }) {
       ) : page.id === 'plan-dag' ? (
         <PlanDagFigures page={page} scope={scope} params={params} set={set} />
       ) : (
-        <FigurePanel page={page} request={buildRequest(page.id, scope.names, { ...params, estimator: inUseId })} noRequest="Pick an episode to see its targets." />
+        <FigurePanel page={page} request={buildRequest(page.id, scope.names, { ...params, estimator: inUseId }, { draw })} noRequest="Pick an episode to see its targets." />
       )}
     </div>
   );

@@ -4,7 +4,7 @@
  * while it computes, when it failed, and what to do when the selected runs have no data for it.
  */
 import { useEffect, useState } from 'react';
-import type { AnalysisRequest } from '../../../shared/analysisResults.ts';
+import { SIDE_BY_SIDE_MAX, type AnalysisRequest } from '../../../shared/analysisResults.ts';
 import type { MarkLink } from '../../../shared/charts/scene.ts';
 import { api, errorMessage } from '../../api/index.ts';
 import { followMarkLink } from '../../charts/markLink.ts';
@@ -17,6 +17,7 @@ import { isEmptyResult, type AnalysisPage } from './catalog.ts';
 import { coverageNote } from './coverageNote.ts';
 import { emptyReason, extrapolationNote } from './emptyReason.ts';
 import { analysisSaver, ExportMenu } from './ExportMenu.tsx';
+import { RunsDrawn } from './RunsDrawn.tsx';
 import { useAnalysis } from './useAnalysis.ts';
 
 function Computing({ since, what }: { since: number; what: string }) {
@@ -62,6 +63,11 @@ export function FigurePanel({
   const [linkError, setLinkError] = useState<string | null>(null);
   const runs = useAppStore((s) => s.runs);
   const theme = useAppStore((s) => s.theme);
+  const setDrawnRuns = useAppStore((s) => s.setDrawnRuns);
+  // More runs selected than a figure draws: which ones is the user's to choose (the same for every figure).
+  const selectable = request?.runs ?? runs.map((r) => r.name);
+  const drawn = usable?.request.draw;
+  const choosable = drawn !== undefined && selectable.length > SIDE_BY_SIDE_MAX;
 
   const onActivate = (link: MarkLink) => {
     setLinkError(null);
@@ -93,6 +99,7 @@ export function FigurePanel({
         <header className="figure-card-header">
           {heading && <h2>{heading}</h2>}
           <div className="toolbar-spacer" />
+          {choosable && <RunsDrawn selectable={selectable} drawn={drawn} onChange={setDrawnRuns} />}
           {usable && request && !analysis.loading && <ExportMenu save={analysisSaver(usable.request, figure.scene?.width ?? width, theme)} />}
         </header>
       )}

@@ -8,6 +8,15 @@ describe('building a request from the page', () => {
     expect(buildRequest('usage-by-turn', [], {})).toEqual({ id: 'usage-by-turn' });
   });
 
+  it('asks every figure to draw the chosen runs of the selection, and keys the answer by them', () => {
+    expect(buildRequest('switch-cost', ['c', 'a', 'b'], {}, { draw: ['c', 'z', 'a'] })).toEqual({ id: 'switch-cost', runs: ['a', 'b', 'c'], draw: ['a', 'c'] });
+    expect(buildRequest('pareto', [], {}, { draw: ['z'] })).toEqual({ id: 'pareto', draw: ['z'] });
+    expect(buildRequest('embeddings', ['a'], {}, { draw: ['a'] })).toEqual({ id: 'embeddings', runs: ['a'] });
+    expect(buildRequest('switch-cost', ['a'], {}, { draw: ['b'] })).toEqual({ id: 'switch-cost', runs: ['a'] });
+    const key = (draw: string[]) => requestKey(buildRequest('pareto', ['a', 'b'], {}, { draw }) as AnalysisRequest);
+    expect(key(['a'])).not.toBe(key(['b']));
+  });
+
   it('passes each control only to the analysis that uses it', () => {
     const params = { minN: 10, reference: 'a', rho: { 'gpt-5': 0.2, 'deepseek-v3.2': 0.5 } };
     expect(buildRequest('lift', ['a'], params)).toEqual({ id: 'lift', runs: ['a'], minN: 10 });

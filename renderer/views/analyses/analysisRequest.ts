@@ -3,7 +3,7 @@
  * it, and the memo of answers per key: a page re-opened, a control set back, or a trip to an episode and
  * Back shows its figure at once instead of asking the core again.
  */
-import { DEFAULT_CALIBRATION_BINS, DEFAULT_EMBEDDING_SAMPLE, type AnalysisId, type AnalysisRequest, type AnalysisResponse } from '../../../shared/analysisResults.ts';
+import { DEFAULT_CALIBRATION_BINS, DEFAULT_EMBEDDING_SAMPLE, SIDE_BY_SIDE_MAX, type AnalysisId, type AnalysisRequest, type AnalysisResponse } from '../../../shared/analysisResults.ts';
 import type { AnalysisParams } from '../../store/storeShape.ts';
 
 /** lift's default minimum turns per cell (the analysis's own default). */
@@ -13,7 +13,9 @@ export const DEFAULT_MIN_N = 30;
  * The request for an analysis over `runs` (names; empty = every run). An analysis of one episode (targets,
  * plan-dag's DAG view) is asked of that episode's run only; targets without an episode is no request yet.
  */
-export function buildRequest(id: AnalysisId, runs: readonly string[], params: AnalysisParams, options: { episode?: boolean } = {}): AnalysisRequest | null {
+export function buildRequest(
+  id: AnalysisId, runs: readonly string[], params: AnalysisParams, options: { episode?: boolean; draw?: readonly string[] } = {},
+): AnalysisRequest | null {
   const wantsEpisode = id === 'targets' || (id === 'plan-dag' && options.episode === true);
   if (wantsEpisode) {
     if (!params.episode) return null;
@@ -21,6 +23,9 @@ export function buildRequest(id: AnalysisId, runs: readonly string[], params: An
   }
   const request: AnalysisRequest = { id };
   if (runs.length > 0) request.runs = [...runs].sort();
+  // The runs chosen to draw, of those selected (runAnalysis answers its default when none is left).
+  const draw = (options.draw ?? []).filter((r) => runs.length === 0 || runs.includes(r));
+  if (draw.length > 0 && id !== 'embeddings') request.draw = [...new Set(draw)].sort().slice(0, SIDE_BY_SIDE_MAX);
   if (id === 'lift' && params.minN !== undefined && params.minN !== DEFAULT_MIN_N) request.minN = params.minN;
   if (id === 'pareto' && params.reference !== undefined && (runs.length === 0 || runs.includes(params.reference))) request.reference = params.reference;
   if (id === 'pareto' && params.costAxis === 'log') request.costAxis = 'log';
@@ -36,8 +41,8 @@ export function buildRequest(id: AnalysisId, runs: readonly string[], params: An
 
 /** Equal requests give equal keys (buildRequest already sorts runs and ρ). */
 export function requestKey(request: AnalysisRequest): string {
-  const { id, runs, minN, reference, costAxis, rho, episode, estimator, bins, color, sample, seed } = request;
-  return JSON.stringify([id, runs ?? [], minN ?? null, reference ?? null, costAxis ?? null, rho ?? null, episode ?? null, estimator ?? null, bins ?? null, color ?? null, sample ?? null, seed ?? null]);
+  const { id, runs, draw, minN, reference, costAxis, rho, episode, estimator, bins, color, sample, seed } = request;
+  return JSON.stringify([id, runs ?? [], draw ?? [], minN ?? null, reference ?? null, costAxis ?? null, rho ?? null, episode ?? null, estimator ?? null, bins ?? null, color ?? null, sample ?? null, seed ?? null]);
 }
 
 /**

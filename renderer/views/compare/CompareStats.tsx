@@ -1,13 +1,14 @@
 /** The comparison's head: what each side holds, how the tasks paired, and the paired statistics (B − A). */
 import type { CompareResult } from '../../../shared/apiCompare.ts';
-import { sideColor } from '../../../shared/charts/layouts/compareCommon.ts';
+import { sideColors } from '../../../shared/charts/layouts/compareCommon.ts';
+import { textOn } from '../../../shared/charts/marks.ts';
 import { VisibleName } from '../../components/VisibleName.tsx';
 import { formatCost, formatCount, formatPercent, formatUnit, plural } from '../../format/numbers.ts';
 import { ciText, diffCost, diffPoints, diffUnit, pValue } from './compareFormat.ts';
 
 type Summary = CompareResult['a'];
 
-function SideSummary({ side, s }: { side: 'a' | 'b'; s: Summary }) {
+function SideSummary({ side, s, color }: { side: 'a' | 'b'; s: Summary; color: string }) {
   const cost =
     s.unpriced_episodes > 0 ? (
       <span title={`${plural(s.unpriced_episodes, 'episode')} had a call of unknown cost; their known part is included`}>
@@ -19,7 +20,7 @@ function SideSummary({ side, s }: { side: 'a' | 'b'; s: Summary }) {
   return (
     <section className="card compare-summary" data-testid={`compare-summary-${side}`}>
       <h3 className="compare-summary-title">
-        <span className="compare-side-letter" style={{ background: sideColor(side) }} aria-hidden="true">
+        <span className="compare-side-letter" style={{ background: color, color: textOn(color) }} aria-hidden="true" data-series={`${side.toUpperCase()}: ${s.label}`}>
           {side.toUpperCase()}
         </span>
         <span className="cell-ellipsis">
@@ -88,8 +89,8 @@ export function CompareStats({ result }: { result: CompareResult }) {
   return (
     <>
       <div className="compare-summaries">
-        <SideSummary side="a" s={result.a} />
-        <SideSummary side="b" s={result.b} />
+        <SideSummary side="a" s={result.a} color={sideColors(result).a} />
+        <SideSummary side="b" s={result.b} color={sideColors(result).b} />
       </div>
       <section className="card compare-pairing" data-testid="compare-pairing">
         <h2 className="panel-title">Pairing by task</h2>

@@ -1,14 +1,16 @@
 /** One side of the comparison: its runs (several make a group) and, optionally, the one value of a field it keeps. */
 import { useId } from 'react';
 import { COMPARE_FIELDS, type CompareField } from '../../../shared/apiCompare.ts';
-import { sideColor } from '../../../shared/charts/layouts/compareCommon.ts';
+import { sideColorsOf } from '../../../shared/charts/layouts/compareCommon.ts';
+import { textOn } from '../../../shared/charts/marks.ts';
+import { ownRunColor } from '../../../shared/charts/palette.ts';
 import { visibleText } from '../../../shared/displayText.ts';
 import { CheckList } from '../../components/CheckList.tsx';
 import { Popover } from '../../components/Popover.tsx';
 import { VisibleName } from '../../components/VisibleName.tsx';
 import { plural } from '../../format/numbers.ts';
 import { useAppStore } from '../../store/index.ts';
-import { FIELD_LABELS } from './compareForm.ts';
+import { FIELD_LABELS, type SideDraft } from './compareForm.ts';
 import { useCompare } from './compareStore.ts';
 
 /** Values a field can take that the window already knows (the runs' models and policies); the rest are typed. */
@@ -19,8 +21,26 @@ function suggestions(field: CompareField | '', runs: { models: string[]; policy_
   return [];
 }
 
+/**
+ * A side's colour while it is drawn up: that of its run when it is one whole run (as the comparison will colour
+ * it, compareCommon.ts), else none yet (a group or a split is coloured by the label the comparison gives it).
+ */
+function useDraftColor(side: 'a' | 'b'): string | null {
+  const a = useCompare((s) => s.a);
+  const b = useCompare((s) => s.b);
+  const runs = useAppStore((s) => s.runs);
+  const single = (d: SideDraft): string | null => (d.runIds.length === 1 && d.field === '' ? (runs.find((r) => r.id === d.runIds[0])?.name ?? null) : null);
+  const keys = { a: single(a), b: single(b) };
+  const own = keys[side];
+  if (own === null) return null;
+  const other = keys[side === 'a' ? 'b' : 'a'];
+  // A side not decided yet cannot clash with this one.
+  return other === null ? ownRunColor(own) : sideColorsOf(keys.a as string, keys.b as string)[side];
+}
+
 export function SidePicker({ side, disabled }: { side: 'a' | 'b'; disabled: boolean }) {
   const draft = useCompare((s) => s[side]);
+  const color = useDraftColor(side);
   const setSide = useCompare((s) => s.setSide);
   const runs = useAppStore((s) => s.runs);
   const id = useId();
@@ -32,7 +52,7 @@ export function SidePicker({ side, disabled }: { side: 'a' | 'b'; disabled: bool
   return (
     <fieldset className="card compare-side" data-testid={`compare-side-${side}`} disabled={disabled}>
       <legend className="compare-side-title">
-        <span className="compare-side-letter" style={{ background: sideColor(side) }} aria-hidden="true">
+        <span className={color ? 'compare-side-letter' : 'compare-side-letter is-undecided'} style={color ? { background: color, color: textOn(color) } : undefined} aria-hidden="true">
           {letter}
         </span>
         Side {letter}

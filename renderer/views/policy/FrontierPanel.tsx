@@ -2,13 +2,14 @@
 import { useMemo } from 'react';
 import type { ReplayResult } from '../../../shared/apiReplay.ts';
 import { policyFrontierLayout } from '../../../shared/charts/layouts/policyFrontier.ts';
-import { chartTheme, runColor } from '../../../shared/charts/theme.ts';
+import { chartTheme } from '../../../shared/charts/theme.ts';
 import { SceneSvg } from '../../charts/SceneSvg.tsx';
 import { useElementWidth } from '../../charts/useElementWidth.ts';
 import { useAppStore } from '../../store/index.ts';
 import { api } from '../../api/index.ts';
 import { coreSaver, ExportMenu } from '../analyses/ExportMenu.tsx';
 import { usePolicyLab } from './policyLabStore.ts';
+import { policyColors } from './policyColors.ts';
 import { estimatorLabel, frontierPolicies, SCORE_ESTIMATORS } from './policyResults.ts';
 
 const HEIGHT = 340;
@@ -18,7 +19,7 @@ export function FrontierPanel({ result }: { result: ReplayResult }) {
   const setEstimator = usePolicyLab((s) => s.setEstimator);
   const theme = useAppStore((s) => s.theme);
   const [ref, width] = useElementWidth<HTMLDivElement>();
-  const figure = useMemo(() => ({ policies: frontierPolicies(result, estimator, runColor), estimator: estimatorLabel(estimator) }), [result, estimator]);
+  const figure = useMemo(() => ({ policies: frontierPolicies(result, estimator, policyColors(result)), estimator: estimatorLabel(estimator) }), [result, estimator]);
   const scene = useMemo(() => {
     if (width <= 0) return null;
     return policyFrontierLayout(figure, { theme: chartTheme(theme), width, height: HEIGHT, modelColor: () => '' });

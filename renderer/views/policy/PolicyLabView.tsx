@@ -5,7 +5,6 @@
  */
 import type { ReactNode } from 'react';
 import type { ReplayResult } from '../../../shared/apiReplay.ts';
-import { runColor } from '../../../shared/charts/theme.ts';
 import { EmptyState, ErrorNotice } from '../../components/EmptyState.tsx';
 import { NoRunsYet } from '../../components/NoRunsYet.tsx';
 import { formatCount, plural } from '../../format/numbers.ts';
@@ -17,6 +16,7 @@ import { checkPolicySpec } from './policyForm.ts';
 import { PolicyPicker } from './PolicyPicker.tsx';
 import { usePolicyLab } from './policyLabStore.ts';
 import { exportName, labNotes, opeNote, replayCsv } from './policyResults.ts';
+import { policyColors } from './policyColors.ts';
 import { Progress } from './Progress.tsx';
 import { scoreCommand } from './scoreCommand.ts';
 import { ResultsTable } from './ResultsTable.tsx';
@@ -102,7 +102,7 @@ function Results({ result, stale }: { result: ReplayResult; stale: boolean }) {
       </div>
       {stale && <p className="stale-note">The run selection changed since this replay; Replay again to update it.</p>}
       <ScoreSourceNote result={result} />
-      <ResultsTable result={result} colorOf={runColor} />
+      <ResultsTable result={result} colorOf={policyColors(result)} />
       {note && (
         <p className="faint lab-footnote" data-testid="ope-note">
           {note}

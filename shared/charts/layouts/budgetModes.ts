@@ -9,8 +9,7 @@ import { bottomAxis, bottomAxisHeight, leftAxis, leftAxisWidth, legend, panelTit
 import type { FigureContext } from '../context.ts';
 import { fmtCount, fmtPct, fmtUsd } from '../format.ts';
 import type { Mark, Scene } from '../scene.ts';
-import { runColors } from '../palette.ts';
-import { emptyNote, omittedRunsNote, scene } from './common.ts';
+import { drawnSplit, emptyNote, leftOutNote, scene } from './common.ts';
 
 const MODE_DASH: Record<string, string | undefined> = { low: '2 3', medium: '6 3', high: undefined };
 
@@ -24,19 +23,18 @@ export function budgetModesLayout(result: BudgetModesResult, ctx: FigureContext)
   const { theme, width } = ctx;
   const fs = theme.fontSize;
   const marks: Mark[] = [];
-  const series = result.by_run && result.by_run.length > 1 ? result.by_run : [{ run: 'all selected runs', modes: result.modes }];
+  const byRun = result.by_run && result.by_run.length > 1;
+  const series = byRun ? result.by_run! : [{ run: 'all selected runs', modes: result.modes }];
   const modes = [...new Set(series.flatMap((s) => s.modes.map((m) => m.mode)))];
-  // Each run keeps its own colour in every figure (palette.ts), not the colour of its place in this list.
-  const colorOfRun = runColors(series.map((s) => s.run));
-  const runColor = (i: number) => colorOfRun(series[i]!.run);
-  const leg = legend(series.map((s, i) => ({ label: s.run, color: runColor(i) })), 12, 8, width - 24, theme, 'run');
+  // runAnalysis put the selection's drawn runs side by side: each in the colour it has in every figure.
+  const { colorOf } = drawnSplit(ctx, series, (s) => s.run);
+  const runColor = (i: number) => (byRun ? colorOf(series[i]!.run) : theme.mutedText);
+  const leg = legend(series.map((s, i) => ({ label: s.run, color: runColor(i), series: s.run })), 12, 8, width - 24, theme, 'run');
   marks.push(...leg.marks);
   let top = 8 + leg.height + 10;
-  const omitted = omittedRunsNote(ctx, result.by_run_omitted, 12, top - 4, width - 24);
-  if (omitted) {
-    marks.push(omitted);
-    top += fs + 8;
-  }
+  const notDrawn = leftOutNote(ctx, result.by_run_omitted ?? [], 12, top - 4, width - 24);
+  marks.push(...notDrawn.marks);
+  top += notDrawn.height + (notDrawn.height ? 4 : 0);
   const title = 'Score, cost and expert calls per budget mode';
   if (modes.length === 0) {
     marks.push(emptyNote(ctx, width / 2, top + 60, 'No episode with a budget mode in the selected runs.'));
@@ -63,6 +61,7 @@ export function budgetModesLayout(result: BudgetModesResult, ctx: FigureContext)
         if (v === null) continue;
         marks.push({
           type: 'rect', x: (x(m.mode) as number) + (inner(s.run) as number), y: y(v), width: inner.bandwidth(), height: bottom - y(v), fill: runColor(si), role: 'bar',
+          series: s.run,
           datum: {
             lines: [`${s.run} · mode ${m.mode}`, `${metric.label.toLowerCase()}: ${metric.fmt(v)}${metric.label === 'Expert-call ratio' ? ` (${fmtPct(v)})` : ''}`, `n = ${fmtCount(m.n)} episodes`],
             link: { kind: 'episodes', runs: s.run === 'all selected runs' ? undefined : [s.run], label: `episodes in budget mode ${m.mode}` },

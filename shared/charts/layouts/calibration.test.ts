@@ -55,11 +55,12 @@ describe('calibration axes', () => {
     });
   });
 
-  it(`draws at most ${MAX_RUNS_DRAWN} run curves, those with the most scored turns, and says how many of how many`, () => {
+  it(`draws a curve for each of the selection’s drawn runs (at most ${MAX_RUNS_DRAWN}) and names the others`, () => {
+    const drawn = ['run-08', 'run-09', 'run-10', 'run-11', 'run-12', 'run-13'];
+    const scene = calibrationLayout(result, { ...ctx, drawnRuns: drawn });
     expect(byRole(scene, 'curve')).toHaveLength(MAX_RUNS_DRAWN + 1);
-    const note = byRole(scene, 'note')[0] as TextMark;
-    expect(note.text).toMatch(/^Showing 6 of 14 runs/);
-    expect(note.datum?.lines[1]).toBe('run-00, run-01, run-02, run-03, run-04, run-05, run-06, run-07');
+    const note = byRole(scene, 'left-out').map((m) => (m as TextMark).text).join(' ');
+    expect(note).toMatch(/^Not drawn, 8 more runs .*: run-00, run-01, run-02, run-03, run-04, run-05, run-06, run-07$/);
     const legend = byRole(scene, 'legend-label').map((m) => (m as TextMark).text.split(':')[0]);
     expect(legend).toEqual(['all selected runs', 'run-08', 'run-09', 'run-10', 'run-11', 'run-12', 'run-13', 'perfect calibration (target = ŝ)']);
   });

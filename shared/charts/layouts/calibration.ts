@@ -2,8 +2,8 @@
  * `calibration`: a reliability diagram of the estimator. Top, the mean realised target (the episode's
  * normalised final score less the penalties of errors from that turn on) against the mean ŝ per ŝ bin — all
  * selected runs together in the text colour with 95% intervals, and each run in its run colour when several
- * are compared (at most MAX_RUNS_DRAWN, those with the most scored turns; the figure says how many of how
- * many) — over the diagonal a perfectly calibrated estimator would follow; the legend gives each curve's MAE,
+ * are compared (the selection's drawn runs, common.ts drawnSplit, in the colours they have in every figure; a
+ * note names the others) — over the diagonal a perfectly calibrated estimator would follow; the legend gives each curve's MAE,
  * Spearman ρ and n. Bottom, the turns per ŝ bin. Both panels share one x axis over ŝ's range, so a bin's
  * bar sits under its point.
  */
@@ -12,10 +12,9 @@ import type { CalibrationResult } from '../../analysisResults.ts';
 import { bottomAxis, bottomAxisHeight, leftAxis, leftAxisWidth, legend, panelTitle } from '../axes.ts';
 import type { FigureContext } from '../context.ts';
 import { fmtCount, fmtN } from '../format.ts';
-import { runColors } from '../palette.ts';
 import type { Mark, Scene } from '../scene.ts';
 import { padLinear } from '../plotPadding.ts';
-import { capRuns, emptyNote, MAX_RUNS_DRAWN, runsNote, scene } from './common.ts';
+import { drawnSplit, emptyNote, leftOutNote, scene } from './common.ts';
 
 type Fit = CalibrationResult['overall'];
 
@@ -53,25 +52,22 @@ export function calibrationLayout(result: CalibrationResult, ctx: FigureContext)
     marks.push(emptyNote(ctx, width / 2, 60, result.note ?? 'No scored turn with a known outcome in the selected runs.'));
     return scene(ctx, 120, title, marks);
   }
-  const { shown: perRun, omitted } = result.runs.length > 1 ? capRuns(result.runs, (r) => r.n) : { shown: [], omitted: [] };
-  const colorOf = runColors(perRun.map((r) => r.run));
+  const split = drawnSplit(ctx, result.runs, (r) => r.run);
+  const { colorOf } = split;
+  const { shown: perRun, omitted } = result.runs.length > 1 ? split : { shown: [], omitted: [] };
   const items = [
-    { label: fitLabel('all selected runs', result.overall), color: theme.text, shape: 'circle' as const },
-    ...perRun.map((r) => ({ label: fitLabel(r.run, r, r.in_training), color: colorOf(r.run), shape: 'line' as const })),
+    { label: fitLabel('all selected runs', result.overall), color: theme.text, shape: 'circle' as const, series: 'all selected runs' },
+    ...perRun.map((r) => ({ label: fitLabel(r.run, r, r.in_training), color: colorOf(r.run), shape: 'line' as const, series: r.run })),
     { label: 'perfect calibration (target = ŝ)', color: theme.reference, shape: 'line' as const, dash: '4 3' },
   ];
   if (perRun.length === 0 && result.runs[0]?.in_training) items[0] = { ...items[0]!, label: `${items[0]!.label} · run ${result.runs[0].run} was in the training data` };
   const leg = legend(items, 12, 8, width - 24, theme);
   marks.push(...leg.marks);
   let top = 8 + leg.height + 10;
-  const note = runsNote(
-    ctx, `Showing ${perRun.length} of ${result.runs.length} runs as curves, those with the most scored turns (at most ${MAX_RUNS_DRAWN}); "all selected runs" counts every one`,
-    omitted.map((r) => r.run), 12, top - 2, width - 24,
-  );
-  if (note) {
-    marks.push(note);
-    top += fs + 8;
-  }
+  // "All selected runs" still counts the runs without a curve of their own.
+  const notDrawn = leftOutNote(ctx, omitted.map((r) => r.run), 12, top - 2, width - 24);
+  marks.push(...notDrawn.marks);
+  top += notDrawn.height + (notDrawn.height ? 6 : 0);
 
   // The target can fall below 0 (error penalties): the y axis grows to hold every point and interval.
   const bins = result.overall.bins;
@@ -107,10 +103,10 @@ export function calibrationLayout(result: CalibrationResult, ctx: FigureContext)
   const d1 = Math.min(x1, y1);
   if (d1 > d0) marks.push({ type: 'line', x1: x(d0), y1: y(d0), x2: x(d1), y2: y(d1), stroke: theme.reference, strokeWidth: 1, dash: '4 3', role: 'diagonal' });
 
-  const curve = (fit: Fit, color: string, name: string, main: boolean) => {
+  const curve = (fit: Fit, color: string, name: string, main: boolean, series?: string) => {
     const pts = fit.bins.filter((b) => b.n > 0 && b.mean_s_hat !== null && b.mean_s_tilde !== null);
     const d = line<(typeof pts)[number]>().x((b) => x(b.mean_s_hat as number)).y((b) => y(b.mean_s_tilde as number))(pts);
-    if (d) marks.push({ type: 'path', d, stroke: color, strokeWidth: main ? 2 : 1.5, opacity: main ? 1 : 0.85, role: 'curve' });
+    if (d) marks.push({ type: 'path', d, stroke: color, strokeWidth: main ? 2 : 1.5, opacity: main ? 1 : 0.85, role: 'curve', ...(series ? { series } : {}) });
     for (const b of pts) {
       const cx = x(b.mean_s_hat as number);
       const gap = (b.mean_s_tilde as number) - (b.mean_s_hat as number);
@@ -127,11 +123,11 @@ export function calibrationLayout(result: CalibrationResult, ctx: FigureContext)
         marks.push({ type: 'line', x1: cx - 3, x2: cx + 3, y1: y(b.ci[1]), y2: y(b.ci[1]), stroke: color, strokeWidth: 1.2 });
       }
       const r = main ? 2.5 + 3.5 * Math.sqrt(b.n / maxN) : 3;
-      marks.push({ type: 'circle', cx, cy: y(b.mean_s_tilde as number), r, fill: color, stroke: theme.outline, strokeWidth: 1, role: 'point', datum: { lines } });
+      marks.push({ type: 'circle', cx, cy: y(b.mean_s_tilde as number), r, fill: color, stroke: theme.outline, strokeWidth: 1, role: 'point', datum: { lines }, ...(series ? { series } : {}) });
     }
   };
-  for (const r of perRun) curve(r, colorOf(r.run), `run ${r.run}`, false);
-  curve(result.overall, theme.text, 'all selected runs', true);
+  for (const r of perRun) curve(r, colorOf(r.run), `run ${r.run}`, false, r.run);
+  curve(result.overall, theme.text, 'all selected runs', true, 'all selected runs');
 
   // Turns per bin, on the bins' own ŝ ranges and the reliability panel's x scale.
   const hTop = plotBottom + bottomAxisHeight({ theme, label: 'x' }) + fs + 14;

@@ -4,13 +4,32 @@ import type { FigureContext } from '../context.ts';
 import { fmtUsd } from '../format.ts';
 import type { Mark } from '../scene.ts';
 import { wrapText } from '../text.ts';
-import { runColor } from '../theme.ts';
+import { runColors } from '../palette.ts';
 
 export type CompareSideKey = 'a' | 'b';
 
-/** A is the first run colour, B the second, in every Compare figure and in the view around them. */
-export function sideColor(side: CompareSideKey): string {
-  return runColor(side === 'a' ? 0 : 1);
+/**
+ * The name a side is coloured by: a side that is one run as it is (its label is the run's name) is that run,
+ * anything else (a group, a split, a label of the user's) goes by its label.
+ */
+export function sideKey(side: { label: string; runs: readonly string[] }): string {
+  return side.runs.length === 1 && side.label === side.runs[0] ? side.runs[0] : side.label;
+}
+
+/**
+ * Each side's colour, by the rule runs are coloured by in every figure (palette.ts `runColors` over the two
+ * names): a run compared has the colour it has among the selected runs of the Analyses figures (unless the two
+ * sides' own colours clash, when B takes the next one), and A and B never share one. In the figures, the view
+ * around them and the export.
+ */
+export function sideColorsOf(keyA: string, keyB: string): Record<CompareSideKey, string> {
+  const [a, b] = keyA === keyB ? [`A: ${keyA}`, `B: ${keyB}`] : [keyA, keyB];
+  const color = runColors([a, b]);
+  return { a: color(a), b: color(b) };
+}
+
+export function sideColors(result: Pick<CompareResult, 'a' | 'b'>): Record<CompareSideKey, string> {
+  return sideColorsOf(sideKey(result.a), sideKey(result.b));
 }
 
 /** "A: sw-mtrouter" — the letter first, because differences are always read as B − A. */

@@ -11,7 +11,7 @@ import { toCsv } from '../csv.ts';
 import { fmtUsd } from '../format.ts';
 import type { Mark, Scene } from '../scene.ts';
 import { emptyNote, scene } from './common.ts';
-import { noteLines, sideColor, signed } from './compareCommon.ts';
+import { noteLines, sideColors, sideName, signed } from './compareCommon.ts';
 
 /** Bins of the per-task differences, the same in the figure and its CSV. */
 export function costDiffBins(result: CompareResult) {
@@ -33,10 +33,11 @@ export function compareCostDiffLayout(result: CompareResult, ctx: FigureContext)
   const { diffs, domain, bins } = costDiffBins(result);
   const avg = mean(diffs);
   const marks: Mark[] = [];
+  const sideColor = sideColors(result);
   const leg = legend(
     [
-      { label: 'B cheaper', color: sideColor('b'), shape: 'rect' },
-      { label: 'A cheaper', color: sideColor('a'), shape: 'rect' },
+      { label: 'B cheaper', color: sideColor.b, shape: 'rect', series: sideName(result, 'b') },
+      { label: 'A cheaper', color: sideColor.a, shape: 'rect', series: sideName(result, 'a') },
       { label: 'no difference', color: theme.reference, shape: 'line' },
       ...(avg !== undefined ? [{ label: `mean ${signedUsd(avg)}`, color: theme.text, shape: 'line' as const, dash: '4 3' }] : []),
     ],
@@ -59,9 +60,11 @@ export function compareCostDiffLayout(result: CompareResult, ctx: FigureContext)
   for (const b of bins) {
     if (b.n === 0) continue;
     const mid = (b.x0 + b.x1) / 2;
-    const fill = mid < 0 ? sideColor('b') : mid > 0 ? sideColor('a') : theme.muted;
+    const cheaper = mid < 0 ? 'b' : mid > 0 ? 'a' : null;
+    const fill = cheaper ? sideColor[cheaper] : theme.muted;
     marks.push({
       type: 'rect', x: x(b.x0) + 0.5, y: y(b.n), width: Math.max(1, x(b.x1) - x(b.x0) - 1), height: bottom - y(b.n), fill, role: 'bar',
+      ...(cheaper ? { series: sideName(result, cheaper) } : {}),
       datum: { lines: [`B − A from ${signedUsd(b.x0)} to ${signedUsd(b.x1)} per episode`, `${b.n} of n = ${diffs.length} paired tasks`] },
     });
   }

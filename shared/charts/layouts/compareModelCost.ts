@@ -7,6 +7,7 @@
  */
 import { scaleBand, scaleLinear } from 'd3';
 import type { CompareResult, ModelCost } from '../../apiCompare.ts';
+import { distinctModelColors } from '../palette.ts';
 import { bottomAxis, bottomAxisHeight, leftAxis, legend, panelTitle } from '../axes.ts';
 import type { FigureContext } from '../context.ts';
 import { toCsv } from '../csv.ts';
@@ -59,6 +60,8 @@ export function compareModelCostLayout(result: CompareResult, ctx: FigureContext
   const bars = { a: modelBars(result.attribution.a), b: modelBars(result.attribution.b) };
   const marks: Mark[] = [];
   const anySub = bars.a.some((b) => b.has_subagent) || bars.b.some((b) => b.has_subagent);
+  // One colour per model across both panels, and no two models of the figure alike.
+  const modelColor = distinctModelColors(ctx.modelColor, sides.flatMap((s) => bars[s].map((b) => b.model)));
   const leg = legend(
     [
       { label: 'main loop', color: theme.mutedText, shape: 'rect' },
@@ -96,7 +99,7 @@ export function compareModelCostLayout(result: CompareResult, ctx: FigureContext
     for (const b of bars[side]) {
       const by = y(b.model) as number;
       const h = y.bandwidth();
-      const color = ctx.modelColor(b.model);
+      const color = modelColor(b.model);
       const lines = [
         `${sideName(result, side)} · ${b.model}`,
         `main loop ${fmtUsd(b.main)}${b.has_subagent ? `, subagents ${fmtUsd(b.subagent)}` : ''}`,
@@ -104,9 +107,9 @@ export function compareModelCostLayout(result: CompareResult, ctx: FigureContext
       ];
       const allUnknown = onlyUnknown(b);
       if (!allUnknown) {
-        marks.push({ type: 'rect', x: x(0), y: by, width: Math.max(1, x(b.main) - x(0)), height: h, fill: color, role: 'bar-main', datum: { lines } });
+        marks.push({ type: 'rect', x: x(0), y: by, width: Math.max(1, x(b.main) - x(0)), height: h, fill: color, role: 'bar-main', datum: { lines }, series: b.model });
         if (b.subagent > 0) {
-          marks.push({ type: 'rect', x: x(b.main), y: by, width: Math.max(1, x(b.main + b.subagent) - x(b.main)), height: h, fill: color, opacity: SUBAGENT_OPACITY, stroke: color, strokeWidth: 1, role: 'bar-subagent', datum: { lines } });
+          marks.push({ type: 'rect', x: x(b.main), y: by, width: Math.max(1, x(b.main + b.subagent) - x(b.main)), height: h, fill: color, opacity: SUBAGENT_OPACITY, stroke: color, strokeWidth: 1, role: 'bar-subagent', datum: { lines }, series: b.model });
         }
       }
       const end = allUnknown ? x(0) : x(b.main + b.subagent);

@@ -14,7 +14,7 @@ import { toCsv } from '../csv.ts';
 import type { Mark, Scene } from '../scene.ts';
 import { fitText } from '../text.ts';
 import { emptyNote, scene } from './common.ts';
-import { noteLines, sideColor, sideName, signed, usdOrDash } from './compareCommon.ts';
+import { noteLines, sideColors, sideName, signed, usdOrDash } from './compareCommon.ts';
 
 const R_MIN = 3;
 const R_MAX = 13;
@@ -34,10 +34,11 @@ export function compareScatterLayout(result: CompareResult, ctx: FigureContext):
   const fs = theme.fontSize;
   const title = 'Per-task score of B against A, with cost as point size';
   const marks: Mark[] = [];
+  const sideColor = sideColors(result);
   const leg = legend(
     [
-      { label: `B wins (${sideName(result, 'b')})`, color: sideColor('b'), shape: 'circle' },
-      { label: `A wins (${sideName(result, 'a')})`, color: sideColor('a'), shape: 'circle' },
+      { label: `B wins (${sideName(result, 'b')})`, color: sideColor.b, shape: 'circle', series: sideName(result, 'b') },
+      { label: `A wins (${sideName(result, 'a')})`, color: sideColor.a, shape: 'circle', series: sideName(result, 'a') },
       { label: 'tie', color: theme.mutedText, shape: 'circle' },
       { label: 'B = A', color: theme.reference, shape: 'line', dash: '4 3' },
     ],
@@ -75,7 +76,7 @@ export function compareScatterLayout(result: CompareResult, ctx: FigureContext):
   const r = scaleSqrt().domain([0, Math.max(...costs, 0) || 1]).range([R_MIN, R_MAX]);
   // Points on the same spot are spread on a small spiral, the same way every time.
   const seen = new Map<string, number>();
-  const colorOf = (t: CompareTask) => (t.winner === 'a' ? sideColor('a') : t.winner === 'b' ? sideColor('b') : theme.mutedText);
+  const colorOf = (t: CompareTask) => (t.winner === 'a' || t.winner === 'b' ? sideColor[t.winner] : theme.mutedText);
   // Big points first, so small ones stay on top and hoverable.
   const ordered = [...drawn].sort((p, q) => (pairCost(q) ?? 0) - (pairCost(p) ?? 0));
   for (const t of ordered) {
@@ -98,10 +99,11 @@ export function compareScatterLayout(result: CompareResult, ctx: FigureContext):
     ];
     const color = colorOf(t);
     const link = { kind: 'pair' as const, a: t.a_episode, b: t.b_episode };
+    const series = t.winner === 'a' || t.winner === 'b' ? { series: sideName(result, t.winner) } : {};
     marks.push(
       cost === null
-        ? { type: 'circle', cx, cy, r: R_MIN + 1, fill: theme.background, stroke: color, strokeWidth: 1.5, role: 'point', datum: { lines: [...lines, 'cost unknown on a side: drawn as a ring'], link } }
-        : { type: 'circle', cx, cy, r: r(cost), fill: color, opacity: 0.8, stroke: theme.outline, strokeWidth: 1, role: 'point', datum: { lines, link } },
+        ? { type: 'circle', cx, cy, r: R_MIN + 1, fill: theme.background, stroke: color, strokeWidth: 1.5, role: 'point', datum: { lines: [...lines, 'cost unknown on a side: drawn as a ring'], link }, ...series }
+        : { type: 'circle', cx, cy, r: r(cost), fill: color, opacity: 0.8, stroke: theme.outline, strokeWidth: 1, role: 'point', datum: { lines, link }, ...series },
     );
   }
   const noted = result.tasks.length - drawn.length;

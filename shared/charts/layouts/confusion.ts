@@ -13,7 +13,7 @@ import { fmtCount, fmtNum, fmtPct } from '../format.ts';
 import { textOn } from '../marks.ts';
 import type { Mark, Scene } from '../scene.ts';
 import { fitText, textWidth } from '../text.ts';
-import { emptyNote, omittedRunsNote, scene } from './common.ts';
+import { emptyNote, leftOutNote, scene } from './common.ts';
 import { ownValue } from '../../nameKeyed.ts';
 
 type Tables = Pick<ConfusionResult, 'routing' | 'verification'>;
@@ -27,11 +27,9 @@ export function confusionLayout(result: ConfusionResult, ctx: FigureContext): Sc
   const bar = colorBar(theme.sequential, 12, 8, Math.min(200, width - 24), ['0%', '50%', '100%'], 'share of the row', theme);
   marks.push(...bar.marks);
   let y = 8 + bar.height + 12;
-  const omitted = omittedRunsNote(ctx, result.by_run_omitted, 12, y, width - 24);
-  if (omitted) {
-    marks.push(omitted);
-    y += fs + 10;
-  }
+  const notDrawn = leftOutNote(ctx, result.by_run_omitted ?? [], 12, y, width - 24);
+  marks.push(...notDrawn.marks);
+  y += notDrawn.height + (notDrawn.height ? 6 : 0);
   const models = [...new Set(panels.flatMap((p) => p.routing.flatMap((r) => Object.keys(r.shares))))].sort((a, b) => a.localeCompare(b));
   const modelColor = distinctModelColors(ctx.modelColor, models);
   const empty = panels.every((p) => p.routing.length === 0 && Object.values(p.verification).every((k) => k === 0));
@@ -57,7 +55,7 @@ export function confusionLayout(result: ConfusionResult, ctx: FigureContext): Sc
     marks.push({ type: 'text', x: left, y: top, text: 'routed model →', fontSize: fs, baseline: 'hanging', fill: theme.mutedText });
     let ry = top + fs + 6;
     for (const m of models) {
-      marks.push({ type: 'rect', x: (x(m) as number) + x.bandwidth() / 2 - 5, y: ry, width: 10, height: 10, fill: modelColor(m), role: 'model-swatch' });
+      marks.push({ type: 'rect', x: (x(m) as number) + x.bandwidth() / 2 - 5, y: ry, width: 10, height: 10, fill: modelColor(m), role: 'model-swatch', series: m });
     }
     ry += 14;
     for (const row of p.routing) {

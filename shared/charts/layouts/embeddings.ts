@@ -97,7 +97,7 @@ export function embeddingsLayout(result: EmbeddingsResult, ctx: FigureContext): 
   const modelColor = distinctModelColors(ctx.modelColor, models);
   let histLeg: { marks: Mark[]; height: number };
   if (result.histories.color === 'model') {
-    histLeg = legend(models.map((m) => ({ label: m, color: modelColor(m), shape: 'circle' as const })), hx, side ? top : 0, side ? size : width - 24, theme, 'chosen model');
+    histLeg = legend(models.map((m) => ({ label: m, color: modelColor(m), shape: 'circle' as const, series: m })), hx, side ? top : 0, side ? size : width - 24, theme, 'chosen model');
   } else {
     const bar = colorBar(theme.diverging, hx, side ? top : 0, Math.min(220, size), ['0 (failed)', '0.5', '1 (solved)'], 'episode outcome (normalised score)', theme);
     histLeg = { marks: [...bar.marks, { type: 'circle', cx: hx + Math.min(220, size) + 24, cy: (side ? top : 0) + fs + 10, r: 4, fill: theme.muted }, { type: 'text', x: hx + Math.min(220, size) + 32, y: (side ? top : 0) + fs + 10, text: 'unknown', fontSize: fs, baseline: 'middle', fill: theme.text }], height: bar.height };
@@ -121,7 +121,7 @@ export function embeddingsLayout(result: EmbeddingsResult, ctx: FigureContext): 
         `${fmtN(p.turns, 'turns')} logged on it in the selected runs`,
       ];
       marks.push({
-        type: 'circle', cx: s.x(p.x), cy: s.y(p.y), r: 7, fill: tierColor(p.tier, theme), stroke: theme.text, strokeWidth: 0.75, role: 'model-point',
+        type: 'circle', cx: s.x(p.x), cy: s.y(p.y), r: 7, fill: tierColor(p.tier, theme), stroke: theme.text, strokeWidth: 0.75, role: 'model-point', series: p.model,
         datum: { lines, link: { kind: 'episodes', models: [p.model], label: `episodes with turns on ${p.model}` } },
       });
     }
@@ -150,7 +150,7 @@ export function embeddingsLayout(result: EmbeddingsResult, ctx: FigureContext): 
       const fill = h.color === 'model' ? modelColor(p.model) : p.outcome === null ? theme.muted : theme.diverging(p.outcome);
       const outcome = p.outcome === null ? 'outcome unknown' : `outcome ${p.outcome.toFixed(3)}${p.success === null ? '' : p.success ? ' (solved)' : ' (failed)'}`;
       marks.push({
-        type: 'circle', cx: s.x(p.x), cy: s.y(p.y), r, fill, opacity: 0.85, role: 'history-point',
+        type: 'circle', cx: s.x(p.x), cy: s.y(p.y), r, fill, opacity: 0.85, role: 'history-point', ...(h.color === 'model' ? { series: p.model } : {}),
         datum: { lines: [`episode ${p.episode} (run ${p.run}), turn ${p.turn}`, `chosen model ${p.model}`, outcome], link: { kind: 'turn', episodeId: p.episode_id, turn: p.turn } },
       });
     }

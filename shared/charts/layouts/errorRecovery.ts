@@ -2,8 +2,8 @@
  * `error-recovery` (MTRouter Fig. 4): after a turn with an error, how often the next turn switches model and
  * how often it is error-free — overall, after staying on the model and after switching. Grouped bars (one
  * bar per run, run colours) with Wilson 95% intervals as whiskers. Runs without a turn with an error are
- * left out (a note names them): they have nothing to show but four "n/a"s. At most MAX_RUNS_DRAWN runs are
- * drawn, those with the most error turns.
+ * left out (a note names them): they have nothing to show but four "n/a"s. The runs drawn are the selection's
+ * (common.ts drawnSplit), in the colours they have in every figure; a note names the others.
  */
 import { scaleBand, scaleLinear } from 'd3';
 import type { ErrorRecoveryResult, RecoveryGroup } from '../../analysisResults.ts';
@@ -11,8 +11,7 @@ import { bottomAxis, bottomAxisHeight, leftAxis, leftAxisWidth, legend } from '.
 import type { FigureContext } from '../context.ts';
 import { fmtCount, fmtPct } from '../format.ts';
 import type { Mark, Scene } from '../scene.ts';
-import { runColor } from '../theme.ts';
-import { capRuns, emptyNote, MAX_RUNS_DRAWN, runsNote, scene } from './common.ts';
+import { drawnSplit, emptyNote, leftOutNote, namesNote, scene } from './common.ts';
 import { textWidth } from '../text.ts';
 import { padLinear } from '../plotPadding.ts';
 
@@ -28,22 +27,18 @@ export const RECOVERY_METRICS: { key: Metric; label: string; what: string; n: (g
 export function errorRecoveryLayout(result: ErrorRecoveryResult, ctx: FigureContext): Scene {
   const { theme, width } = ctx;
   const marks: Mark[] = [];
-  const withErrors = result.groups.filter((g) => g.n > 0);
-  const noErrors = result.groups.filter((g) => g.n === 0).map((g) => g.run);
-  const { shown: groups, omitted } = capRuns(withErrors, (g) => g.n);
-  const leg = legend(groups.map((g, i) => ({ label: `${g.run} (${fmtCount(g.n)} error turns)`, color: runColor(i) })), 12, 8, width - 24, theme, 'run');
+  const { shown, omitted, colorOf } = drawnSplit(ctx, result.groups, (g) => g.run);
+  const groups = shown.filter((g) => g.n > 0);
+  const noErrors = shown.filter((g) => g.n === 0).map((g) => g.run);
+  const leg = legend(groups.map((g) => ({ label: `${g.run} (${fmtCount(g.n)} error turns)`, color: colorOf(g.run), series: g.run })), 12, 8, width - 24, theme, 'run');
   marks.push(...leg.marks);
   let top = 8 + leg.height + 6;
-  const notes = [
-    runsNote(ctx, `Showing the ${MAX_RUNS_DRAWN} runs with the most error turns; ${omitted.length} more not drawn (select runs in the top bar to choose)`, omitted.map((g) => g.run), 12, top, width - 24),
-    runsNote(ctx, `Not drawn, no turn with an error: ${noErrors.join(', ')}`, noErrors, 12, top, width - 24),
-  ];
-  for (const note of notes) {
-    if (!note) continue;
-    marks.push({ ...note, y: top });
-    top += theme.fontSize + 6;
-  }
-  top += 10;
+  const notDrawn = leftOutNote(ctx, omitted.map((g) => g.run), 12, top, width - 24);
+  marks.push(...notDrawn.marks);
+  top += notDrawn.height + (notDrawn.height ? 2 : 0);
+  const clean = namesNote(ctx, 'Not drawn, no turn with an error', noErrors, 12, top, width - 24);
+  marks.push(...clean.marks);
+  top += clean.height + 10;
   const height = ctx.height ?? top + Math.max(260, Math.min(380, width * 0.45));
   const title = 'What follows a turn with an error: switching and recovery, with 95% intervals';
   if (groups.length === 0) {
@@ -59,7 +54,7 @@ export function errorRecoveryLayout(result: ErrorRecoveryResult, ctx: FigureCont
   const inner = scaleBand<string>().domain(groups.map((g) => g.run)).range([0, x.bandwidth()]).paddingInner(0.08);
   marks.push(...leftAxis(y, left, { ...yOpts, grid: width - 12 - left }));
   marks.push(...bottomAxis(x, bottom, { theme, label: 'after a turn with an error (t), the next turn (t+1)…', maxLabelWidth: x.step() - 6 }));
-  groups.forEach((g, gi) => {
+  groups.forEach((g) => {
     for (const m of RECOVERY_METRICS) {
       const v = g[m.key];
       const n = m.n(g);
@@ -70,14 +65,14 @@ export function errorRecoveryLayout(result: ErrorRecoveryResult, ctx: FigureCont
         const upright = bw < textWidth('n/a', theme.fontSize - 1) + 2;
         marks.push({
           type: 'text', x: bx + bw / 2, y: bottom - 4, text: 'n/a', fontSize: theme.fontSize - 1, anchor: upright ? 'start' : 'middle',
-          baseline: upright ? 'middle' : 'alphabetic', rotate: upright ? -90 : undefined, fill: theme.mutedText, role: 'na',
+          baseline: upright ? 'middle' : 'alphabetic', rotate: upright ? -90 : undefined, fill: theme.mutedText, role: 'na', series: g.run,
           datum: { lines: [`run ${g.run}`, `${m.what}: no turn pair in this split`, `n = 0 turn pairs`] },
         });
         continue;
       }
       const [lo, hi] = g.ci[m.key];
       marks.push({
-        type: 'rect', x: bx, y: y(v), width: bw, height: bottom - y(v), fill: runColor(gi), role: 'bar',
+        type: 'rect', x: bx, y: y(v), width: bw, height: bottom - y(v), fill: colorOf(g.run), role: 'bar', series: g.run,
         datum: {
           lines: [`run ${g.run}`, `${m.what} = ${fmtPct(v)}`, `95% CI ${fmtPct(lo)}–${fmtPct(hi)} (Wilson)`, `k = ${fmtCount(Math.round(v * n))} of n = ${fmtCount(n)} turn pairs`],
           link: { kind: 'episodes', runs: [g.run], label: `episodes of ${g.run}` },

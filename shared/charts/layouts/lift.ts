@@ -14,7 +14,7 @@ import { fmtCount, fmtNum } from '../format.ts';
 import { textOn } from '../marks.ts';
 import type { Mark, Scene } from '../scene.ts';
 import { fitText, textWidth } from '../text.ts';
-import { omittedRunsNote } from './common.ts';
+import { leftOutNote } from './common.ts';
 
 /** Colour position of a lift: log2 clamped to ±2 (a quarter to four times the base rate). */
 export function liftColorT(lift: number): number {
@@ -45,11 +45,9 @@ export function liftLayout(result: LiftResult, ctx: FigureContext): Scene {
   marks.push({ type: 'rect', x: Math.min(220, width - 24) + 36, y: 8 + fs + 5, width: 18, height: 10, fill: theme.background, stroke: theme.muted, strokeWidth: 1 });
   marks.push({ type: 'text', x: Math.min(220, width - 24) + 60, y: 8 + fs + 10, text: '– too few turns (below the minimum n)', fontSize: fs, baseline: 'middle', fill: theme.mutedText });
   let y = 8 + bar.height + 10;
-  const omitted = omittedRunsNote(ctx, result.by_run_omitted, 12, y, width - 24);
-  if (omitted) {
-    marks.push(omitted);
-    y += fs + 10;
-  }
+  const notDrawn = leftOutNote(ctx, result.by_run_omitted ?? [], 12, y, width - 24);
+  marks.push(...notDrawn.marks);
+  y += notDrawn.height + (notDrawn.height ? 6 : 0);
   for (const r of result.by_run_single_model ?? []) {
     marks.push({
       type: 'text', x: 12, y, text: fitText(`run ${r.run}: every turn on ${r.model}, so its lift is 1 for every tool (no panel)`, fs, width - 24),
@@ -83,7 +81,7 @@ export function liftLayout(result: LiftResult, ctx: FigureContext): Scene {
     const cells = byKey(panel.cells);
     for (const model of models) {
       const ry = yb(model) as number;
-      marks.push({ type: 'rect', x: 12, y: ry + yb.bandwidth() / 2 - 5, width: 10, height: 10, fill: modelColor(model), role: 'model-swatch' });
+      marks.push({ type: 'rect', x: 12, y: ry + yb.bandwidth() / 2 - 5, width: 10, height: 10, fill: modelColor(model), role: 'model-swatch', series: model });
       marks.push({ type: 'text', x: 12 + 14, y: ry + yb.bandwidth() / 2, text: fitText(model, fs, rowLabelW), fontSize: fs, baseline: 'middle', fill: theme.text, role: 'row-label' });
       for (const category of categories) {
         const cx = x(category) as number;

@@ -11,7 +11,7 @@ import { MAX_RUNS_DRAWN } from './common.ts';
 import { errorRecoveryLayout } from './errorRecovery.ts';
 import { liftLayout } from './lift.ts';
 import { SWITCH_COST_MAX_POINTS, switchCostLayout } from './switchCost.ts';
-import { USAGE_BY_TURN_MAX_PANELS, usageByTurnLayout } from './usageByTurn.ts';
+import { usageByTurnLayout } from './usageByTurn.ts';
 import { usageRatioLayout } from './usageRatio.ts';
 
 const ctx: FigureContext = { theme: LIGHT_THEME, width: 720, modelColor: () => '#0072B2' };
@@ -19,6 +19,8 @@ const flat = (marks: Mark[]): Mark[] => marks.flatMap((m) => (m.type === 'group'
 const byRole = (s: Scene, role: string) => flat(s.marks).filter((m) => m.role === role);
 const interactive = (s: Scene) => flat(s.marks).filter((m) => m.datum).length;
 const notes = (s: Scene) => byRole(s, 'note').map((m) => (m as TextMark).text);
+/** The figure's note on runs it does not draw, its lines joined. */
+const leftOut = (s: Scene) => byRole(s, 'left-out').map((m) => (m as TextMark).text).join(' ');
 const nOf = (m: Mark): number => Number(/n = ([\d,]+)/.exec(m.datum?.lines.join(' ') ?? '')?.[1]?.replaceAll(',', '') ?? Number.NaN);
 
 /** A deterministic stand-in for a run's successful episodes: switches 0–40, cost growing with them. */
@@ -38,8 +40,8 @@ describe('switch-cost on a big result', () => {
   // One outlier: far costlier than any other episode.
   runs[8]!.episodes.push({ episode: 'outlier', switches: 40, cost: 0.6, turns: 50 });
   const result: SwitchCostResult = { runs };
-  const scene = switchCostLayout(result, ctx);
-  const drawn = runs.slice(3); // the 6 with the most episodes
+  const drawn = runs.slice(3); // the selection's drawn runs (runAnalysis's default: the most scored episodes)
+  const scene = switchCostLayout(result, { ...ctx, drawnRuns: drawn.map((r) => r.run) });
   const colorOf = runColors(drawn.map((r) => r.run));
 
   it('bins the scatter into at most ~2,000 hover marks, counting every episode of the runs it draws', () => {
@@ -62,11 +64,10 @@ describe('switch-cost on a big result', () => {
     expect(mark?.datum?.lines.slice(1)).toEqual([`mean cost $${mean.toPrecision(3).replace(/\.?0+$/, '')}`, `n = ${at3.length} episodes`]);
   });
 
-  it('draws the 6 runs with the most episodes and names the others', () => {
+  it('draws the selection’s drawn runs and names the others in the figure', () => {
     expect(MAX_RUNS_DRAWN).toBe(6);
     expect(byRole(scene, 'legend-label').map((m) => (m as TextMark).text)).toEqual(drawn.map((r) => `${r.run} (${r.episodes.length.toLocaleString('en-US')})`));
-    const note = byRole(scene, 'note').find((m) => (m as TextMark).text.startsWith('Showing the 6 runs'));
-    expect(note?.datum?.lines[1]).toBe('run-0, run-1, run-2');
+    expect(leftOut(scene)).toMatch(/^Not drawn, 3 more runs .*: run-0, run-1, run-2$/);
   });
 
   it('keeps an outlier visible as a cell of one episode, linked to it', () => {
@@ -129,12 +130,17 @@ describe('usage-by-turn with many runs', () => {
   const result: UsageByTurnResult = {
     runs: Array.from({ length: 20 }, (_, r) => ({ run: `run-${String(r).padStart(2, '0')}`, turns: [{ t: 0, n: 10 + r, shares: { 'gpt-5': 1 } }] })),
   };
-  it(`draws at most ${USAGE_BY_TURN_MAX_PANELS} panels, the runs with the most episodes, and names the rest`, () => {
+  it('draws a panel for each of the selection’s drawn runs, and names every other one in the figure', () => {
+    const drawn = ['run-03', 'run-07', 'run-19'];
+    const scene = usageByTurnLayout(result, { ...ctx, drawnRuns: drawn });
+    expect(byRole(scene, 'panel-title').map((m) => (m as TextMark).text)).toEqual(drawn.map((r) => `run: ${r}`));
+    const others = result.runs.map((r) => r.run).filter((r) => !drawn.includes(r));
+    expect(leftOut(scene)).toBe(`Not drawn, 17 more runs (a figure draws at most 6, the same in every figure; choose which in Runs drawn): ${others.join(', ')}`);
+  });
+
+  it(`without a request draws the first ${MAX_RUNS_DRAWN} by name`, () => {
     const scene = usageByTurnLayout(result, ctx);
-    const titles = byRole(scene, 'panel-title').map((m) => (m as TextMark).text);
-    expect(titles).toEqual(Array.from({ length: 12 }, (_, i) => `run: run-${String(i + 8).padStart(2, '0')}`));
-    const note = byRole(scene, 'note').find((m) => (m as TextMark).text.startsWith('Showing the 12 runs'));
-    expect(note?.datum?.lines[1]).toBe('run-00, run-01, run-02, run-03, run-04, run-05, run-06, run-07');
+    expect(byRole(scene, 'panel-title').map((m) => (m as TextMark).text)).toEqual(Array.from({ length: 6 }, (_, i) => `run: run-0${i}`));
   });
 });
 
@@ -152,9 +158,7 @@ describe('lift side by side', () => {
   it('draws a panel per run with several models, and says which runs it did not draw and why', () => {
     const scene = liftLayout(result, ctx);
     expect(byRole(scene, 'panel-title').map((m) => (m as TextMark).text)).toEqual(['run: a']);
-    expect(notes(scene)).toEqual([
-      'At most 6 runs side by side: 2 more not drawn (select fewer runs to see them): g, h',
-      'run fixed: every turn on gpt-5, so its lift is 1 for every tool (no panel)',
-    ]);
+    expect(leftOut(scene)).toMatch(/^Not drawn, 2 more runs .*: g, h$/);
+    expect(notes(scene)).toEqual(['run fixed: every turn on gpt-5, so its lift is 1 for every tool (no panel)']);
   });
 });

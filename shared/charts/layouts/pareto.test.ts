@@ -1,4 +1,4 @@
-// Pareto with many runs and costs across orders of magnitude: a capped, said selection and a log cost axis.
+// Pareto with many runs and costs across orders of magnitude: the selection's drawn runs, the others named, mixed task types said, and a log cost axis.
 import { describe, expect, it } from 'vitest';
 import type { ParetoResult } from '../../analysisResults.ts';
 import type { FigureContext } from '../context.ts';
@@ -29,17 +29,27 @@ const result: ParetoResult = {
   })),
 };
 
+const leftOut = (s: Scene) => byRole(s, 'left-out').map((m) => (m as TextMark).text).join(' ');
+
 describe('pareto with many runs', () => {
-  const scene = paretoLayout(result, ctx);
+  const chosen = ['run-00', 'run-01', 'run-10', 'run-11', 'run-12', 'run-13'];
+  const scene = paretoLayout(result, { ...ctx, drawnRuns: chosen });
   const points = byRole(scene, 'point');
 
-  it(`draws at most ${MAX_RUNS_DRAWN}: the reference, the frontier, then the most episodes, and says so`, () => {
+  it(`draws the selection’s drawn runs (at most ${MAX_RUNS_DRAWN}) and names every other one in the figure`, () => {
     expect(points).toHaveLength(MAX_RUNS_DRAWN);
-    const drawn = points.map((m) => m.datum?.lines[0]?.split(' ')[1]).sort();
-    expect(drawn).toEqual(['run-00', 'run-01', 'run-10', 'run-11', 'run-12', 'run-13']);
-    const note = byRole(scene, 'note')[0] as TextMark | undefined;
-    expect(note?.text).toMatch(/^Showing 6 of 14 runs/);
-    expect(note?.datum?.lines[1]).toBe('run-02, run-03, run-04, run-05, run-06, run-07, run-08, run-09');
+    expect(points.map((m) => m.series).sort()).toEqual(chosen);
+    expect(leftOut(scene)).toMatch(/^Not drawn, 8 more runs \(a figure draws at most 6, the same in every figure; choose which in Runs drawn\): run-02, run-03, run-04, run-05, run-06, run-07, run-08, run-09$/);
+  });
+
+  it(`without a request draws the first ${MAX_RUNS_DRAWN} by name`, () => {
+    expect(byRole(paretoLayout(result, ctx), 'point').map((m) => m.series)).toEqual(['run-00', 'run-01', 'run-02', 'run-03', 'run-04', 'run-05']);
+  });
+
+  it('keeps the reference’s guides when its point is not drawn', () => {
+    const without = paretoLayout(result, { ...ctx, drawnRuns: ['run-00', 'run-01'] });
+    expect(byRole(without, 'reference')).toHaveLength(2);
+    expect(byRole(without, 'reference-ring')).toHaveLength(0);
   });
 
   it('gives the drawn runs six different run colours', () => {
@@ -50,8 +60,18 @@ describe('pareto with many runs', () => {
 
   it('draws no note when every run fits', () => {
     const few = paretoLayout({ ...result, points: result.points.slice(0, 3), reference: null }, ctx);
-    expect(byRole(few, 'note')).toHaveLength(0);
+    expect(byRole(few, 'left-out')).toHaveLength(0);
+    expect(byRole(few, 'task-types')).toHaveLength(0);
     expect(byRole(few, 'point')).toHaveLength(3);
+  });
+
+  it('says in the figure when its runs are of different task types, and which', () => {
+    const types = ['scienceworld', 'scienceworld', 'hle'];
+    const mixed = paretoLayout({ ...result, reference: null, points: result.points.slice(0, 3).map((p, i) => ({ ...p, task_types: [types[i]!] })) }, ctx);
+    const note = byRole(mixed, 'task-types').map((m) => (m as TextMark).text).join(' ');
+    expect(note).toBe('Task types differ, and so do their score scales (compare runs within one task type): hle (run-02), scienceworld (run-00, run-01)');
+    const same = paretoLayout({ ...result, reference: null, points: result.points.slice(0, 2).map((p) => ({ ...p, task_types: ['hle'] })) }, ctx);
+    expect(byRole(same, 'task-types')).toHaveLength(0);
   });
 });
 

@@ -2,9 +2,10 @@
  * `pareto`: one point per run at (mean cost per episode, mean normalised score), labelled with the run's
  * name; the frontier joins the non-dominated runs as a staircase; the reference run (when chosen) gets a
  * ring and dashed guides, and every tooltip gives the savings against it. Labels go where they cross no
- * point, label or frontier step; a run without room keeps its name in the tooltip. At most MAX_RUNS_DRAWN
- * runs are drawn (the reference, the frontier, then those with the most episodes) and the figure says how
- * many of how many; the cost axis can be logarithmic for runs whose costs differ by orders of magnitude.
+ * point, label or frontier step; a run without room keeps its name in the tooltip. The runs drawn are the
+ * selection's (common.ts drawnSplit: at most MAX_RUNS_DRAWN, in the colours they have in every figure); the
+ * figure names the others, and says when its runs are of different task types (scores on scales of their
+ * own). The cost axis can be logarithmic for runs whose costs differ by orders of magnitude.
  */
 import { max, min, scaleLinear, scaleLog } from 'd3';
 import type { ParetoResult } from '../../analysisResults.ts';
@@ -13,14 +14,16 @@ import type { FigureContext } from '../context.ts';
 import { fmtCount, fmtPct, fmtUsd, fmtUsdTicks } from '../format.ts';
 import { placeLabel, type Box } from '../marks.ts';
 import type { Mark, Scene } from '../scene.ts';
-import { runColors } from '../palette.ts';
-import { capRuns, MAX_RUNS_DRAWN, runsNote } from './common.ts';
+import { drawnSplit, leftOutNote, namesNote } from './common.ts';
 
 type Point = ParetoResult['points'][number];
 
-/** Which runs a crowded figure keeps: the reference, then the frontier, then the most episodes. */
-function keepWeight(p: Point, reference: string | null): number {
-  return (p.run === reference ? 2e12 : 0) + (p.frontier ? 1e12 : 0) + p.n;
+/** "scienceworld (sw-a, sw-b); hle (hle-a)": the task types of the points, when they are more than one. */
+export function mixedTaskTypes(points: readonly Point[]): string[] {
+  const runsOf = new Map<string, string[]>();
+  for (const p of points) for (const t of p.task_types ?? []) runsOf.set(t, [...(runsOf.get(t) ?? []), p.run]);
+  if (runsOf.size < 2) return [];
+  return [...runsOf].sort(([a], [b]) => a.localeCompare(b)).map(([t, runs]) => `${t} (${runs.join(', ')})`);
 }
 
 /** The cost axis: linear from 0, or logarithmic over the positive costs (a zero cost sits at its left end). */
@@ -52,8 +55,7 @@ export function paretoLayout(result: ParetoResult, ctx: FigureContext): Scene {
   const height = ctx.height ?? Math.round(Math.min(520, Math.max(300, width * 0.62)));
   const marks: Mark[] = [];
   const log = ctx.costAxis === 'log';
-  const { shown: points, omitted } = capRuns(result.points, (p) => keepWeight(p, result.reference));
-  const colorOf = runColors(points.map((p) => p.run));
+  const { shown: points, omitted, colorOf } = drawnSplit(ctx, result.points, (p) => p.run);
   const items = [
     { label: 'run (one point each)', color: theme.mutedText, shape: 'circle' as const },
     { label: 'frontier', color: theme.text, shape: 'line' as const },
@@ -61,35 +63,33 @@ export function paretoLayout(result: ParetoResult, ctx: FigureContext): Scene {
   ];
   const leg = legend(items, 12, 8, width - 24, theme);
   marks.push(...leg.marks);
-  let top = 8 + leg.height + 12;
-  const note = runsNote(
-    ctx, `Showing ${points.length} of ${result.points.length} runs: the reference, the frontier, then those with the most episodes (at most ${MAX_RUNS_DRAWN}; all are in the CSV)`,
-    omitted.map((p) => p.run), 12, top - 4, width - 24,
-  );
-  if (note) {
-    marks.push(note);
-    top += theme.fontSize + 8;
-  }
+  let top = 8 + leg.height + 8;
+  // Said in the figure (and so in its export): runs not drawn, and runs of different task types side by side.
+  const mixed = namesNote(ctx, 'Task types differ, and so do their score scales (compare runs within one task type)', mixedTaskTypes(points), 12, top, width - 24, 'task-types');
+  const notDrawn = leftOutNote(ctx, omitted.map((p) => p.run), 12, top + mixed.height + (mixed.height ? 2 : 0), width - 24);
+  marks.push(...mixed.marks, ...notDrawn.marks);
+  top += mixed.height + notDrawn.height + (mixed.height || notDrawn.height ? 8 : 4);
 
   const yAxis = { theme, label: 'mean normalised score', format: (v: number) => v.toFixed(1) };
-  const x0 = costScale(points, log);
+  // The reference's guides are drawn even when its point is not (the savings in every tooltip are against it).
+  const ref = result.points.find((p) => p.run === result.reference);
+  const x0 = costScale(ref && !points.includes(ref) ? [...points, ref] : points, log);
   const y = scaleLinear().domain([0, 1]).range([height - bottomAxisHeight({ theme, label: 'x' }) - 4, top]);
-  const left = 12 + leftAxisWidth(y, yAxis);
-  const x = x0.range([left, width - 16]);
+  const plotLeft = 12 + leftAxisWidth(y, yAxis);
+  const x = x0.range([plotLeft, width - 16]);
   const plotH = (y.range()[0] as number) - top;
-  const plotW = width - 16 - left;
+  const plotW = width - 16 - plotLeft;
   const xAxis = { theme, label: `mean cost per episode ($${log ? ', log scale' : ''})`, format: log ? logTickLabel(x.domain() as [number, number]) : fmtUsd, tickFormat: log ? undefined : fmtUsdTicks, grid: plotH };
-  marks.push(...leftAxis(y, left, { ...yAxis, grid: plotW }));
+  marks.push(...leftAxis(y, plotLeft, { ...yAxis, grid: plotW }));
   marks.push(...bottomAxis(x, y.range()[0] as number, xAxis));
 
   if (points.length === 0) {
-    marks.push({ type: 'text', x: left + plotW / 2, y: top + plotH / 2, text: 'No episode with a known outcome in the selected runs.', fontSize: theme.fontSize + 1, anchor: 'middle', fill: theme.mutedText, role: 'empty' });
+    marks.push({ type: 'text', x: plotLeft + plotW / 2, y: top + plotH / 2, text: 'No episode with a known outcome in the selected runs.', fontSize: theme.fontSize + 1, anchor: 'middle', fill: theme.mutedText, role: 'empty' });
   }
 
-  const ref = points.find((p) => p.run === result.reference);
   if (ref) {
     marks.push({ type: 'line', x1: x(ref.mean_cost), x2: x(ref.mean_cost), y1: top, y2: y(0), stroke: theme.reference, strokeWidth: 1, dash: '4 3', role: 'reference' });
-    marks.push({ type: 'line', x1: left, x2: left + plotW, y1: y(ref.mean_score), y2: y(ref.mean_score), stroke: theme.reference, strokeWidth: 1, dash: '4 3', role: 'reference' });
+    marks.push({ type: 'line', x1: plotLeft, x2: plotLeft + plotW, y1: y(ref.mean_score), y2: y(ref.mean_score), stroke: theme.reference, strokeWidth: 1, dash: '4 3', role: 'reference' });
   }
 
   // Frontier as a staircase: from each frontier run (by cost) across to the next, then up to it.
@@ -109,7 +109,7 @@ export function paretoLayout(result: ParetoResult, ctx: FigureContext): Scene {
     placed.push({ x: Math.min(xa, xb), y: ya - 2, width: Math.abs(xb - xa), height: 4 });
     placed.push({ x: xb - 2, y: Math.min(ya, yb), width: 4, height: Math.abs(yb - ya) });
   }
-  const bounds: Box = { x: left, y: top, width: plotW, height: plotH };
+  const bounds: Box = { x: plotLeft, y: top, width: plotW, height: plotH };
   for (const p of points) {
     const cx = x(p.mean_cost);
     const cy = y(p.mean_score);
@@ -118,6 +118,7 @@ export function paretoLayout(result: ParetoResult, ctx: FigureContext): Scene {
       `mean score ${p.mean_score.toFixed(3)} (normalised 0–1)`,
       `mean cost ${fmtUsd(p.mean_cost)} per episode${log && p.mean_cost <= 0 ? ' (drawn at the left end of the log axis)' : ''}`,
       `n = ${fmtCount(p.n)} episodes with an outcome`,
+      ...(p.task_types?.length ? [`task type ${p.task_types.join(', ')}`] : []),
       p.frontier ? 'on the frontier' : 'dominated by another run',
     ];
     if (p.savings_vs_reference !== null && p.run !== result.reference) {
@@ -125,7 +126,7 @@ export function paretoLayout(result: ParetoResult, ctx: FigureContext): Scene {
     }
     if (p.run === result.reference) marks.push({ type: 'circle', cx, cy, r: 9, stroke: theme.reference, strokeWidth: 1.5, role: 'reference-ring' });
     marks.push({
-      type: 'circle', cx, cy, r: 6, fill: colorOf(p.run), stroke: theme.outline, strokeWidth: 1.5, role: 'point',
+      type: 'circle', cx, cy, r: 6, fill: colorOf(p.run), stroke: theme.outline, strokeWidth: 1.5, role: 'point', series: p.run,
       datum: { lines, link: { kind: 'episodes', runs: [p.run], label: `episodes of ${p.run}` } },
     });
   }

@@ -89,7 +89,7 @@ function roundGeometry(round: PlanDagEpisodeResult['rounds'][number], episode: s
       strokeWidth: 2, dash: failed ? '4 3' : undefined, role: 'node',
       datum: { lines, link: { kind: 'episode-ref', ext_id: episode, run, turn: round.turn ?? undefined } },
     });
-    marks.push({ type: 'rect', x: x + 1, y: y + 1, width: 6, height: NODE_H - 2, fill: color, role: 'node-band' });
+    marks.push({ type: 'rect', x: x + 1, y: y + 1, width: 6, height: NODE_H - 2, fill: color, role: 'node-band', ...(n.model ? { series: n.model } : {}) });
     const room = w - NODE_TEXT_X - 6;
     marks.push({ type: 'text', x: x + NODE_TEXT_X, y: y + 14, text: fitText(nodeTitle(n), fs, room, true), fontSize: fs, weight: 'bold', baseline: 'middle', fill: theme.text, role: 'node-title' });
     marks.push({ type: 'text', x: x + NODE_TEXT_X, y: y + 29, text: fitText(nodeSubtitle(n), fs - 1, room), fontSize: fs - 1, baseline: 'middle', fill: failed ? theme.status.failed : theme.mutedText, role: 'node-model' });
@@ -110,8 +110,11 @@ function episodeLayout(result: PlanDagEpisodeResult, ctx: FigureContext): Scene 
   header.forEach((text, i) => marks.push({ type: 'text', x: 12, y: 8 + i * (fs + 5), text, fontSize: fs + 1, baseline: 'hanging', fill: theme.text, role: 'header' }));
   const headerH = header.length * (fs + 5) - 4;
   const models = [...new Set(result.rounds.flatMap((r) => r.nodes.map((n) => n.model ?? 'unknown')))].sort((a, b) => a.localeCompare(b));
+  // No two models of the figure share a colour, in the legend and in every round's nodes.
+  const modelColor = distinctModelColors(ctx.modelColor, models);
+  ctx = { ...ctx, modelColor };
   const leg = legend(
-    [...models.map((m) => ({ label: m, color: ctx.modelColor(m) })), { label: 'failed subtask (dashed)', color: theme.status.failed, shape: 'line' as const, dash: '4 3' }],
+    [...models.map((m) => ({ label: m, color: modelColor(m), series: m })), { label: 'failed subtask (dashed)', color: theme.status.failed, shape: 'line' as const, dash: '4 3' }],
     12, 8 + headerH + 10, width - 24, theme, 'model',
   );
   marks.push(...leg.marks);
@@ -203,7 +206,7 @@ function summaryLayout(result: PlanDagSummaryResult, ctx: FigureContext): Scene 
   const x = scaleBand<string>().domain(prims).range([12 + rowW, width - 12]).paddingInner(0.05);
   const cellH = 22;
   for (const m of models) {
-    marks.push({ type: 'rect', x: 12, y: y + cellH / 2 - 5, width: 10, height: 10, fill: modelColor(m), role: 'model-swatch' });
+    marks.push({ type: 'rect', x: 12, y: y + cellH / 2 - 5, width: 10, height: 10, fill: modelColor(m), role: 'model-swatch', series: m });
     marks.push({ type: 'text', x: 26, y: y + cellH / 2, text: fitText(m, fs, rowW - 18), fontSize: fs, baseline: 'middle', fill: theme.text, role: 'row-label' });
     for (const p of prims) {
       const n = counts.get(`${m}\u0000${p}`) ?? 0;
@@ -232,6 +235,8 @@ function summaryLayout(result: PlanDagSummaryResult, ctx: FigureContext): Scene 
  */
 export function planRoundLayout(round: PlanRound, episode: string, run: string | undefined, ctx: FigureContext): Scene {
   const pad = 8;
+  const models = [...new Set(round.nodes.flatMap((n) => (n.model ? [n.model] : [])))];
+  ctx = { ...ctx, modelColor: distinctModelColors(ctx.modelColor, models) };
   let geo = roundGeometry(round, episode, run, ctx);
   if (geo.width > ctx.width - 2 * pad) geo = roundGeometry(round, episode, run, ctx, 'LR');
   const width = Math.max(ctx.width, Math.ceil(geo.width) + 2 * pad);

@@ -9,7 +9,8 @@
  * share of the run's episodes, with its exact n on hover. Every episode is counted (an outlier is a pale
  * cell of n = 1, linked to its episode), the figure keeps under ~2,000 interactive marks (12k dots froze
  * the window for 200–400 ms at 470k turns), and the means are computed from every episode either way.
- * At most MAX_RUNS_DRAWN runs are drawn (those with the most successful episodes); a note names the rest.
+ * The runs drawn are the selection's (common.ts drawnSplit), in the colours they have in every figure; a note
+ * names the others.
  */
 import { line, max, scaleLinear } from 'd3';
 import type { SwitchCostResult, SwitchCostRun } from '../../analysisResults.ts';
@@ -18,8 +19,7 @@ import type { FigureContext } from '../context.ts';
 import { fmtCount, fmtPct, fmtUsd, fmtUsdTicks } from '../format.ts';
 import type { Mark, Scene } from '../scene.ts';
 import { textWidth } from '../text.ts';
-import { runColors } from '../palette.ts';
-import { capRuns, emptyNote, jitter, MAX_RUNS_DRAWN, runsNote, scene } from './common.ts';
+import { drawnSplit, emptyNote, jitter, leftOutNote, scene } from './common.ts';
 
 /** Past this many episodes (over the runs drawn) the scatter is binned. */
 export const SWITCH_COST_MAX_POINTS = 1500;
@@ -58,24 +58,19 @@ export function switchCostLayout(result: SwitchCostResult, ctx: FigureContext): 
   const { theme, width } = ctx;
   const fs = theme.fontSize;
   const marks: Mark[] = [];
-  const { shown: runs, omitted } = capRuns(result.runs, (r) => r.episodes.length);
-  // Each run keeps its own colour in every figure (palette.ts), not the colour of its place in this list.
-  const colorOfRun = runColors(runs.map((r) => r.run));
+  const { shown: runs, omitted, colorOf: colorOfRun } = drawnSplit(ctx, result.runs, (r) => r.run);
   const runColor = (i: number) => colorOfRun(runs[i]!.run);
-  const leg = legend(runs.map((r, i) => ({ label: `${r.run} (${fmtCount(r.episodes.length)})`, color: runColor(i), shape: 'circle' as const })), 12, 8, width - 24, theme, 'run (successful episodes)');
+  const leg = legend(
+    runs.map((r, i) => ({ label: `${r.run} (${fmtCount(r.episodes.length)})`, color: runColor(i), shape: 'circle' as const, series: r.run })), 12, 8, width - 24, theme, 'run (successful episodes)',
+  );
   marks.push(...leg.marks);
   const title = 'Switches per successful episode against its cost, and mean cumulative cost by turn';
   const total = runs.reduce((a, r) => a + r.episodes.length, 0);
   const binned = total > SWITCH_COST_MAX_POINTS;
   let top = 8 + leg.height + 6;
-  const note = runsNote(
-    ctx, `Showing the ${MAX_RUNS_DRAWN} runs with the most successful episodes; ${omitted.length} more not drawn (select runs in the top bar to choose)`,
-    omitted.map((r) => r.run), 12, top, width - 24,
-  );
-  if (note) {
-    marks.push(note);
-    top += fs + 6;
-  }
+  const notDrawn = leftOutNote(ctx, omitted.map((r) => r.run), 12, top, width - 24);
+  marks.push(...notDrawn.marks);
+  top += notDrawn.height + (notDrawn.height ? 4 : 0);
   if (binned) {
     marks.push({
       type: 'text', x: 12, y: top, role: 'note', fontSize: fs, fill: theme.mutedText, baseline: 'hanging',
@@ -138,7 +133,7 @@ export function switchCostLayout(result: SwitchCostResult, ctx: FigureContext): 
       const x0 = xSw(k0 - 0.5) + 1 + b.run * subW;
       marks.push({
         type: 'rect', x: x0, y: yCost(hi), width: Math.max(1, subW - (subW > 4 ? 1 : 0)), height: Math.max(1, yCost(lo) - yCost(hi)),
-        fill: runColor(b.run), opacity: 0.3 + 0.7 * Math.sqrt(b.n / (most[b.run] as number)), role: 'cell',
+        fill: runColor(b.run), opacity: 0.3 + 0.7 * Math.sqrt(b.n / (most[b.run] as number)), role: 'cell', series: r.run,
         datum: {
           lines: [
             `run ${r.run}: ${ks}`,
@@ -156,7 +151,7 @@ export function switchCostLayout(result: SwitchCostResult, ctx: FigureContext): 
     runs.forEach((r, ri) => {
       r.episodes.forEach((e, i) => {
         marks.push({
-          type: 'circle', cx: xSw(e.switches + jitter(i) * 0.5), cy: yCost(e.cost), r: 3, fill: runColor(ri), opacity: 0.7, role: 'point',
+          type: 'circle', cx: xSw(e.switches + jitter(i) * 0.5), cy: yCost(e.cost), r: 3, fill: runColor(ri), opacity: 0.7, role: 'point', series: r.run,
           datum: {
             lines: [`episode ${e.episode} · run ${r.run}`, `${e.switches} model switches in ${e.turns} turns`, `cost ${fmtUsd(e.cost)}`],
             link: { kind: 'episode-ref', ext_id: e.episode, run: r.run },
@@ -179,10 +174,10 @@ export function switchCostLayout(result: SwitchCostResult, ctx: FigureContext): 
     const d = line<[number, { sum: number; n: number }]>()
       .x(([k]) => runX(k, ri))
       .y(([, a]) => yCost(a.sum / a.n))(means);
-    if (d && means.length > 1) marks.push({ type: 'path', d, stroke: color, strokeWidth: 2, role: 'mean-line' });
+    if (d && means.length > 1) marks.push({ type: 'path', d, stroke: color, strokeWidth: 2, role: 'mean-line', series: r.run });
     for (const [k, a] of means) {
       marks.push({
-        type: 'rect', x: runX(k, ri) - 4, y: yCost(a.sum / a.n) - 1.5, width: 8, height: 3, fill: color, stroke: theme.outline, strokeWidth: 0.5, role: 'mean',
+        type: 'rect', x: runX(k, ri) - 4, y: yCost(a.sum / a.n) - 1.5, width: 8, height: 3, fill: color, stroke: theme.outline, strokeWidth: 0.5, role: 'mean', series: r.run,
         datum: { lines: [`run ${r.run}: ${k} switches`, `mean cost ${fmtUsd(a.sum / a.n)}`, `n = ${fmtCount(a.n)} episodes`] },
       });
     }
@@ -206,12 +201,12 @@ export function switchCostLayout(result: SwitchCostResult, ctx: FigureContext): 
     const d = line<{ t: number; mean: number }>()
       .x((p) => xT(p.t))
       .y((p) => yCum(p.mean))(r.mean_cumulative_cost);
-    if (d) marks.push({ type: 'path', d, stroke: color, strokeWidth: 2, role: 'curve' });
+    if (d) marks.push({ type: 'path', d, stroke: color, strokeWidth: 2, role: 'curve', series: r.run });
     const last = r.mean_cumulative_cost.length - 1;
     r.mean_cumulative_cost.forEach((p, i) => {
       if (i % every !== 0 && i !== last) return;
       marks.push({
-        type: 'circle', cx: xT(p.t), cy: yCum(p.mean), r: 2.5, fill: color, role: 'curve-point',
+        type: 'circle', cx: xT(p.t), cy: yCum(p.mean), r: 2.5, fill: color, role: 'curve-point', series: r.run,
         datum: { lines: [`run ${r.run}, turn ${p.t}`, `mean cumulative cost ${fmtUsd(p.mean)}`, `n = ${fmtCount(p.n)} episodes still running`] },
       });
     });

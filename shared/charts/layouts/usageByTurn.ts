@@ -1,8 +1,8 @@
 /**
  * `usage-by-turn` (MTRouter Fig. 5): for each run, the share of each model at each turn index as stacked
  * bars in the models' colours (small multiples, one panel per run, same axes unless run lengths differ a lot). Late turn indices reached by
- * few episodes are cut (fewer than 5% of the episodes, at least 3) and the figure says so. At most
- * USAGE_BY_TURN_MAX_PANELS runs, those with the most episodes; a note names the rest.
+ * few episodes are cut (fewer than 5% of the episodes, at least 3) and the figure says so. The panels are the
+ * selection's drawn runs (common.ts drawnSplit), as in every figure; a note names the others.
  */
 import { max, scaleBand, scaleLinear } from 'd3';
 import type { UsageByTurnResult } from '../../analysisResults.ts';
@@ -11,11 +11,8 @@ import type { FigureContext } from '../context.ts';
 import { distinctModelColors } from '../palette.ts';
 import { fmtCount, fmtPct } from '../format.ts';
 import type { Mark, Scene } from '../scene.ts';
-import { capRuns, emptyNote, panelGrid, runsNote, scene } from './common.ts';
+import { drawnSplit, emptyNote, leftOutNote, panelGrid, scene } from './common.ts';
 import { ownValue } from '../../nameKeyed.ts';
-
-/** Panels drawn at most (the demo's 54 runs made a figure 6,700 px tall with 2,000 hover marks). */
-export const USAGE_BY_TURN_MAX_PANELS = 12;
 
 /** Height of the strip under each panel that counts the episodes reaching each turn index, and its gap above. */
 const COUNT_STRIP = 28;
@@ -33,10 +30,11 @@ export function usageByTurnLayout(result: UsageByTurnResult, ctx: FigureContext)
   const { theme, width } = ctx;
   const fs = theme.fontSize;
   const marks: Mark[] = [];
-  const { shown, omitted } = capRuns(result.runs, (r) => r.turns[0]?.n ?? 0, USAGE_BY_TURN_MAX_PANELS);
+  // The demo's 54 runs made a figure 6,700 px tall with 2,000 hover marks: the drawn runs only.
+  const { shown, omitted } = drawnSplit(ctx, result.runs, (r) => r.run);
   const models = [...new Set(shown.flatMap((r) => r.turns.flatMap((t) => Object.keys(t.shares))))].sort((a, b) => a.localeCompare(b));
   const modelColor = distinctModelColors(ctx.modelColor, models);
-  const leg = legend(models.map((m) => ({ label: m, color: modelColor(m) })), 12, 8, width - 24, theme, 'model');
+  const leg = legend(models.map((m) => ({ label: m, color: modelColor(m), series: m })), 12, 8, width - 24, theme, 'model');
   marks.push(...leg.marks);
   let top = 8 + leg.height + 10;
   const title = 'Share of each model at each turn index';
@@ -44,14 +42,9 @@ export function usageByTurnLayout(result: UsageByTurnResult, ctx: FigureContext)
     marks.push(emptyNote(ctx, width / 2, top + 60, 'No turns in the selected runs.'));
     return scene(ctx, top + 120, title, marks);
   }
-  const note = runsNote(
-    ctx, `Showing the ${USAGE_BY_TURN_MAX_PANELS} runs with the most episodes; ${omitted.length} more not drawn (select runs in the top bar to choose)`,
-    omitted.map((r) => r.run), 12, top, width - 24,
-  );
-  if (note) {
-    marks.push(note);
-    top += fs + 8;
-  }
+  const notDrawn = leftOutNote(ctx, omitted.map((r) => r.run), 12, top, width - 24);
+  marks.push(...notDrawn.marks);
+  top += notDrawn.height + (notDrawn.height ? 4 : 0);
   const kept = shown.map((r) => ({ run: r.run, all: r.turns.length, turns: keptTurns(r.turns) }));
   if (kept.some((k) => k.turns.length < k.all)) {
     marks.push({ type: 'text', x: 12, y: top, text: 'late turn indices reached by fewer than 5% of episodes (min 3) are not shown', fontSize: fs, fill: theme.mutedText, baseline: 'hanging', role: 'note' });
@@ -93,7 +86,7 @@ export function usageByTurnLayout(result: UsageByTurnResult, ctx: FigureContext)
         const share = ownValue(t.shares, model) ?? 0;
         if (share <= 0) continue;
         marks.push({
-          type: 'rect', x: bx, y: y(acc + share), width: x.bandwidth(), height: y(acc) - y(acc + share), fill: modelColor(model), role: 'segment',
+          type: 'rect', x: bx, y: y(acc + share), width: x.bandwidth(), height: y(acc) - y(acc + share), fill: modelColor(model), role: 'segment', series: model,
           datum: {
             lines: [`run ${k.run}, turn ${t.t}`, `${model}: ${fmtPct(share)} of turns`, `${fmtCount(Math.round(share * t.n))} of n = ${fmtCount(t.n)} episodes reaching turn ${t.t}`],
             link: { kind: 'episodes', runs: [k.run], models: [model], label: `${k.run} episodes using ${model}` },

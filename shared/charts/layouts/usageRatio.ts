@@ -2,8 +2,8 @@
  * `usage-ratio` (critique-and-route controller): per run, each model's share of all calls as a horizontal
  * bar in the model's colour, with the target ρ_k as a vertical tick (bars over target are outlined); the
  * share of episodes that used their whole turn budget under the run name; and below, accuracy by the
- * episode's turn limit, one line per run (its legend above the chart, never on the lines). At most
- * MAX_RUNS_DRAWN runs, those with the most calls; a note names the rest.
+ * episode's turn limit, one line per run (its legend above the chart, never on the lines). The runs drawn are
+ * the selection's (common.ts drawnSplit), in the colours they have in every figure; a note names the others.
  */
 import { line, max, scaleLinear } from 'd3';
 import type { UsageRatioResult } from '../../analysisResults.ts';
@@ -12,8 +12,8 @@ import type { FigureContext } from '../context.ts';
 import { fmtCount, fmtPct } from '../format.ts';
 import type { Mark, Scene } from '../scene.ts';
 import { fitText, textWidth } from '../text.ts';
-import { distinctModelColors, runColors } from '../palette.ts';
-import { capRuns, emptyNote, MAX_RUNS_DRAWN, runsNote, scene } from './common.ts';
+import { distinctModelColors } from '../palette.ts';
+import { drawnSplit, emptyNote, leftOutNote, scene } from './common.ts';
 
 export function usageRatioLayout(result: UsageRatioResult, ctx: FigureContext): Scene {
   const { theme, width } = ctx;
@@ -25,18 +25,16 @@ export function usageRatioLayout(result: UsageRatioResult, ctx: FigureContext): 
     marks.push(emptyNote(ctx, width / 2, 60, 'No calls in the selected runs.'));
     return scene(ctx, 120, title, marks);
   }
-  const { shown: runs, omitted } = capRuns(result.runs, (r) => r.calls);
+  const { shown: runs, omitted, colorOf: colorOfRun } = drawnSplit(ctx, result.runs, (r) => r.run);
   const hasRho = runs.some((r) => r.usage.some((u) => u.rho !== null));
   if (hasRho) {
     const leg = legend([{ label: 'target ρ', color: theme.reference, shape: 'line' }], 12, y, width - 24, theme);
     marks.push(...leg.marks);
     y += leg.height + 6;
   }
-  const note = runsNote(ctx, `Showing the ${MAX_RUNS_DRAWN} runs with the most calls; ${omitted.length} more not drawn (select runs in the top bar to choose)`, omitted.map((r) => r.run), 12, y, width - 24);
-  if (note) {
-    marks.push(note);
-    y += fs + 10;
-  }
+  const notDrawn = leftOutNote(ctx, omitted.map((r) => r.run), 12, y, width - 24);
+  marks.push(...notDrawn.marks);
+  y += notDrawn.height + (notDrawn.height ? 6 : 0);
   const models = runs.flatMap((r) => r.usage.map((u) => u.model));
   const modelColor = distinctModelColors(ctx.modelColor, models);
   const labelW = Math.min(170, Math.max(...models.map((m) => textWidth(m, fs))) + 20);
@@ -55,7 +53,7 @@ export function usageRatioLayout(result: UsageRatioResult, ctx: FigureContext): 
       const lines = [`${u.model} in ${r.run}`, `usage ratio ${fmtPct(u.ratio)} (${fmtCount(u.calls)} of n = ${fmtCount(r.calls)} calls)`];
       if (u.rho !== null) lines.push(`target ρ = ${fmtPct(u.rho)} — ${u.over_target ? 'over target' : 'within target'}`);
       marks.push({
-        type: 'rect', x: x(0), y: y + 3, width: x(u.ratio) - x(0), height: rowH - 6, fill: modelColor(u.model),
+        type: 'rect', x: x(0), y: y + 3, width: x(u.ratio) - x(0), height: rowH - 6, fill: modelColor(u.model), series: u.model,
         stroke: u.over_target ? theme.text : undefined, strokeWidth: u.over_target ? 1.5 : undefined, role: 'bar',
         datum: { lines, link: { kind: 'episodes', runs: [r.run], models: [u.model], label: `${r.run} episodes using ${u.model}` } },
       });
@@ -71,11 +69,10 @@ export function usageRatioLayout(result: UsageRatioResult, ctx: FigureContext): 
 
   const acc = runs.filter((r) => r.accuracy_by_max_turns.some((a) => a.accuracy !== null));
   if (acc.length > 0) {
-    const colorOfRun = runColors(runs.map((r) => r.run));
     const colorOf = (r: (typeof runs)[number]) => colorOfRun(r.run);
     marks.push(panelTitle('Accuracy by turn limit (max turns)', 12, y, width - 24, theme));
     y += fs + 8;
-    const leg = legend(acc.map((r) => ({ label: r.run, color: colorOf(r), shape: 'line' as const })), 12, y, width - 24, theme, 'run');
+    const leg = legend(acc.map((r) => ({ label: r.run, color: colorOf(r), shape: 'line' as const, series: r.run })), 12, y, width - 24, theme, 'run');
     marks.push(...leg.marks);
     y += leg.height + 4;
     const chartH = 200;
@@ -90,10 +87,10 @@ export function usageRatioLayout(result: UsageRatioResult, ctx: FigureContext): 
       const color = colorOf(r);
       const points = r.accuracy_by_max_turns.filter((a) => a.accuracy !== null) as { max_turns: number; n: number; accuracy: number }[];
       const d = line<(typeof points)[number]>().x((a) => xs(a.max_turns)).y((a) => yScale(a.accuracy))(points);
-      if (d && points.length > 1) marks.push({ type: 'path', d, stroke: color, strokeWidth: 2, role: 'curve' });
+      if (d && points.length > 1) marks.push({ type: 'path', d, stroke: color, strokeWidth: 2, role: 'curve', series: r.run });
       for (const a of points) {
         marks.push({
-          type: 'circle', cx: xs(a.max_turns), cy: yScale(a.accuracy), r: 4, fill: color, stroke: theme.outline, strokeWidth: 1, role: 'point',
+          type: 'circle', cx: xs(a.max_turns), cy: yScale(a.accuracy), r: 4, fill: color, stroke: theme.outline, strokeWidth: 1, role: 'point', series: r.run,
           datum: { lines: [`run ${r.run}, turn limit ${a.max_turns}`, `accuracy ${fmtPct(a.accuracy)}`, `n = ${fmtCount(a.n)} episodes with an outcome`] },
         });
       }

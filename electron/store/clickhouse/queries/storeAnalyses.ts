@@ -18,6 +18,7 @@ import { paretoOfSums } from '../../../analysis/pareto.ts';
 import { recoveryOfCounts } from '../../../analysis/errorRecovery.ts';
 import { budgetModesOf, usageRatioOf, type Acc } from '../../../analysis/controllerAnalyses.ts';
 import { liftCells, liftTable } from '../../../analysis/lift.ts';
+import type { RunWeight } from '../../../../shared/drawnRuns.ts';
 import type { ClickHouseStore } from '../schema/connection.ts';
 import { visibleImports, visibleRows } from '../schema/schema.ts';
 
@@ -75,7 +76,8 @@ function sessions(store: ClickHouseStore): string {
       anyIf(success, episode_key = root_key) AS success, anyIf(n_switches, episode_key = root_key) AS switches,
       anyIf(n_turns, episode_key = root_key) AS turns, anyIf(budget_mode, episode_key = root_key) AS budget_mode,
       anyIf(train_step, episode_key = root_key) AS train_step, anyIf(expert_call, episode_key = root_key) AS expert_call,
-      anyIf(max_turns, episode_key = root_key) AS max_turns, sum(total_cost) AS cost, min(cost_known) AS cost_known,
+      anyIf(max_turns, episode_key = root_key) AS max_turns, anyIf(task_type, episode_key = root_key) AS task_type,
+      sum(total_cost) AS cost, min(cost_known) AS cost_known,
       countIf(episode_key = root_key) AS roots
     FROM ${store.table('episodes')} WHERE ${visible(store)} GROUP BY root_key`;
 }
@@ -99,6 +101,31 @@ export async function paretoOnStore(store: ClickHouseStore, options: Selection &
   }
   const sums = rows.filter((r) => num(r.n) > 0).map((r) => ({ run: String(r.run), n: num(r.n), score: num(r.score_sum), cost: num(r.cost_sum) }));
   return paretoOfSums(sums, options.reference, coverage);
+}
+
+/** The selection's runs weighed for the default choice of runs to draw (shared/drawnRuns.ts), as runAnalysis weighs them. */
+export async function runWeightsOnStore(store: ClickHouseStore, options: Selection): Promise<RunWeight[]> {
+  const f = await selectionFilter(store, options);
+  const [runs, rows] = await Promise.all([
+    selectedRuns(store, f),
+    store.query<{ run: string; sessions: string; scored: string }>(
+      `SELECT run, count() AS sessions, countIf(score IS NOT NULL) AS scored FROM (${sessions(store)}) WHERE roots = 1 AND ${f.sql} GROUP BY run`,
+      f.params,
+    ),
+  ]);
+  const byRun = new Map(rows.map((r) => [String(r.run), r]));
+  return runs.map(({ run }) => ({ run, sessions: num(byRun.get(run)?.sessions ?? 0), scored: num(byRun.get(run)?.scored ?? 0) }));
+}
+
+/** Per run, the task types of the sessions a Pareto point averages (known outcome and cost), by name. */
+export async function paretoTaskTypesOnStore(store: ClickHouseStore, options: Selection): Promise<Map<string, string[]>> {
+  const f = await selectionFilter(store, options);
+  const rows = await store.query<{ run: string; types: string[] }>(
+    `SELECT run, groupUniqArray(assumeNotNull(task_type)) AS types FROM (${sessions(store)})
+     WHERE roots = 1 AND ${f.sql} AND score IS NOT NULL AND cost_known = 1 AND task_type IS NOT NULL GROUP BY run`,
+    f.params,
+  );
+  return new Map(rows.map((r) => [String(r.run), [...r.types].sort((a, b) => a.localeCompare(b))]));
 }
 
 export async function switchCostOnStore(store: ClickHouseStore, options: Selection): Promise<SwitchCostResult> {

@@ -6,15 +6,16 @@
  */
 import type { AnalysisRequest, AnalysisResponse, PlanDagEpisodeResult } from '../../../../shared/analysisResults.ts';
 import { splitValues } from '../../../../shared/splits.ts';
-import { AnalysisInputError, AnalysisNotFoundError, sideBySide } from '../../../analysis/runAnalysis.ts';
+import { pickDrawnRuns } from '../../../../shared/drawnRuns.ts';
+import { AnalysisInputError, AnalysisNotFoundError, drawsRuns, sideBySide } from '../../../analysis/runAnalysis.ts';
 import type { ClickHouseStore } from '../schema/connection.ts';
 import { visibleRows } from '../schema/schema.ts';
 import { episodeKey } from '../import/episodeRows.ts';
 import { calibrationOnStore } from './storeCalibration.ts';
 import { embeddingsOnStore } from './storeEmbeddings.ts';
 import {
-  budgetModesOnStore, confusionOnStore, errorRecoveryOnStore, liftOnStore, paretoOnStore, planDagEpisodeOnStore, planDagSummaryOnStore,
-  switchCostOnStore, targetsOnStore, usageByTurnOnStore, usageRatioOnStore,
+  budgetModesOnStore, confusionOnStore, errorRecoveryOnStore, liftOnStore, paretoOnStore, paretoTaskTypesOnStore, planDagEpisodeOnStore, planDagSummaryOnStore,
+  runWeightsOnStore, switchCostOnStore, targetsOnStore, usageByTurnOnStore, usageRatioOnStore,
 } from './storeAnalyses.ts';
 
 /** The runs a request names that have an episode in its split, in name order (none named: none, and no panels). */
@@ -56,7 +57,7 @@ async function roundTurns(store: ClickHouseStore, result: PlanDagEpisodeResult, 
   return { ...result, rounds: result.rounds.map((r) => ({ ...r, turn: byRound.get(r.round) ?? null })) };
 }
 
-async function compute(store: ClickHouseStore, request: AnalysisRequest): Promise<AnalysisResponse> {
+async function compute(store: ClickHouseStore, request: AnalysisRequest, drawn: readonly string[]): Promise<AnalysisResponse> {
   const runs = request.runs && request.runs.length > 0 ? request.runs : undefined;
   const split = request.split;
   const sel = { runs, split };
@@ -87,7 +88,7 @@ async function compute(store: ClickHouseStore, request: AnalysisRequest): Promis
         const model = only.get(run);
         return model ? [{ run, model }] : [];
       });
-      const panels = await sideBySide(several, async (run) => ({ cells: (await liftOnStore(store, { runs: [run], split, minCount })).cells }), 1);
+      const panels = await sideBySide(several, drawn, async (run) => ({ cells: (await liftOnStore(store, { runs: [run], split, minCount })).cells }), 1);
       return { request: { ...request, id: 'lift' }, result: { ...result, ...panels, ...(one.length ? { by_run_single_model: one } : {}) } };
     }
     case 'error-recovery':
@@ -96,11 +97,13 @@ async function compute(store: ClickHouseStore, request: AnalysisRequest): Promis
       return { request: { ...request, id: 'usage-by-turn' }, result: await usageByTurnOnStore(store, sel) };
     case 'switch-cost':
       return { request: { ...request, id: 'switch-cost' }, result: await switchCostOnStore(store, sel) };
-    case 'pareto':
-      return { request: { ...request, id: 'pareto' }, result: await paretoOnStore(store, { ...sel, reference: request.reference }) };
+    case 'pareto': {
+      const [result, types] = await Promise.all([paretoOnStore(store, { ...sel, reference: request.reference }), paretoTaskTypesOnStore(store, sel)]);
+      return { request: { ...request, id: 'pareto' }, result: { ...result, points: result.points.map((p) => ({ ...p, task_types: types.get(p.run) ?? [] })) } };
+    }
     case 'budget-modes': {
       const result = await budgetModesOnStore(store, sel);
-      const each = await sideBySide(await namedRuns(store, runs, split), async (run) => {
+      const each = await sideBySide(await namedRuns(store, runs, split), drawn, async (run) => {
         const modes = (await budgetModesOnStore(store, { runs: [run], split })).modes;
         return modes.length > 0 ? { modes } : null;
       });
@@ -110,7 +113,7 @@ async function compute(store: ClickHouseStore, request: AnalysisRequest): Promis
       return { request: { ...request, id: 'usage-ratio' }, result: await usageRatioOnStore(store, { ...sel, rho: request.rho }) };
     case 'confusion': {
       const result = await confusionOnStore(store, sel);
-      const each = await sideBySide(await namedRuns(store, runs, split), async (run) => {
+      const each = await sideBySide(await namedRuns(store, runs, split), drawn, async (run) => {
         const tables = await confusionOnStore(store, { runs: [run], split });
         return tables.routing.length > 0 || Object.values(tables.verification).some((k) => k > 0) ? tables : null;
       });
@@ -128,7 +131,11 @@ async function compute(store: ClickHouseStore, request: AnalysisRequest): Promis
 
 export async function runAnalysisOnStore(store: ClickHouseStore, request: AnalysisRequest): Promise<AnalysisResponse> {
   try {
-    return await compute(store, request);
+    if (!drawsRuns(request)) return await compute(store, request, []);
+    const sel = { runs: request.runs && request.runs.length > 0 ? request.runs : undefined, split: request.split };
+    const drawn = pickDrawnRuns(await runWeightsOnStore(store, sel), request.draw);
+    const response = await compute(store, request, drawn);
+    return { ...response, request: { ...response.request, draw: drawn } } as AnalysisResponse;
   } catch (e) {
     if (e instanceof RangeError) {
       throw /^no episode|in several runs/.test(e.message) ? new AnalysisNotFoundError(e.message) : new AnalysisInputError(e.message);
