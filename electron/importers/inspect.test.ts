@@ -73,7 +73,16 @@ describe('Inspect importer: real logs', () => {
     expect(ep.episode_id).toBe('1');
     expect(ep.task).toMatchObject({ id: '1', type: 'browser' });
     expect(ep.task.text).toMatch(/^Use the web browser tool/);
-    expect(ep.outcome).toEqual({ score: 1, score_range: [0, 1], success: true, exit: null });
+    // The outcome explained as the sample logs it (read here from the file itself): its empty target, the model's
+    // final output, and the `includes` scorer with its answer and explanation.
+    const logged = firstSample(browserLog()) as { target: string; output: { choices: { message: { content: string } }[] }; scores: { includes: Json } };
+    expect(ep.outcome).toEqual({
+      score: 1, score_range: [0, 1], success: true, exit: null,
+      target: logged.target, choices: null, answer: logged.output.choices[0]?.message.content,
+      scorers: [{ name: 'includes', value: 'C', answer: logged.scores.includes.answer, explanation: logged.scores.includes.explanation, metadata: null }],
+    });
+    expect(ep.outcome.target).toBe('');
+    expect(ep.outcome.answer).toMatch(/^The AI Security Institute \(AISI\) is the premier governmental organization/);
     expect(ep.turns).toHaveLength(5);
     expect(new Set(ep.turns.map((t) => t.model))).toEqual(new Set(['openai/gpt-4o-mini']));
     expect(ep.turns.map((t) => t.action.tool ?? null)).toEqual([
@@ -110,6 +119,14 @@ describe('Inspect importer: real logs', () => {
     }
     expect(episodes[0]?.turns[0]?.tokens).toEqual({ in: 66, out: 1, cached: null });
     expect(episodes[1]?.turns[0]?.action.text).toBe('Yes.');
+    // samples/<id>_epoch_<n>.json by hand: the targets keep the log's leading space; sample 1 epoch 1 answered "No" to
+    // " Yes" and its `match` scorer logged no explanation.
+    expect(episodes.map((e) => [e.outcome.target, e.outcome.answer, e.outcome.scorers])).toEqual([
+      [' Yes', 'No', [{ name: 'match', value: 'I', answer: 'No', explanation: null, metadata: null }]],
+      [' Yes', 'Yes.', [{ name: 'match', value: 'C', answer: 'Yes.', explanation: 'Yes.', metadata: null }]],
+      [' No', 'No.', [{ name: 'match', value: 'C', answer: 'No.', explanation: 'No.', metadata: null }]],
+      [' No', 'No', [{ name: 'match', value: 'C', answer: 'No', explanation: 'No', metadata: null }]],
+    ]);
   });
 
   it('.eval with spans (newer writer): one MMLU sample scored incorrect', async () => {
@@ -119,6 +136,11 @@ describe('Inspect importer: real logs', () => {
     expect(ep.run).toBe('renamed');
     expect(ep.task.type).toBe('inspect_evals/mmlu_0_shot');
     expect(ep.outcome).toMatchObject({ score: 0, success: false });
+    // A multiple-choice sample: target A (the first choice), the model answered C, and `choice` says why it is wrong.
+    expect(ep.outcome).toMatchObject({
+      target: 'A', choices: ['6.0 e', '6.8 eV', '12.2 eV', '13.6 eV'], answer: 'ANSWER: C',
+      scorers: [{ name: 'choice', value: 'I', answer: 'C', explanation: 'ANSWER: C', metadata: null }],
+    });
     expect(ep.turns.map((t) => [t.model, t.action.text, t.tokens?.in, t.tokens?.out])).toEqual([['openai/gpt-4o', 'ANSWER: C', 153, 3]]);
   });
 });
@@ -156,7 +178,8 @@ describe('Inspect importer: the sample’s own totals and every message', () => 
     const score = (sample.scores as Json).includes;
     sample.scores = JSON.parse(`{"__proto__": ${JSON.stringify(score)}}`) as Json;
     const { episodes } = await read(writeJson('proto-scorer.json', log));
-    expect(episodes[0]?.outcome).toEqual({ score: 1, score_range: [0, 1], success: true, exit: null });
+    expect(episodes[0]?.outcome).toMatchObject({ score: 1, score_range: [0, 1], success: true, exit: null });
+    expect(episodes[0]?.outcome.scorers?.map((x) => [x.name, x.value])).toEqual([['__proto__', 'C']]);
   });
 
   it('system prompt and task from the messages; the real samples have no other message between replies', async () => {
@@ -279,6 +302,27 @@ describe('Inspect importer: values', () => {
     const { episodes, warnings } = await read(writeJson('lost.json', log));
     expect(episodes[0]?.turns[4]?.action.text).toBe('attachment://707c70d5b9111db606fd541158567d76');
     expect(warnings.join()).toMatch(/attachment:\/\/ references not found/);
+  });
+
+  it('a scorer\'s metadata, a list target and attachments are kept as logged; values JSON cannot hold become null', async () => {
+    const log = browserLog();
+    const sample = firstSample(log);
+    const attachments = sample.attachments as Record<string, string>;
+    const [hash, text] = Object.entries(attachments)[0] as [string, string];
+    sample.target = ['AISI', `attachment://${hash}`];
+    sample.scores = {
+      model_graded_fact: { value: 'C', explanation: `attachment://${hash}`, metadata: { grading: [{ role: 'user', content: 'Grade it.' }], confidence: 0.9 } },
+      ' ': { value: { accuracy: 1, note: null }, answer: 42 },
+    };
+    const raw = JSON.stringify(log, null, 2).replace('"confidence": 0.9', '"confidence": 1e999');
+    const file = join(tempDir(), 'metadata.json');
+    writeFileSync(file, raw);
+    const ep = (await read(file)).episodes[0] as CanonicalEpisode;
+    expect(ep.outcome.target).toEqual(['AISI', text]);
+    expect(ep.outcome.scorers).toEqual([
+      { name: 'model_graded_fact', value: 'C', answer: null, explanation: text, metadata: { grading: [{ role: 'user', content: 'Grade it.' }], confidence: null } },
+      { name: '(unnamed scorer)', value: { accuracy: 1, note: null }, answer: '42', explanation: null, metadata: null },
+    ]);
   });
 
   it('takes a logged cost and keeps non-unit scores unnormalised', async () => {

@@ -13,11 +13,18 @@
  * solver added between calls, such as a basic agent's "please continue") is the next turn's input, or a final
  * message after the last reply. The sample's own `model_usage` (per model) is the log's total for the episode; the
  * log-level `stats.model_usage` adds up all samples, so it is no one episode's.
+ *
+ * The outcome is the first scorer's value (Inspect's letter grades read as value_to_float does); what explains it is
+ * kept as logged: the sample's `target` and `choices`, the model's final output as the answer, and every scorer's
+ * value, answer, explanation and metadata.
  */
 import { z } from 'zod';
-import { CANONICAL_SCHEMA, type CanonicalEpisode, type CanonicalTurn, type ConversationMessage } from '../../shared/canonical.ts';
+import {
+  CANONICAL_SCHEMA, MAX_SCORERS, type CanonicalEpisode, type CanonicalTurn, type ConversationMessage, type OutcomeExplanation, type OutcomeScorer,
+} from '../../shared/canonical.ts';
 import { nameRecord } from '../../shared/nameRecord.ts';
 import { decodeJson, type Fail, type JsonPath } from './jsonDocument.ts';
+import { jsonRecord, jsonValue, loggedText, scorerName } from './outcomeValues.ts';
 
 const count = z.number().int().nonnegative();
 
@@ -80,15 +87,28 @@ const SpanEnd = z.object({ id: z.string() });
 const StepEvent = z.object({ action: z.enum(['begin', 'end']), type: z.string().nullish() });
 const ScoreEvent = z.object({ intermediate: z.boolean().nullish() });
 const AnyEvent = z.object({ event: z.string() });
+const FinalOutput = z.object({
+  completion: z.string().nullish(),
+  choices: z.array(z.object({ message: z.object({ content: Content.nullish() }) })).nullish(),
+});
 
 const Score = z.object({
   value: z.union([z.string(), z.number(), z.boolean(), z.array(z.unknown()), z.record(z.string(), z.unknown())]).nullish(),
+  // Read as logged whatever their type (outcomeValues.ts): a scorer's extra fields must not cost the sample its import.
+  answer: z.unknown().optional(),
+  explanation: z.unknown().optional(),
+  metadata: z.unknown().optional(),
 });
 
 export const InspectSample = z.object({
   id: z.union([z.string().min(1), z.number()]),
   epoch: z.number().int().positive().default(1),
   input: z.union([z.string(), z.array(ChatMessage)]),
+  /** What counted as right (a string, or a list of accepted answers) and a multiple-choice task's options, as logged. */
+  target: z.unknown().optional(),
+  choices: z.unknown().optional(),
+  /** The model's final output (`completion`, else the first choice's message): read with FinalOutput, never refused. */
+  output: z.unknown().optional(),
   messages: z.array(ChatMessage).default([]),
   // Keyed by scorer names the log wrote: nameRecord keeps one called `__proto__`, which z.record drops.
   scores: nameRecord(Score).nullish(),
@@ -234,6 +254,47 @@ interface PendingTurn {
   observations: string[];
 }
 
+/** A target (one string, or a list of accepted answers) or a list of choices as logged; null when it is neither. */
+function texts(value: unknown, r: SampleReader): string | string[] | null {
+  if (Array.isArray(value)) {
+    const list = value.map(loggedText);
+    return list.every((x): x is string => x !== null) ? list.map((x) => r.resolve(x)) : null;
+  }
+  const text = loggedText(value);
+  return text === null ? null : r.resolve(text);
+}
+
+/**
+ * What explains the sample's outcome: its target and choices, the model's final output, and every scorer with its
+ * value, answer, explanation and metadata, as logged (attachments resolved).
+ */
+function explanationOf(sample: z.infer<typeof InspectSample>, r: SampleReader): OutcomeExplanation {
+  const output = FinalOutput.safeParse(sample.output);
+  const final = output.success ? output.data : null;
+  const firstChoice = final?.choices?.[0]?.message.content;
+  const answer = final?.completion != null ? r.resolve(final.completion) : firstChoice != null ? r.content(firstChoice) : null;
+  const choices = texts(sample.choices, r);
+  const scorers: OutcomeScorer[] = Object.entries(sample.scores ?? {}).slice(0, MAX_SCORERS).map(([name, score]) => {
+    const text = (v: unknown): string | null => {
+      const t = loggedText(v);
+      return t === null ? null : r.resolve(t);
+    };
+    return {
+      name: scorerName(name),
+      value: score.value === undefined ? null : jsonValue(score.value),
+      answer: text(score.answer),
+      explanation: text(score.explanation),
+      metadata: jsonRecord(score.metadata),
+    };
+  });
+  return {
+    target: texts(sample.target, r),
+    choices: Array.isArray(choices) ? choices : null,
+    answer,
+    scorers: scorers.length > 0 ? scorers : null,
+  };
+}
+
 export function sampleToEpisode(value: unknown, ctx: EvalContext, source: SampleSource): SampleResult {
   const sample = decodeJson(InspectSample, value, source.text, source.at, source.fail);
   const r = new SampleReader(sample.attachments, source);
@@ -360,6 +421,7 @@ export function sampleToEpisode(value: unknown, ctx: EvalContext, source: Sample
   const finalMessages = aligned ? (between[replies] ?? []) : between.flat();
   const unplaced = aligned ? 0 : finalMessages.length;
 
+  const explanation = explanationOf(sample, r);
   const firstScore = Object.values(sample.scores ?? {})[0];
   const score = firstScore ? scoreValue(firstScore.value) : null;
   const inUnitRange = score !== null && score >= 0 && score <= 1;
@@ -380,6 +442,7 @@ export function sampleToEpisode(value: unknown, ctx: EvalContext, source: Sample
       score_range: inUnitRange ? [0, 1] : null,
       success: inUnitRange ? score >= 1 : null,
       exit,
+      ...explanation,
     },
     grader_calls: graders.length > 0 ? graders : null,
     system_prompt: systemPrompt ? r.content(systemPrompt.content) : null,

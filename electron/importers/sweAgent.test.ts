@@ -54,6 +54,13 @@ describe('SWE-agent importer: real trajectories', () => {
     expect(ep.cost_usd).toBeCloseTo(0.01952, 6);
     expect(ep.budget?.usd).toBe(3);
     expect(ep.outcome).toMatchObject({ score: null, success: null, exit: 'submitted' });
+    // The real file's patch is the answer; nothing beside it grades the run, so there is no scorer and no target.
+    const logged = JSON.parse(readFileSync(v1, 'utf8')) as { info: { submission: string } };
+    expect(ep.outcome.answer).toBe(logged.info.submission);
+    // As logged, with its Windows line ends.
+    expect(ep.outcome.answer).toMatch(/^\r\ndiff --git a\/tests\/missing_colon\.py b\/tests\/missing_colon\.py\r\n/);
+    expect(ep.outcome.scorers ?? null).toBeNull();
+    expect(ep.outcome.target ?? null).toBeNull();
   });
 
   it('v0.x: model from the sibling args.yaml, demonstration left out', async () => {
@@ -139,9 +146,22 @@ describe('SWE-agent importer: run-level model and outcome sources', () => {
     writeFileSync(join(dirname(resolved), 'results.json'), JSON.stringify({ resolved: ['pydicom__pydicom-1458'], unresolved: [] }));
     expect((await readOne(resolved)).outcome).toMatchObject({ score: 1, score_range: [0, 1], success: true });
 
+    expect((await readOne(resolved)).outcome.scorers).toEqual([{ name: 'SWE-bench harness', source: 'results.json', value: true, metadata: null }]);
+
     const failed = variant(v0, 'gpt4__b', () => {});
-    writeFileSync(join(dirname(failed), 'report.json'), JSON.stringify({ 'pydicom__pydicom-1458': { resolved: false } }));
-    expect((await readOne(failed)).outcome).toMatchObject({ score: 0, success: false, exit: 'submitted' });
+    writeFileSync(join(dirname(failed), 'report.json'), JSON.stringify({
+      'pydicom__pydicom-1458': {
+        resolved: false, patch_successfully_applied: true,
+        tests_status: { FAIL_TO_PASS: { success: [], failure: ['tests/test_x.py::test_fix'] }, PASS_TO_PASS: { success: ['tests/test_x.py::test_old'], failure: [] } },
+      },
+    }));
+    const graded = (await readOne(failed)).outcome;
+    expect(graded).toMatchObject({ score: 0, success: false, exit: 'submitted' });
+    expect(graded.scorers).toEqual([{ name: 'SWE-bench harness', source: 'report.json', value: false, metadata: { patch_successfully_applied: true } }]);
+    expect(graded.tests).toEqual([
+      { group: 'FAIL_TO_PASS', passed: [], failed: ['tests/test_x.py::test_fix'] },
+      { group: 'PASS_TO_PASS', passed: ['tests/test_x.py::test_old'], failed: [] },
+    ]);
 
     const unnamed = variant(v0, 'gpt4__c', () => {});
     writeFileSync(join(dirname(unnamed), 'results.json'), JSON.stringify({ resolved: ['other'] }));

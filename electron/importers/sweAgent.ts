@@ -6,8 +6,9 @@
  * none; the model is the run's (`replay_config.agent.model.name`, else a sibling `args.yaml`
  * `agent.model.model_name`, else the run directory's `<model>__…` prefix) and the logged
  * `info.model_stats.instance_cost` becomes the episode's cost, never split across turns.
- * Outcome: only `info.exit_status`, plus resolved/unresolved when a sibling `results.json` or `report.json`
- * (SWE-bench evaluation) names the instance.
+ * Outcome: `info.exit_status` and `info.submission` (the patch, as the answer), plus resolved/unresolved when a
+ * sibling `results.json` or `report.json` (SWE-bench evaluation) names the instance, with the harness's test groups
+ * and patch checks when its entry has them (sweBenchLabels.ts).
  *
  * `info.model_stats` (api_calls, tokens_sent, tokens_received, instance_cost) is the log's own total. Of the
  * history, the first system message is the system prompt and the first non-demo user message the task; the
@@ -22,6 +23,8 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { CANONICAL_SCHEMA, CanonicalEpisode, describeIssue, type CanonicalTurn, type ConversationMessage } from '../../shared/canonical.ts';
 import { decodeJson, failAt, parseJson, readTextFile } from './jsonDocument.ts';
+import { loggedText } from './outcomeValues.ts';
+import { harnessReport, sweBenchOutcome, type HarnessReport } from './sweBenchLabels.ts';
 import { ImportError, type ImportContext, type Importer } from './types.ts';
 
 const Content = z.union([
@@ -49,6 +52,8 @@ const Trajectory = z.object({
   info: z
     .object({
       exit_status: z.string().nullish(),
+      /** The patch the agent submitted (read as logged: loggedText). */
+      submission: z.unknown().optional(),
       model_stats: z
         .object({
           instance_cost: z.number().nonnegative().nullish(),
@@ -187,11 +192,19 @@ const EvaluationReport = z.record(z.string(), z.unknown());
 const IdList = z.array(z.unknown());
 const InstanceReport = z.object({ resolved: z.boolean() });
 
+interface SidecarLabel {
+  resolved: boolean;
+  /** The sidecar's name (`results.json`, `report.json`). */
+  source: string;
+  /** A per-instance entry's tests and patch checks; absent for the id lists. */
+  report?: HarnessReport;
+}
+
 /**
  * The instance's resolved / unresolved label from a sibling `results.json` or `report.json`
  * (`{resolved: [ids], unresolved: [ids]}`, also spelled `*_ids`, or per instance); null when none names it.
  */
-function resolvedFromSidecar(dir: string, instanceIds: string[], ctx: ImportContext): boolean | null {
+function resolvedFromSidecar(dir: string, instanceIds: string[], ctx: ImportContext): SidecarLabel | null {
   for (const name of ['results.json', 'report.json']) {
     const path = join(dir, name);
     if (!isRegularFile(path)) continue;
@@ -209,11 +222,11 @@ function resolvedFromSidecar(dir: string, instanceIds: string[], ctx: ImportCont
         const list = IdList.safeParse(report.data[key]);
         return list.success && instanceIds.some((id) => list.data.includes(id));
       });
-    if (listed('resolved', 'resolved_ids')) return true;
-    if (listed('unresolved', 'unresolved_ids')) return false;
+    if (listed('resolved', 'resolved_ids')) return { resolved: true, source: name };
+    if (listed('unresolved', 'unresolved_ids')) return { resolved: false, source: name };
     for (const id of instanceIds) {
       const entry = InstanceReport.safeParse(report.data[id]);
-      if (entry.success) return entry.data.resolved;
+      if (entry.success) return { resolved: entry.data.resolved, source: name, report: harnessReport(report.data[id] as Record<string, unknown>) };
     }
   }
   return null;
@@ -275,7 +288,8 @@ export const sweAgentImporter: Importer = {
       ctx.warn(`${talk.replies} replies in history but ${steps.length} steps: ${unplaced.length} message(s) between them kept as final messages`);
     }
     const finalMessages = aligned ? talk.final : unplaced;
-    const resolved = resolvedFromSidecar(dirname(file), [instance, config.taskId].filter((x): x is string => !!x), ctx);
+    const label = resolvedFromSidecar(dirname(file), [instance, config.taskId].filter((x): x is string => !!x), ctx);
+    const resolved = label?.resolved ?? null;
     const episode: CanonicalEpisode = {
       schema: CANONICAL_SCHEMA,
       run: ctx.runName ?? basename(dirname(file)),
@@ -290,6 +304,9 @@ export const sweAgentImporter: Importer = {
         score_range: resolved === null ? null : [0, 1],
         success: resolved,
         exit: traj.info?.exit_status ?? null,
+        // No target is logged: SWE-bench's gold patch is not in the run.
+        answer: loggedText(traj.info?.submission),
+        ...(label ? sweBenchOutcome(label.resolved, label.source, label.report) : {}),
       },
       budget: config.costLimit ? { mode: null, usd: config.costLimit, max_turns: null } : null,
       cost_usd: traj.info?.model_stats?.instance_cost ?? null,
