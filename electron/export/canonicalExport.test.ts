@@ -26,16 +26,21 @@ const REAL = [
   'samples/uno/uno-transcripts.jsonl',
   'samples/inspect/log_streaming.eval',
   'samples/canonical/messages.jsonl',
+  // What explains outcomes: HLE ground truths and judges, SWE-bench test groups, an Inspect multiple-choice scorer.
+  'mtrouter/hle',
+  'samples/mini-swe-agent',
+  'samples/inspect/mmlu-summary-choices.eval',
 ];
 
-const JSON_COLUMNS = new Set(['detail']);
+const JSON_COLUMNS = new Set(['detail', 'outcome']);
 
 /** Rows of `sql` with JSON columns parsed (key order is the writer's, not a fact), sorted. */
 function rows(db: Db, sql: string): unknown[] {
   const out = (db.prepare(sql).all() as Record<string, unknown>[]).map((r) =>
     Object.fromEntries(Object.entries(r).map(([k, v]) => [k, JSON_COLUMNS.has(k) && typeof v === 'string' ? JSON.parse(v) : v])),
   );
-  return out.map((r) => JSON.stringify(r, Object.keys(r).sort())).sort().map((s) => JSON.parse(s) as unknown);
+  // Top-level keys sorted by hand: a replacer array would also drop every nested key not named at the top (the JSON columns').
+  return out.map((r) => JSON.stringify(Object.fromEntries(Object.entries(r).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))).sort().map((s) => JSON.parse(s) as unknown);
 }
 
 /** The columns of `table` but those that are row ids of this database. */
@@ -86,7 +91,7 @@ async function imported(path: string, inputs: string[]): Promise<Db> {
 }
 
 describe('canonical JSON Lines export', () => {
-  it('re-imports real Claude Code, MTRouter, Uno and Inspect logs to the same episodes, turns, costs, parents and messages', async () => {
+  it('re-imports real Claude Code, MTRouter, Uno, Inspect and SWE-bench logs to the same episodes, turns, costs, parents, messages and outcomes', async () => {
     const dir = tempDir();
     const first = await imported(join(dir, 'first.db'), REAL.map((f) => join(fixtures, f)));
     const out = join(dir, 'all.jsonl');
@@ -105,6 +110,8 @@ describe('canonical JSON Lines export', () => {
     expect(before.turn_candidates!.length).toBeGreaterThan(0);
     expect(before.plan_nodes!.length).toBeGreaterThan(0);
     expect((before.turns as { cost_source: string }[]).map((t) => t.cost_source)).toEqual(expect.arrayContaining(['logged', 'priced']));
+    const outcomes = (before.episode_text as { outcome: Record<string, unknown> }[]).map((x) => x.outcome);
+    for (const key of ['target', 'choices', 'answer', 'scorers', 'tests', 'notes']) expect(outcomes.some((o) => key in o), key).toBe(true);
 
     const second = await imported(join(dir, 'second.db'), [out]);
     const after = facts(second);

@@ -20,6 +20,7 @@ import {
 } from '../../shared/canonical.ts';
 import { severityFromLevel } from '../../shared/formulas.ts';
 import type { Db } from '../db/dbHandle.ts';
+import { storedOutcome } from '../db/storedOutcome.ts';
 
 /** Episodes read per page: at a few hundred turns each, a page's text stays in the tens of megabytes. */
 const PAGE_EPISODES = 100;
@@ -61,6 +62,8 @@ interface EpisodeRowRaw {
   policy_kind: string | null;
   system_prompt: string | null;
   detail: string | null;
+  /** episode_text.outcome (episodeWriter.ts outcomeExplanation): what explains the outcome, as logged. */
+  outcome: string | null;
 }
 
 interface TurnRowRaw {
@@ -148,7 +151,7 @@ function statements(db: Db) {
   return {
     episodes: db.prepare(`SELECT e.id, r.name AS run, e.ext_id, e.task_id, e.task_type, e.task_category, e.split, e.difficulty, e.final_score,
         e.score_lo, e.score_hi, e.success, e.logged_cost, e.expected_steps, e.exit_reason, e.budget_usd, e.budget_mode, e.max_turns, e.train_step,
-        e.parent_ext_id, e.parent_t, e.kind, e.agent, e.started_at, x.task_text, x.policy_name, r.policy_kind, x.system_prompt, x.detail
+        e.parent_ext_id, e.parent_t, e.kind, e.agent, e.started_at, x.task_text, x.policy_name, r.policy_kind, x.system_prompt, x.detail, x.outcome
       FROM episodes e JOIN runs r ON r.id = e.run_id LEFT JOIN episode_text x ON x.episode_id = e.id
       WHERE e.id > ? ORDER BY e.id LIMIT ${PAGE_EPISODES}`),
     turns: db.prepare(`SELECT t.id, t.episode_id, t.t, m.name AS model, t.action_type, t.tool, x.action, x.observation, x.detail, t.role,
@@ -273,6 +276,7 @@ function episodeOf(e: EpisodeRowRaw, page: Page): CanonicalEpisode {
       score_range: e.score_lo !== null && e.score_hi !== null ? [e.score_lo, e.score_hi] : null,
       success: bool(e.success),
       exit: e.exit_reason,
+      ...storedOutcome(e.outcome),
     }),
     budget: nonEmpty({ mode: e.budget_mode, usd: e.budget_usd, max_turns: e.max_turns }),
     policy: nonEmpty({ name: e.policy_name, kind: e.policy_kind, train_step: e.train_step }),
