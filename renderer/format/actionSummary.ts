@@ -16,6 +16,7 @@
  * - Inspect and OpenTelemetry write calls as `name({json})` lines after the reply's text.
  */
 import type { TurnDetail } from '../../shared/api.ts';
+import { markupCalls, parseObject, RAW_CALL } from './callMarkup.ts';
 import { BASH_BLOCK } from './codeFence.ts';
 import { commandOfArgv } from './turnBlocks.ts';
 
@@ -30,15 +31,8 @@ export interface ActionSummary {
 
 type SummaryInput = Pick<TurnDetail, 'action' | 'tool' | 'action_type'> & { tool_calls?: TurnDetail['tool_calls'] };
 
-// The same patterns the importers use to decide what ran (electron/importers/miniSweAgent.ts, mtrouterActions.ts).
+// The pattern the importer uses to decide what ran (electron/importers/mtrouterActions.ts).
 const TEXT_BLOCK = /```text\s*\n([\s\S]*?)\n```/g;
-const CALL_MARKUP = [
-  /<tool_call>\s*([\s\S]*?)\s*<\/tool_call>/g,
-  /```(?:tool|json:tool|tool_call)\s*\n(\{[\s\S]*?\})\n```/g,
-];
-const XML_CALL = /^<([\w-]+)>([\s\S]*)<\/\1>$/;
-/** `name({…})`: how Inspect, OpenTelemetry and the importers' fallbacks write a call with its raw arguments. */
-const RAW_CALL = /^([\w.:/-]+)\s*\((\{[\s\S]*\})\)$/;
 const PROSE_PREFIX = /^(THOUGHT|Thought|DISCUSSION|Discussion)\s*:?\s*/;
 
 /** The longest line kept; the list clips with an ellipsis anyway, the tooltip has more. */
@@ -79,16 +73,6 @@ function shortPath(path: string): string {
 function shortenPathLine(line: string): string {
   const m = /^([\w.-]+) (\/\S+)$/.exec(line);
   return m ? `${m[1]} ${shortPath(m[2] ?? '')}` : line;
-}
-
-function parseObject(text: string | null | undefined): Record<string, unknown> | null {
-  if (!text) return null;
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
 }
 
 /** A plan or to-do list (Codex `update_plan`, Claude Code `TodoWrite`): the step under way, else the first. */
@@ -136,30 +120,9 @@ export function callSummary(name: string, input: string | null | undefined): str
   return name;
 }
 
-/** A call written as XML (`<search><query>…</query></search>`): the outer tag names the tool, its text is the argument. */
-function xmlCall(body: string): string | null {
-  const m = XML_CALL.exec(body.trim());
-  if (!m) return null;
-  const args = (m[2] ?? '').replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
-  return args === '' ? (m[1] ?? null) : `${m[1]}: ${clip(args)}`;
-}
-
 /** Calls written into the reply as markup (`<tool_call>{"name", "arguments"}</tool_call>`), in order. */
-function markupCalls(text: string): string[] {
-  const found: { at: number; line: string }[] = [];
-  for (const pattern of CALL_MARKUP) {
-    for (const m of text.matchAll(pattern)) {
-      const call = parseObject(m[1]);
-      if (call === null || typeof call.name !== 'string') {
-        const xml = xmlCall(m[1] ?? '');
-        if (xml !== null) found.push({ at: m.index, line: xml });
-        continue;
-      }
-      const args = call.arguments ?? call.parameters ?? call.input;
-      found.push({ at: m.index, line: callSummary(call.name, typeof args === 'string' ? args : JSON.stringify(args ?? {})) });
-    }
-  }
-  return found.sort((a, b) => a.at - b.at).map((x) => x.line);
+function markupCallLines(text: string): string[] {
+  return markupCalls(text).map((c) => callSummary(c.name, c.input));
 }
 
 /** The single block of a kind, as the agent runs it; none when there are zero or several. */
@@ -207,7 +170,7 @@ export function actionSummary(turn: SummaryInput): ActionSummary {
   if (turn.action_type !== 'message') {
     const bash = onlyBlock(text, BASH_BLOCK) ?? onlyBlock(text, TEXT_BLOCK);
     if (bash !== null) return summaryOf([commandLine(bash)], fallback);
-    const markup = markupCalls(text);
+    const markup = markupCallLines(text);
     if (markup.length > 0) return summaryOf(markup, fallback);
     const rawLines = text.split('\n').filter((l) => RAW_CALL.test(l.trim()));
     if (rawLines.length > 0) return summaryOf(rawLines.map(readableCall), fallback);

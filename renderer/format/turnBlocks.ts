@@ -29,13 +29,14 @@ function argumentText(input: string | null | undefined): string {
   }
 }
 
-// `bash: ls`, `report_intent: Investigating`, `Read a.py`: a verb the importer put before the call's argument.
-const DIGEST_VERB = /^[\w.-]+(?::\s+|\s+)/;
+// `bash: ls`, `report_intent: Investigating`, `Read a.py`, `Task (Explore): …`: a verb the importer put before the
+// call's argument, with a qualifier in brackets.
+const DIGEST_VERB = /^[\w.-]+(?:\s*\([^)]*\))?(?::\s+|\s+)/;
 
 /**
- * True when the action says nothing the calls do not: each of its lines is a call written as `name(…)` or `name {…}`, or its
- * words (less a leading verb such as `bash:` or `Read`, less a clipping “…”) are in the calls' arguments. An
- * action with words of its own (a THOUGHT before a fenced command) is shown.
+ * True when the action says nothing the calls do not: each of its lines is a call written as `name(…)`, `name {…}`
+ * or `name: {…}`, or its words (less a leading verb such as `bash:` or `Read`, less a clipping “…”) are in the calls'
+ * arguments. An action with words of its own (a THOUGHT before a fenced command) is shown.
  */
 export function actionRepeatsCalls(action: string | null, calls: Calls): boolean {
   if (calls.length === 0) return false;
@@ -44,7 +45,7 @@ export function actionRepeatsCalls(action: string | null, calls: Calls): boolean
   const names = calls.map((c) => c.name);
   return action.split('\n').every((raw) => {
     const line = raw.trim().replace(/…\)?$/, '');
-    if (line === '' || names.some((n) => line === n || line.startsWith(`${n}(`) || line.startsWith(`${n} {`))) return true;
+    if (line === '' || names.some((n) => line === n || [`${n}(`, `${n} {`, `${n}: {`, `${n}: [`].some((dump) => line.startsWith(dump)))) return true;
     if (args.includes(line)) return true;
     // `Grep P in DIR`, `Edit a.ts, b.ts`: several arguments in one line.
     return line
