@@ -139,6 +139,32 @@ describe('schema migrations keep every row', () => {
     db.close();
   });
 
+  it('a database from before outcome explanations (version 8): its episodes read as not recorded, those imported after have theirs', async () => {
+    const dir = tempDir();
+    const current = join(dir, 'current.db');
+    await filledCurrent(current);
+    const path = join(dir, 'v8.db');
+    buildAtVersion(path, MIGRATIONS.filter((m) => m.version <= 8));
+    fillFrom(path, current);
+    const db = openDatabase(path);
+    const api = createApi(db, path);
+    // log_streaming.eval's sample 1, epoch 1: its target and scorer were never read into this database.
+    const old = await api.getEpisode({ ext_id: '1_epoch1' });
+    expect(old.episode.outcome).toBeNull();
+    expect(old.episode.final_score).toBe(0);
+    const report = await importPaths(db, [join(fixtures, 'mtrouter/hle/roulette/66f2a7c9d0e14b3a8c5d6e70')]);
+    expect(report.files.map((f) => f.status)).toEqual(['imported']);
+    const fresh = await api.getEpisode({ ext_id: '66f2a7c9d0e14b3a8c5d6e70' });
+    expect(fresh.episode.outcome).toMatchObject({ target: '4.95', answer: '4.95 rad/s' });
+    expect(fresh.episode.outcome?.notes?.[0]).toMatch(/^Scored 0 by default/);
+    // An episode whose log has nothing to explain its outcome reads {} (nothing more), not null (not read).
+    await importPaths(db, [join(fixtures, 'samples/canonical/messages.jsonl')]);
+    const plain = db.prepare("SELECT x.outcome FROM episode_text x JOIN episodes e ON e.id = x.episode_id JOIN runs r ON r.id = e.run_id WHERE r.source_format = 'canonical' AND x.outcome IS NOT NULL").pluck().all();
+    expect(plain.length).toBeGreaterThan(0);
+    expect(new Set(plain)).toEqual(new Set(['{}']));
+    db.close();
+  });
+
   it('a database of this version migrates to a next one (synthetic: a column, a table, a backfilled index) without loss', async () => {
     const dir = tempDir();
     const path = join(dir, 'now.db');
