@@ -76,7 +76,7 @@ describe.skipIf(skip !== null)('the API on a ClickHouse store answers as on SQLi
       ['fixtures/samples/claude-code', 'fixtures/samples/swe-agent', 'fixtures/samples/mtrouter', 'fixtures/samples/mini-swe-agent',
         // The rollout, not also its unedited copy beside it: one session id, two contents, which an import refuses.
         'fixtures/samples/codex/vct-codex.jsonl', 'fixtures/samples/codex/forked',
-        'fixtures/samples/canonical', long],
+        'fixtures/samples/canonical', 'fixtures/mtrouter/hle', 'fixtures/samples/inspect/mmlu-summary-choices.eval', long],
     );
     ({ store, db } = both);
     lite = createApi(db, ':memory:');
@@ -187,6 +187,21 @@ describe.skipIf(skip !== null)('the API on a ClickHouse store answers as on SQLi
     expect(byExt.episode.ext_id).toBe((b.rows[0] as EpisodeRow).ext_id);
     const missing = await dispatch(ch, 'getEpisode', { id: 12345 });
     expect(missing).toMatchObject({ ok: false, error: { kind: 'not_found' } });
+  });
+
+  it('explains every outcome alike: targets, answers, judges, harness tests and notes as the logs give them', async () => {
+    // Every episode of the formats that explain outcomes, and a few of the others (nothing to explain: `{}` on both).
+    const logs = (await lite.listRuns({})).filter((r) => ['inspect', 'mini-swe-agent', 'swe-agent'].includes(r.format)).map((r) => r.name);
+    const [a, b] = [await ch.queryEpisodes({ sort: 'run', limit: 5000 }), await lite.queryEpisodes({ sort: 'run', limit: 5000 })];
+    const explained: Record<string, unknown>[] = [];
+    for (const row of b.rows.filter((r, i) => logs.includes(r.run) || i % 50 === 0)) {
+      const mine = a.rows.find((r) => r.run === row.run && r.ext_id === row.ext_id) as EpisodeRow;
+      const [x, y] = [(await ch.getEpisode({ id: mine.id })).episode.outcome, (await lite.getEpisode({ id: row.id })).episode.outcome];
+      expect(x, `${row.run} ${row.ext_id}`).toEqual(y);
+      if (y && Object.keys(y).length > 0) explained.push(y);
+    }
+    // What the samples hold to explain: HLE judges and a note, SWE-bench tests, an Inspect target with its choices.
+    for (const key of ['target', 'choices', 'answer', 'scorers', 'tests', 'notes']) expect(explained.some((o) => key in o), key).toBe(true);
   });
 
   it('answers every analysis as SQLite does (on an unscored store the history map sketches as it samples)', async () => {
