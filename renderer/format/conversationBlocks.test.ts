@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { CanonicalEpisode, CanonicalTurn } from '../../shared/canonical.ts';
 import { detectImporter, readHead } from '../../electron/importers/pipeline.ts';
 import { readEpisodes, walk } from '../../electron/importers/testing.ts';
-import { actionIsReply, closingBlocks, hitAt, observationSaid, openingBlocks, replyCommand, turnBlocks, type Block } from './conversationBlocks.ts';
+import { actionIsReply, closingBlocks, fromFirstLine, hitAt, observationSaid, openingBlocks, replyCommand, turnBlocks, type Block } from './conversationBlocks.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const samples = (p: string) => join(root, 'fixtures', p);
@@ -206,3 +206,10 @@ describe('the rules behind the blocks', () => {
   });
 });
 
+
+describe('fromFirstLine', () => {
+  it('drops blank lines before the text, and nothing else', () => {
+    expect(fromFirstLine('\n  \nYou are an agent.\n\nDo it.')).toBe('You are an agent.\n\nDo it.');
+    expect(fromFirstLine('  indented first line')).toBe('  indented first line');
+  });
+});

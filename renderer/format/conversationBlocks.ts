@@ -74,6 +74,11 @@ export function messageBlock(m: MessageDetail, source: Source): Block {
   }
 }
 
+/** A text as shown from its first line of words: a task that opens with blank lines (Gemini CLI's) is not an empty line. */
+export function fromFirstLine(text: string): string {
+  return text.replace(/^([^\S\n]*\n)+/, '');
+}
+
 /** The episode before its first turn: the system prompt and the task. */
 export function openingBlocks(episode: Pick<EpisodeDetail['episode'], 'system_prompt' | 'task_text'>): Block[] {
   const out: Block[] = [];

@@ -13,6 +13,7 @@ import { formatHash } from '../../routing/route.ts';
 import { useAppStore } from '../../store/index.ts';
 import type { Density } from './inspectorLayout.ts';
 import type { TurnLine } from './useEpisodeTurns.ts';
+import { fromFirstLine } from '../../format/conversationBlocks.ts';
 
 /** Turns and cost per model; a model's cost is unknown (null, shown '—') as soon as one of its turns has no known cost. */
 function modelUsage(turns: readonly TurnLine[]): Map<string, { turns: number; cost: number | null }> {
@@ -81,7 +82,7 @@ function TaskText({ text, lines }: { text: string; lines: number }) {
           style={{ '--task-lines': lines } as CSSProperties}
           data-testid="task-text"
         >
-          {text}
+          {fromFirstLine(text)}
         </pre>
       </div>
       {(overflows || open) && (
