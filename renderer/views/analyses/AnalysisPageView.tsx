@@ -14,6 +14,7 @@ import { BinsControl, ColorControl, CostAxisControl, MinNControl, ReferenceContr
 import { buildRequest } from './analysisRequest.ts';
 import { isResponseOf, type AnalysisPage } from './catalog.ts';
 import { EpisodePicker } from './EpisodePicker.tsx';
+import { informativeEpisode } from './informativeEpisode.ts';
 import { FigurePanel } from './FigurePanel.tsx';
 import { EstimatorInUse } from '../estimator/EstimatorInUse.tsx';
 import { useAnalysis } from './useAnalysis.ts';
@@ -120,7 +121,7 @@ export function AnalysisPageView({ page }: { page: AnalysisPage }) {
           {controls.includes('reference') && <ReferenceControl runs={scopeRuns.map((r) => r.name)} value={params.reference} onChange={(reference) => set({ reference })} />}
           {controls.includes('costAxis') && <CostAxisControl value={params.costAxis} onChange={(costAxis) => set({ costAxis })} />}
           {controls.includes('rho') && <RhoControl models={models} value={params.rho} onChange={(rho) => set({ rho })} />}
-          {controls.includes('episode') && <EpisodePicker runIds={scope.ids} value={params.episode} onChange={onEpisode} />}
+          {controls.includes('episode') && <EpisodePicker runIds={scope.ids} value={params.episode} onChange={onEpisode} choose={informativeEpisode} />}
           {controls.includes('estimator') && <EstimatorInUse testId="analysis-estimator" />}
           {controls.includes('bins') && <BinsControl value={params.bins} onChange={(bins) => set({ bins })} />}
           {controls.includes('color') && <ColorControl value={params.color} onChange={(color) => set({ color })} />}

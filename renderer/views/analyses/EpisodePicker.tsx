@@ -19,6 +19,8 @@ const LIST_LIMIT = 2000;
  */
 const OPTIONS_SHOWN = 200;
 
+const optionText = (r: EpisodeRow) => `${r.ext_id} · ${r.run} · ${r.n_turns} turns`;
+
 const same = (row: EpisodeRow, ref: EpisodeRef | undefined) => ref !== undefined && row.ext_id === ref.ext_id && row.run === ref.run;
 
 export function EpisodePicker({
@@ -27,6 +29,7 @@ export function EpisodePicker({
   onChange,
   label = 'Episode',
   prefer,
+  choose,
 }: {
   /** Runs to pick from; empty = every run. */
   runIds: number[];
@@ -35,6 +38,8 @@ export function EpisodePicker({
   label?: string;
   /** Which episode to open on when none is picked: the first that passes this, else the first. */
   prefer?(row: EpisodeRow): boolean;
+  /** Which episode to open on when none is picked, chosen among all (wins over `prefer`). */
+  choose?(rows: readonly EpisodeRow[]): EpisodeRow | undefined;
 }) {
   const dataVersion = useAppStore((s) => s.dataVersion);
   const navigate = useAppStore((s) => s.navigate);
@@ -73,9 +78,9 @@ export function EpisodePicker({
   const more = shown.length - options.length;
 
   useEffect(() => {
-    const first = (prefer && rows?.find(prefer)) || rows?.[0];
+    const first = rows && choose ? choose(rows) : (prefer && rows?.find(prefer)) || rows?.[0];
     if (rows && first && !rows.some((r) => same(r, value))) onChange({ ext_id: first.ext_id, run: first.run });
-  }, [rows, value, onChange, prefer]);
+  }, [rows, value, onChange, prefer, choose]);
 
   const pick = (row: EpisodeRow | undefined) => row && onChange({ ext_id: row.ext_id, run: row.run });
 
@@ -96,6 +101,7 @@ export function EpisodePicker({
       </button>
       <select
         aria-label={label}
+        title={current ? optionText(current) : undefined}
         value={current ? `${current.id}` : ''}
         onChange={(e) => pick(shown.find((r) => String(r.id) === e.target.value))}
         disabled={!rows || shown.length === 0}
@@ -104,7 +110,7 @@ export function EpisodePicker({
         {!current && <option value="">{rows ? (shown.length === 0 ? 'No episode matches' : 'Choose an episode') : 'Loading episodes…'}</option>}
         {options.map((r) => (
           <option key={r.id} value={r.id}>
-            {r.ext_id} · {r.run} · {r.n_turns} turns
+            {optionText(r)}
           </option>
         ))}
         {more > 0 && (
