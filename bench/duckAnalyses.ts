@@ -14,6 +14,7 @@ import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { wilsonInterval } from '../shared/formulas.ts';
+import { bootstrapMeanInterval } from '../shared/bootstrapMean.ts';
 import { openDatabase } from '../electron/db/database.ts';
 import { mulberry32 } from '../shared/random.ts';
 import { LIFT_BOOTSTRAP, LIFT_SEED } from './ourAnalyses.ts';
@@ -345,16 +346,27 @@ const QUERIES: Record<string, Query> = {
       WITH first AS (SELECT episode_id, model_id AS m0 FROM turns WHERE pos = 0),
       expert AS (SELECT t.episode_id, bool_or(t.model_id <> f.m0) AS expert FROM turns t JOIN first f USING (episode_id) GROUP BY 1)
       SELECT e.budget_mode AS mode, e.train_step, grouping(e.train_step) AS all_steps, count(*) AS n, avg(e.score_norm) AS mean_score,
-        avg(e.total_cost) AS mean_cost, avg(CASE WHEN x.expert THEN 1 ELSE 0 END) AS ratio
+        avg(e.total_cost) AS mean_cost, avg(CASE WHEN x.expert THEN 1 ELSE 0 END) AS ratio, sum(CASE WHEN x.expert THEN 1 ELSE 0 END) AS experts,
+        coalesce(list(e.score_norm) FILTER (WHERE e.score_norm IS NOT NULL), []) AS scores,
+        coalesce(list(e.total_cost) FILTER (WHERE e.total_cost IS NOT NULL), []) AS costs
       FROM episodes e LEFT JOIN expert x ON x.episode_id = e.id WHERE e.budget_mode IS NOT NULL AND NOT e.child
       GROUP BY GROUPING SETS ((e.budget_mode), (e.budget_mode, e.train_step))`);
     const [c] = await rows(`SELECT count(*) AS episodes, count(*) FILTER (WHERE score_norm IS NULL) AS unknown_outcome,
         count(*) FILTER (WHERE total_cost IS NULL) AS unknown_cost FROM episodes WHERE budget_mode IS NOT NULL AND NOT child`);
+    const without = await rows(`SELECT r.name AS run FROM episodes e JOIN runs r ON r.id = e.run_id WHERE NOT e.child
+        GROUP BY r.name HAVING count(e.budget_mode) = 0 ORDER BY r.name`);
+    // The intervals resample the values the same way the analysis does (shared/bootstrapMean.ts).
+    const values = (v: unknown): number[] => (Array.isArray(v) ? v.map(num) : []);
     const summary = (g: Row) => ({
       n: num(g.n),
       mean_score: g.mean_score === null ? null : num(g.mean_score),
       mean_cost: g.mean_cost === null ? null : num(g.mean_cost),
       expert_call_ratio: num(g.ratio),
+      ci: {
+        mean_score: bootstrapMeanInterval(values(g.scores)),
+        mean_cost: bootstrapMeanInterval(values(g.costs)),
+        expert_call_ratio: num(g.n) ? wilsonInterval(num(g.experts), num(g.n)) : null,
+      },
     });
     const order = ['low', 'medium', 'high'];
     const rank = (m: string): number => (order.includes(m) ? order.indexOf(m) : order.length);
@@ -370,6 +382,7 @@ const QUERIES: Record<string, Query> = {
             .sort((a, b) => a.train_step - b.train_step),
         }))
         .sort((a, b) => rank(a.mode) - rank(b.mode) || a.mode.localeCompare(b.mode)),
+      ...(without.length ? { runs_without_modes: without.map((r) => String(r.run)).sort((a, b) => a.localeCompare(b)) } : {}),
       coverage: coverageOf(c),
     };
   },

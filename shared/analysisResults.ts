@@ -148,6 +148,11 @@ const modeSummary = {
   mean_cost: z.number().nullable(),
   /** Share of episodes with at least one call to a model other than the episode's first. */
   expert_call_ratio: z.number(),
+  /**
+   * 95% intervals: the means by an episode bootstrap (shared/bootstrapMean.ts; null under its minimum of values),
+   * the ratio by Wilson's interval (null when there is no session).
+   */
+  ci: z.object({ mean_score: interval.nullable(), mean_cost: interval.nullable(), expert_call_ratio: interval.nullable() }),
 };
 export const BudgetModeRow = z.object({
   mode: z.string(),
@@ -161,6 +166,8 @@ export const BudgetModesResult = z.object({
   /** Per run with budget modes, for side-by-side figures (filled by `runAnalysis` when several runs are compared). */
   by_run: z.array(z.object({ run: z.string(), modes: z.array(BudgetModeRow) })).optional(),
   by_run_omitted: byRunOmitted,
+  /** Selected runs with sessions but none with a budget mode, by name: the figure names them as not drawn. */
+  runs_without_modes: z.array(z.string()).optional(),
   /** Sessions with a budget mode: unknown_outcome have no score, unknown_cost an unknown cost. */
   coverage,
 });

@@ -7,6 +7,7 @@ import { openDatabase } from '../db/database.ts';
 import type { Db } from '../db/dbHandle.ts';
 import { importPaths } from '../importers/pipeline.ts';
 import { useSuiteTempDir } from '../testing/tmp.ts';
+import { wilsonInterval } from '../../shared/formulas.ts';
 import { budgetModesAnalysis, confusionAnalysis, usageRatioAnalysis } from './controllerAnalyses.ts';
 
 const tempDir = useSuiteTempDir();
@@ -29,6 +30,8 @@ describe('hand-worked', () => {
       ep('e1', 'low', 10, 1, 2, true, [turn(0, 'gpt-oss-120b', 0.01, { verdict: 'stop', correct: true })]),
       ep('e2', 'low', 20, 2, 2, false, [turn(0, 'gpt-oss-120b', 0.01, { verdict: 'continue', correct: false }), turn(1, 'gpt-5', 0.09, { verdict: 'stop', correct: false })]),
       ep('e3', 'medium', 10, 2, 3, true, [turn(0, 'gpt-oss-120b', 0.01), turn(1, 'kimi-k2', 0.03)]),
+      // A run with no budget mode: budget-modes names it rather than leaving it out silently.
+      JSON.stringify({ schema: 'routelens/v1', run: 'z-no-modes', episode_id: 'z1', task: {}, outcome: { success: true }, turns: [turn(0, 'gpt-5', 0.02)] }),
     ].join('\n'));
     db = openDatabase(join(dir, 'c.db'));
     await importPaths(db, [file]);
@@ -40,6 +43,16 @@ describe('hand-worked', () => {
     expect(modes[0]).toMatchObject({ n: 2, mean_score: 0.5, mean_cost: expect.closeTo(0.055, 12), expert_call_ratio: 0.5 });
     expect(modes[0]?.by_train_step.map((s) => [s.train_step, s.expert_call_ratio])).toEqual([[10, 0], [20, 1]]);
     expect(modes[1]).toMatchObject({ n: 1, expert_call_ratio: 1 });
+  });
+
+  it('budget modes: Wilson intervals for the expert-call ratio, none for means of fewer than 10 sessions; runs without a mode named', () => {
+    const result = budgetModesAnalysis(db);
+    const [low, medium] = result.modes;
+    expect(low?.ci).toEqual({ mean_score: null, mean_cost: null, expert_call_ratio: wilsonInterval(1, 2) });
+    expect(medium?.ci.expert_call_ratio).toEqual(wilsonInterval(1, 1));
+    expect(low?.by_train_step[0]?.ci.expert_call_ratio).toEqual(wilsonInterval(0, 1));
+    expect(result.runs_without_modes).toEqual(['z-no-modes']);
+    expect(budgetModesAnalysis(db, { runs: ['r'] }).runs_without_modes).toBeUndefined();
   });
 
   it('usage ratio against ρ, accuracy by turn limit, exhausted budgets', () => {
@@ -77,6 +90,16 @@ describe('CoRL simulator', () => {
       const planted = Object.values(truth.corl.expert_call_ratio[m.mode] as Record<string, number>);
       const mean = planted.reduce((a, b) => a + b, 0) / planted.length; // steps are drawn uniformly
       expect(Math.abs(m.expert_call_ratio - mean)).toBeLessThan(0.06);
+      // The intervals hold their estimate and, for the ratio, the planted value.
+      const [lo, hi] = m.ci.expert_call_ratio!;
+      expect(lo).toBeLessThan(mean);
+      expect(hi).toBeGreaterThan(mean);
+      const [slo, shi] = m.ci.mean_score!;
+      expect(slo).toBeLessThan(m.mean_score!);
+      expect(shi).toBeGreaterThan(m.mean_score!);
+      const [clo, chi] = m.ci.mean_cost!;
+      expect(clo).toBeLessThan(m.mean_cost!);
+      expect(chi).toBeGreaterThan(m.mean_cost!);
     }
   }, 120_000);
 });

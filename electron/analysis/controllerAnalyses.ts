@@ -13,9 +13,14 @@
 import type { Db } from '../db/dbHandle.ts';
 import type { BudgetModesResult, ConfusionResult, EpisodeCoverage, UsageRatioResult } from '../../shared/analysisResults.ts';
 import { ownValue } from '../../shared/nameKeyed.ts';
+import { bootstrapMeanInterval } from '../../shared/bootstrapMean.ts';
+import { wilsonInterval } from '../../shared/formulas.ts';
 import { columnar, modelSlots, selectEpisodes, sharesOf, type ColumnarData } from './columnar.ts';
 
-/** Sums over a group of sessions: all, scored (known score), costed (known cost), with an expert call. */
+/**
+ * Sums over a group of sessions: all, scored (known score), costed (known cost), with an expert call; and the
+ * known scores and costs themselves, which the means' bootstrap intervals resample.
+ */
 export interface Acc {
   n: number;
   score: number;
@@ -23,9 +28,11 @@ export interface Acc {
   cost: number;
   costed: number;
   expert: number;
+  scores: number[];
+  costs: number[];
 }
 
-const emptyAcc = (): Acc => ({ n: 0, score: 0, scored: 0, cost: 0, costed: 0, expert: 0 });
+export const emptyAcc = (): Acc => ({ n: 0, score: 0, scored: 0, cost: 0, costed: 0, expert: 0, scores: [], costs: [] });
 const emptyCoverage = (): EpisodeCoverage => ({ episodes: 0, unknown_outcome: 0, unknown_cost: 0 });
 
 function callsExpert(data: ColumnarData, e: number): boolean {
@@ -40,11 +47,13 @@ function add(acc: Acc, data: ColumnarData, e: number): void {
   if (!Number.isNaN(s)) {
     acc.score += s;
     acc.scored++;
+    acc.scores.push(s);
   }
   const c = data.episodeCost[e] as number;
   if (!Number.isNaN(c)) {
     acc.cost += c;
     acc.costed++;
+    acc.costs.push(c);
   }
   if (callsExpert(data, e)) acc.expert++;
 }
@@ -54,15 +63,26 @@ const summary = (a: Acc) => ({
   mean_score: a.scored ? a.score / a.scored : null,
   mean_cost: a.costed ? a.cost / a.costed : null,
   expert_call_ratio: a.n ? a.expert / a.n : 0,
+  // A mean of scores or costs over sessions: resampled; a share of sessions: Wilson's interval, good at any n.
+  ci: {
+    mean_score: bootstrapMeanInterval(a.scores),
+    mean_cost: bootstrapMeanInterval(a.costs),
+    expert_call_ratio: a.n ? wilsonInterval(a.expert, a.n) : null,
+  },
 });
 
 export function budgetModesAnalysis(db: Db, options: { runs?: string[]; split?: string } = {}): BudgetModesResult {
   const data = columnar(db);
   const byMode = new Map<number, { all: Acc; steps: Map<number, Acc> }>();
   const coverage = emptyCoverage();
+  // Runs of the selection with a session, and whether one has a budget mode: those without are named, not dropped silently.
+  const runHasMode = new Map<number, boolean>();
   for (const e of selectEpisodes(data, options.runs, options.split)) {
+    if ((data.episodeParent[e] as number) >= 0) continue;
     const mode = data.episodeBudgetMode[e] as number;
-    if (mode < 0 || (data.episodeParent[e] as number) >= 0) continue;
+    const run = data.episodeRun[e] as number;
+    runHasMode.set(run, (runHasMode.get(run) ?? false) || mode >= 0);
+    if (mode < 0) continue;
     coverage.episodes++;
     if (Number.isNaN(data.episodeScoreNorm[e] as number)) coverage.unknown_outcome++;
     if (Number.isNaN(data.episodeCost[e] as number)) coverage.unknown_cost++;
@@ -76,14 +96,19 @@ export function budgetModesAnalysis(db: Db, options: { runs?: string[]; split?: 
       add(s, data, e);
     }
   }
+  const without = [...runHasMode].filter(([, has]) => !has).map(([run]) => data.runs.get(run) ?? String(run));
   return budgetModesOf(
     [...byMode].map(([mode, g]) => ({ mode: data.budgetModes[mode] as string, all: g.all, steps: [...g.steps] })),
     coverage,
+    without,
   );
 }
 
-/** Each mode's sums (overall and per training step) → means and ratios, modes low, medium, high first. Shared with the ClickHouse store. */
-export function budgetModesOf(groups: { mode: string; all: Acc; steps: [number, Acc][] }[], coverage: EpisodeCoverage): BudgetModesResult {
+/**
+ * Each mode's sums (overall and per training step) → means and ratios with their intervals, modes low, medium, high
+ * first; `without`: the selected runs with no session in a budget mode. Shared with the ClickHouse store.
+ */
+export function budgetModesOf(groups: { mode: string; all: Acc; steps: [number, Acc][] }[], coverage: EpisodeCoverage, without: readonly string[] = []): BudgetModesResult {
   const order = ['low', 'medium', 'high'];
   const rank = (m: string): number => (order.includes(m) ? order.indexOf(m) : order.length);
   const modes = groups
@@ -93,7 +118,7 @@ export function budgetModesOf(groups: { mode: string; all: Acc; steps: [number, 
       by_train_step: [...g.steps].sort((a, b) => a[0] - b[0]).map(([step, a]) => ({ train_step: step, ...summary(a) })),
     }))
     .sort((a, b) => rank(a.mode) - rank(b.mode) || a.mode.localeCompare(b.mode));
-  return { modes, coverage };
+  return { modes, ...(without.length ? { runs_without_modes: [...without].sort((a, b) => a.localeCompare(b)) } : {}), coverage };
 }
 
 export function usageRatioAnalysis(db: Db, options: { runs?: string[]; split?: string; rho?: Record<string, number> } = {}): UsageRatioResult {

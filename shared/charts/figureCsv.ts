@@ -60,14 +60,17 @@ export function usageByTurnCsv(r: UsageByTurnResult): string {
   );
 }
 
+/** One row per (run, mode), then per training step; each value with its 95% interval (empty when there is none). */
 export function budgetModesCsv(r: BudgetModesResult): string {
+  type Summary = Omit<BudgetModesResult['modes'][number], 'mode' | 'by_train_step'>;
+  const values = (m: Summary) => [
+    m.n, m.mean_score, ...(m.ci.mean_score ?? [null, null]), m.mean_cost, ...(m.ci.mean_cost ?? [null, null]), m.expert_call_ratio, ...(m.ci.expert_call_ratio ?? [null, null]),
+  ];
   const rows = (run: string, modes: BudgetModesResult['modes']) =>
-    modes.flatMap((m) => [
-      [run, m.mode, null, m.n, m.mean_score, m.mean_cost, m.expert_call_ratio],
-      ...m.by_train_step.map((s) => [run, m.mode, s.train_step, s.n, s.mean_score, s.mean_cost, s.expert_call_ratio]),
-    ]);
+    modes.flatMap((m) => [[run, m.mode, null, ...values(m)], ...m.by_train_step.map((s) => [run, m.mode, s.train_step, ...values(s)])]);
   return toCsv(
-    ['run', 'mode', 'train_step', 'episodes', 'mean_score', 'mean_cost_usd', 'expert_call_ratio'],
+    ['run', 'mode', 'train_step', 'episodes', 'mean_score', 'mean_score_ci_low', 'mean_score_ci_high', 'mean_cost_usd', 'mean_cost_usd_ci_low', 'mean_cost_usd_ci_high',
+      'expert_call_ratio', 'expert_call_ratio_ci_low', 'expert_call_ratio_ci_high'],
     [...rows('(all selected)', r.modes), ...(r.by_run ?? []).flatMap((b) => rows(b.run, b.modes))],
   );
 }

@@ -1,11 +1,13 @@
 // Issue 35 item 8, the analysis figures' rough edges: what each layout must draw so that nothing touches the
 // plot's frame and every share says how many it rests on.
 import { describe, expect, it } from 'vitest';
-import type { ConfusionResult, ErrorRecoveryResult, UsageByTurnResult } from '../../analysisResults.ts';
+import type { BudgetModesResult, ConfusionResult, ErrorRecoveryResult, UsageByTurnResult } from '../../analysisResults.ts';
 import type { FigureContext } from '../context.ts';
+import { budgetModesCsv, usageByTurnCsv } from '../figureCsv.ts';
 import type { LineMark, Mark, RectMark, Scene, TextMark } from '../scene.ts';
 import { textWidth } from '../text.ts';
 import { LIGHT_THEME } from '../theme.ts';
+import { budgetModesLayout } from './budgetModes.ts';
 import { confusionLayout } from './confusion.ts';
 import { errorRecoveryLayout } from './errorRecovery.ts';
 import { usageByTurnLayout } from './usageByTurn.ts';
@@ -97,7 +99,62 @@ describe('usage-by-turn counts', () => {
     }
   });
 
+  it('exports the episodes behind each share', () => {
+    const lines = usageByTurnCsv(result).trim().split('\r\n');
+    expect(lines[0]).toBe('run,t,n_episodes,model,share');
+    expect(lines[1]).toBe('r,0,100,gpt-5,0.5');
+    expect(lines.at(-1)).toBe('r,2,5,kimi-k2,1');
+  });
+
   it('says what the strip counts', () => {
     expect(byRole(scene, 'note').map((m) => (m as TextMark).text)).toContain('Under each panel: n, the episodes that reach each turn index (the number at its left is the most)');
+  });
+});
+
+describe('budget modes', () => {
+  const row = (mode: string, n: number, ratio: number, ci: BudgetModesResult['modes'][number]['ci']) => ({
+    mode, n, mean_score: 0.5, mean_cost: 0.002, expert_call_ratio: ratio, ci, by_train_step: [],
+  });
+  const result: BudgetModesResult = {
+    modes: [
+      row('low', 77, 0.13, { mean_score: [0.38, 0.61], mean_cost: [0.0015, 0.0031], expert_call_ratio: [0.07, 0.22] }),
+      row('high', 8, 1, { mean_score: null, mean_cost: null, expert_call_ratio: [0.68, 1] }),
+    ],
+    runs_without_modes: ['corl-gpt-5', 'corl-random-assign'],
+  };
+  const scene = budgetModesLayout(result, ctx);
+  const bars = byRole(scene, 'bar') as RectMark[];
+  const whiskers = byRole(scene, 'ci') as LineMark[];
+
+  it('names the selected runs it leaves out and why, and does not call the rest "all selected runs"', () => {
+    const note = byRole(scene, 'note')[0] as TextMark;
+    expect(note.text).toBe('Not drawn, no episode with a budget mode: corl-gpt-5, corl-random-assign');
+    expect(note.datum?.lines[1]).toBe('corl-gpt-5, corl-random-assign');
+    expect(byRole(scene, 'legend-label').map((m) => (m as TextMark).text)).toEqual(['the selected runs with a budget mode']);
+  });
+
+  it('draws an interval on every bar that has one, and says how it was made', () => {
+    // low: score, cost, ratio; high: the ratio only (8 episodes: too few to bootstrap a mean).
+    expect(bars).toHaveLength(6);
+    expect(whiskers).toHaveLength(4);
+    const lines = bars.map((b) => b.datum?.lines[2]);
+    expect(lines).toContain('95% CI 0.38–0.61 (bootstrap over episodes)');
+    expect(lines).toContain('95% CI 7.0%–22.0% (Wilson)');
+    expect(lines).toContain('no interval: fewer than 10 episodes with a value');
+  });
+
+  it('exports each value with its interval, empty where there is none', () => {
+    const [header, low, high] = budgetModesCsv(result).trim().split('\r\n');
+    expect(header).toBe('run,mode,train_step,episodes,mean_score,mean_score_ci_low,mean_score_ci_high,mean_cost_usd,mean_cost_usd_ci_low,mean_cost_usd_ci_high,expert_call_ratio,expert_call_ratio_ci_low,expert_call_ratio_ci_high');
+    expect(low).toBe('(all selected),low,,77,0.5,0.38,0.61,0.002,0.0015,0.0031,0.13,0.07,0.22');
+    expect(high).toBe('(all selected),high,,8,0.5,,,0.002,,,1,0.68,1');
+  });
+
+  it('keeps a bar at 100% and its interval below the top of its panel', () => {
+    const top = axisTop(scene);
+    const full = bars.filter((b) => b.datum?.lines[1]?.startsWith('expert-call ratio: 100%'));
+    expect(full).toHaveLength(1);
+    expect(full[0]!.y - top).toBeGreaterThanOrEqual(8);
+    for (const w of whiskers) expect(Math.min(w.y1, w.y2)).toBeGreaterThan(top);
   });
 });

@@ -127,7 +127,7 @@ describe('every figure', () => {
     { request: { id: 'usage-by-turn' }, result: { runs: [{ run: 'r', turns: [{ t: 0, n: 4, shares: { 'gpt-5': 0.75, 'kimi-k2': 0.25 } }] }] } },
     { request: { id: 'lift' }, result: { cells: [] } },
     { request: { id: 'plan-dag', episode: 'e1' }, result: { episode: 'e1', mode: 'decomp_repair', run: 'r', rounds: [{ round: 1, turn: 0, nodes: [{ id: 's1', model: 'gpt-5', primitive: 'reason', status: 'ok' }, { id: 's2', model: 'kimi-k2', primitive: 'web_search', status: 'failed' }], edges: [['s1', 's2']] }] } },
-    { request: { id: 'budget-modes' }, result: { modes: [{ mode: 'low', n: 2, mean_score: 0.5, mean_cost: 0.01, expert_call_ratio: 0.5, by_train_step: [] }] } },
+    { request: { id: 'budget-modes' }, result: { modes: [{ mode: 'low', n: 2, mean_score: 0.5, mean_cost: 0.01, expert_call_ratio: 0.5, ci: { mean_score: null, mean_cost: null, expert_call_ratio: [0.09, 0.91] }, by_train_step: [] }] } },
     { request: { id: 'usage-ratio' }, result: { runs: [{ run: 'r', calls: 4, usage: [{ model: 'gpt-5', calls: 3, ratio: 0.75, rho: 0.5, over_target: true }], accuracy_by_max_turns: [{ max_turns: 3, n: 2, accuracy: 0.5 }], exhausted_turn_budget: 0.5 }] } },
     { request: { id: 'confusion' }, result: { routing: [{ difficulty: 1, n: 4, shares: { 'gpt-5': 1 } }], verification: { stop_correct: 1, stop_incorrect: 0, continue_correct: 0, continue_incorrect: 1 } } },
     { request: { id: 'targets', episode: 'e1' }, result: { episode: 'e1', run: 'r', turns: [{ t: 0, s_tilde: 0.9, penalty: 0.1, errors: ['python_traceback'] }, { t: 1, s_tilde: 1, penalty: 0, errors: [] }] } },

@@ -16,7 +16,7 @@ import { splitValues } from '../../../../shared/splits.ts';
 import { BEHAVIOUR_MODES, type BehaviourMode } from '../../../../shared/behaviourModes.ts';
 import { paretoOfSums } from '../../../analysis/pareto.ts';
 import { recoveryOfCounts } from '../../../analysis/errorRecovery.ts';
-import { budgetModesOf, usageRatioOf, type Acc } from '../../../analysis/controllerAnalyses.ts';
+import { budgetModesOf, emptyAcc, usageRatioOf, type Acc } from '../../../analysis/controllerAnalyses.ts';
 import { liftCells, liftTable } from '../../../analysis/lift.ts';
 import type { RunWeight } from '../../../../shared/drawnRuns.ts';
 import type { ClickHouseStore } from '../schema/connection.ts';
@@ -210,26 +210,42 @@ export async function usageByTurnOnStore(store: ClickHouseStore, options: Select
 
 export async function budgetModesOnStore(store: ClickHouseStore, options: Selection): Promise<BudgetModesResult> {
   const f = await selectionFilter(store, options);
-  const rows = await store.query<Record<string, string | number | null>>(
-    `SELECT budget_mode, train_step, count() AS n, countIf(score IS NOT NULL) AS scored, sumIf(toFloat64(score), score IS NOT NULL) AS score_sum,
-       countIf(cost_known = 1) AS costed, sumIf(cost, cost_known = 1) AS cost_sum, sum(expert_call) AS expert
-     FROM (${sessions(store)}) WHERE roots = 1 AND budget_mode IS NOT NULL AND ${f.sql} GROUP BY budget_mode, train_step`,
-    f.params,
-  );
+  // The known scores and costs come along as arrays: the means' intervals resample them (controllerAnalyses.ts).
+  const [rows, runs] = await Promise.all([
+    store.query<Record<string, string | number | null | (string | number)[]>>(
+      `SELECT budget_mode, train_step, count() AS n, countIf(score IS NOT NULL) AS scored, sumIf(toFloat64(score), score IS NOT NULL) AS score_sum,
+         countIf(cost_known = 1) AS costed, sumIf(cost, cost_known = 1) AS cost_sum, sum(expert_call) AS expert,
+         groupArrayIf(toFloat64(assumeNotNull(score)), score IS NOT NULL) AS scores, groupArrayIf(cost, cost_known = 1) AS costs
+       FROM (${sessions(store)}) WHERE roots = 1 AND budget_mode IS NOT NULL AND ${f.sql} GROUP BY budget_mode, train_step`,
+      f.params,
+    ),
+    store.query<{ run: string; with_mode: string }>(
+      `SELECT run, countIf(budget_mode IS NOT NULL) AS with_mode FROM (${sessions(store)}) WHERE roots = 1 AND ${f.sql} GROUP BY run`,
+      f.params,
+    ),
+  ]);
   const coverage: EpisodeCoverage = { episodes: 0, unknown_outcome: 0, unknown_cost: 0 };
   const modes = new Map<string, { all: Acc; steps: [number, Acc][] }>();
+  const values = (v: unknown): number[] => (Array.isArray(v) ? v.map(num) : []);
   for (const r of rows) {
-    const acc: Acc = { n: num(r.n), score: num(r.score_sum), scored: num(r.scored), cost: num(r.cost_sum), costed: num(r.costed), expert: num(r.expert) };
+    const acc: Acc = {
+      n: num(r.n), score: num(r.score_sum), scored: num(r.scored), cost: num(r.cost_sum), costed: num(r.costed), expert: num(r.expert),
+      scores: values(r.scores), costs: values(r.costs),
+    };
     coverage.episodes += acc.n;
     coverage.unknown_outcome += acc.n - acc.scored;
     coverage.unknown_cost += acc.n - acc.costed;
     const mode = String(r.budget_mode);
     let g = modes.get(mode);
-    if (!g) modes.set(mode, (g = { all: { n: 0, score: 0, scored: 0, cost: 0, costed: 0, expert: 0 }, steps: [] }));
-    for (const k of Object.keys(acc) as (keyof Acc)[]) g.all[k] += acc[k];
+    if (!g) modes.set(mode, (g = { all: emptyAcc(), steps: [] }));
+    for (const k of ['n', 'score', 'scored', 'cost', 'costed', 'expert'] as const) g.all[k] += acc[k];
+    // A loop, not push(...): a mode of a million sessions would pass a million arguments.
+    for (const v of acc.scores) g.all.scores.push(v);
+    for (const v of acc.costs) g.all.costs.push(v);
     if (r.train_step !== null && num(r.train_step) >= 0) g.steps.push([num(r.train_step), acc]);
   }
-  return budgetModesOf([...modes].map(([mode, g]) => ({ mode, ...g })), coverage);
+  const without = runs.filter((r) => num(r.with_mode) === 0).map((r) => r.run);
+  return budgetModesOf([...modes].map(([mode, g]) => ({ mode, ...g })), coverage, without);
 }
 
 export async function usageRatioOnStore(store: ClickHouseStore, options: Selection & { rho?: Record<string, number> }): Promise<UsageRatioResult> {
