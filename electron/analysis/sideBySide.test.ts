@@ -9,6 +9,11 @@ import type { Db } from '../db/dbHandle.ts';
 import { importPaths } from '../importers/pipeline.ts';
 import { useSuiteTempDir } from '../testing/tmp.ts';
 import { runAnalysis } from './runAnalysis.ts';
+import { DEFAULT_FIGURE_WIDTH } from '../../shared/apiAnalysis.ts';
+import { figureScene } from '../../shared/charts/figures.ts';
+import type { Mark } from '../../shared/charts/scene.ts';
+import { LIGHT_THEME } from '../../shared/charts/theme.ts';
+import { figureFile } from '../export/figureFile.ts';
 
 const tempDir = useSuiteTempDir();
 let db: Db;
@@ -66,6 +71,19 @@ describe('side-by-side lift panels', () => {
     const types = new Map((response.result as { points: { run: string; task_types?: string[] }[] }).points.map((p) => [p.run, p.task_types]));
     expect(types.get('hle-a')).toEqual(['hle']);
     expect(types.get('r0')).toEqual(['scienceworld']);
+  });
+
+  it('exports the runs the window draws, in its colours, each mark naming its run, and names the others in the file', async () => {
+    const response = await runAnalysis(db, { id: 'switch-cost' });
+    const svg = (await figureFile(response, { format: 'svg', modelColor: () => '#0072B2' })).data.toString('utf8');
+    const window = figureScene(response, { theme: LIGHT_THEME, width: DEFAULT_FIGURE_WIDTH, modelColor: () => '#0072B2' });
+    const colourOf = new Map<string, Set<string>>();
+    for (const [, fill, run] of svg.matchAll(/fill="(#[^"]+)" data-series="([^"]+)"/g)) colourOf.set(run!, (colourOf.get(run!) ?? new Set()).add(fill!));
+    expect([...colourOf.keys()].sort()).toEqual(response.request.draw);
+    const flat = (marks: Mark[]): Mark[] => marks.flatMap((m) => (m.type === 'group' ? flat(m.marks) : [m]));
+    for (const m of flat(window.marks)) if (m.series && m.fill && m.role === 'point') expect([...(colourOf.get(m.series) ?? [])]).toEqual([m.fill]);
+    expect(svg).toMatch(/Not drawn, 4 more runs/);
+    expect(svg).toContain('r5, r6, r7, solo');
   });
 
   it('lists a run on one model instead of drawing it, and still draws a single other run', async () => {

@@ -4,6 +4,7 @@
  * and pricing turns whose log carries tokens but no cost.
  */
 import type { ModelInfo } from '../../shared/api.ts';
+import { modelColorSlots, modelsByRun } from '../../shared/charts/palette.ts';
 import { normaliseModelName } from '../../shared/modelNames.ts';
 import type { Db } from './dbHandle.ts';
 import { listPriceCall, listPriceOf, type CallTokens } from './listPrices.ts';
@@ -19,7 +20,12 @@ export function listModels(db: Db): ModelInfo[] {
     .prepare(`SELECT id, name, provider, price_in_per_m, price_out_per_m, tier FROM models
       WHERE in_pool = 1 OR id IN (SELECT DISTINCT model_id FROM episode_models) ORDER BY in_pool DESC, id`)
     .all() as Omit<ModelInfo, 'color_index'>[];
-  return rows.map((r, i) => ({ ...r, color_index: i }));
+  // No two models of one run alike (palette.ts modelColorSlots).
+  const pairs = db
+    .prepare('SELECT DISTINCT e.run_id AS run, m.name AS model FROM episode_models em JOIN episodes e ON e.id = em.episode_id JOIN models m ON m.id = em.model_id')
+    .all() as { run: number; model: string }[];
+  const slots = modelColorSlots(rows.map((r) => r.name), modelsByRun(pairs));
+  return rows.map((r, i) => ({ ...r, color_index: slots[i] as number }));
 }
 
 export interface ModelPrice {

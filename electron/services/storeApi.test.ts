@@ -108,7 +108,9 @@ describe.skipIf(skip !== null)('the API on a ClickHouse store answers as on SQLi
     expectClose(strip(a), strip(b));
     expect(a.every((r) => r.source_path !== null)).toBe(true);
     expect(a.every((r) => /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/.test(r.imported_at))).toBe(true);
-    expect((await ch.listModels({})).map((m) => m.name)).toEqual((await lite.listModels({})).map((m) => m.name));
+    // The same colours too: no two models of one run alike on either store (palette.ts modelColorSlots).
+    const colours = async (api: RouteLensApi) => (await api.listModels({})).map((m) => `${m.name} ${m.color_index}`);
+    expect(await colours(ch)).toEqual(await colours(lite));
     const info = await ch.dbInfo({});
     const liteInfo = await lite.dbInfo({});
     expect({ runs: info.runs, turns: info.turns }).toEqual({ runs: liteInfo.runs, turns: liteInfo.turns });

@@ -21,9 +21,12 @@ export interface FigureContext {
   costAxis?: 'linear' | 'log';
 }
 
-/** `modelColor` from a `listModels` answer; models it does not know get the "unknown" grey. */
+/**
+ * `modelColor` from a `listModels` answer; models it does not know get the "unknown" grey. Its order (which of two
+ * models that share a colour keeps it) is the answer's, the older model first.
+ */
 export function modelColorFrom(models: readonly Pick<ModelInfo, 'name' | 'color_index'>[]): ModelColorOf {
   const byName = new Map(models.map((m) => [m.name, paletteColor(m.color_index)]));
-  const index = new Map(models.map((m) => [m.name, m.color_index]));
+  const index = new Map(models.map((m, i) => [m.name, i]));
   return Object.assign((name: string) => byName.get(name) ?? UNKNOWN_MODEL_COLOR, { order: (name: string) => index.get(name) ?? Number.MAX_SAFE_INTEGER });
 }

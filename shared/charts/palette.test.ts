@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { contrastRatio, deltaE2000, lab, labSeenWith, type Dichromacy } from './colorDistance.ts';
-import { distinctModelColors, MODEL_PALETTE, ownRunColor, RUN_PALETTE, runColors, UNKNOWN_MODEL_COLOR } from './palette.ts';
+import { distinctModelColors, MODEL_PALETTE, modelColorSlots, modelsByRun, ownRunColor, RUN_PALETTE, runColors, UNKNOWN_MODEL_COLOR } from './palette.ts';
 import { DARK_THEME, LIGHT_THEME } from './theme.ts';
 import { MAX_RUNS_DRAWN } from './layouts/common.ts';
 
@@ -110,5 +110,28 @@ describe('model colours of one figure', () => {
     const names = Array.from({ length: n }, (_, i) => `m${String(i).padStart(2, '0')}`);
     const color = distinctModelColors(() => MODEL_PALETTE[0] as string, names);
     expect(new Set(names.map(color)).size).toBe(n);
+  });
+});
+
+describe('modelColorSlots', () => {
+  const n = MODEL_PALETTE.length;
+  const names = Array.from({ length: 34 }, (_, i) => `m${i}`);
+
+  it('gives each model the slot of its place while no model of its runs has it', () => {
+    expect(modelColorSlots(names, [names.slice(0, 5), names.slice(30)])).toEqual(names.map((_, i) => i % n));
+  });
+
+  it('gives no two models of one run one colour (the Aider run: gpt-4o-mini and chatgpt-4o-latest 21 apart)', () => {
+    const aider = ['m7', 'm28', 'm3', 'm24', 'm9'];
+    const slots = modelColorSlots(names, [aider, ['m1', 'm22']]);
+    const of = (m: string) => slots[names.indexOf(m)];
+    expect(new Set(aider.map(of)).size).toBe(aider.length);
+    expect(of('m1')).not.toBe(of('m22'));
+    // The older model of a pair keeps its colour; models of no shared run keep theirs.
+    expect([of('m7'), of('m3'), of('m1'), of('m30')]).toEqual([7, 3, 1, 30 % n]);
+  });
+
+  it('reads the runs from (run, model) pairs', () => {
+    expect(modelsByRun([{ run: 1, model: 'a' }, { run: 2, model: 'b' }, { run: 1, model: 'c' }])).toEqual([['a', 'c'], ['b']]);
   });
 });

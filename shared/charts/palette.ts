@@ -6,8 +6,8 @@
  * Every colour keeps at least 2:1 contrast on both theme backgrounds, so one palette serves light and dark.
  *
  * A model's colour is `MODEL_PALETTE[color_index % length]`, where `color_index` comes from `listModels`
- * (stable across views, runs added later, and exports). Past its length colours repeat; legends and chips
- * always carry the name as well.
+ * (modelColorSlots: stable across views, runs added later, and exports, and no two models of one run alike).
+ * Past its length colours repeat across runs; legends and chips always carry the name as well.
  */
 export const MODEL_PALETTE: readonly string[] = [
   // Okabe–Ito first (colour-blind safe; black left out, it vanishes in the dark theme; yellow left out, it vanishes on white).
@@ -36,6 +36,37 @@ export const MODEL_PALETTE: readonly string[] = [
   '#BBAAEE', // lavender
   '#665599', // dusk
 ];
+
+/**
+ * Each model's palette slot (`color_index`), the models in the order colours are given (listModels: the pool's,
+ * then the others as they arrived) and `runs` the models each run used. A model takes the slot of its place in
+ * that order (its colour before any clash), unless a model of one of its runs already has it: then the next slot
+ * none of them has. So models keep their colours as runs are added, and a run of up to MODEL_PALETTE.length models
+ * (the Aider history's 13, in a database of 34) shows no two alike in its chips, its episodes and its figures.
+ */
+export function modelColorSlots(models: readonly string[], runs: readonly (readonly string[])[], size = MODEL_PALETTE.length): number[] {
+  const index = new Map(models.map((m, i) => [m, i]));
+  const together = models.map(() => new Set<number>());
+  for (const used of runs) {
+    const ids = [...new Set(used.flatMap((m) => (index.has(m) ? [index.get(m) as number] : [])))];
+    for (const a of ids) for (const b of ids) if (a !== b) together[a]?.add(b);
+  }
+  const slots: number[] = [];
+  models.forEach((_, i) => {
+    const taken = new Set([...(together[i] ?? [])].filter((j) => j < i).map((j) => slots[j] as number));
+    let slot = i % size;
+    for (let k = 0; k < size && taken.has(slot); k++) slot = (slot + 1) % size;
+    slots.push(taken.has(slot) ? i % size : slot);
+  });
+  return slots;
+}
+
+/** (run, model) pairs → each run's models, for modelColorSlots. */
+export function modelsByRun(pairs: readonly { run: string | number; model: string }[]): string[][] {
+  const byRun = new Map<string | number, string[]>();
+  for (const p of pairs) byRun.set(p.run, [...(byRun.get(p.run) ?? []), p.model]);
+  return [...byRun.values()];
+}
 
 /** Colour of a model not (yet) known to listModels. */
 export const UNKNOWN_MODEL_COLOR = '#8A8F98';

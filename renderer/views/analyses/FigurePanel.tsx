@@ -64,9 +64,12 @@ export function FigurePanel({
   const runs = useAppStore((s) => s.runs);
   const theme = useAppStore((s) => s.theme);
   const setDrawnRuns = useAppStore((s) => s.setDrawnRuns);
-  // More runs selected than a figure draws: which ones is the user's to choose (the same for every figure).
+  const chosen = useAppStore((s) => s.drawnRuns);
+  // More runs selected than a figure draws: which ones is the user's to choose (the same for every figure). The
+  // choice shows at once; the figure follows when its answer comes.
   const selectable = request?.runs ?? runs.map((r) => r.name);
-  const drawn = usable?.request.draw;
+  const picked = chosen.filter((r) => selectable.includes(r));
+  const drawn = picked.length > 0 ? picked : usable?.request.draw;
   const choosable = drawn !== undefined && selectable.length > SIDE_BY_SIDE_MAX;
 
   const onActivate = (link: MarkLink) => {
@@ -95,7 +98,7 @@ export function FigurePanel({
       data-analysis={page.id}
       style={figure.scene ? { background: figure.scene.background } : undefined}
     >
-      {(heading || (usable && request)) && (
+      {(heading || (usable && request) || choosable) && (
         <header className="figure-card-header">
           {heading && <h2>{heading}</h2>}
           <div className="toolbar-spacer" />

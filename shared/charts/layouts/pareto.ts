@@ -68,7 +68,8 @@ export function paretoLayout(result: ParetoResult, ctx: FigureContext): Scene {
   const mixed = namesNote(ctx, 'Task types differ, and so do their score scales (compare runs within one task type)', mixedTaskTypes(points), 12, top, width - 24, 'task-types');
   const notDrawn = leftOutNote(ctx, omitted.map((p) => p.run), 12, top + mixed.height + (mixed.height ? 2 : 0), width - 24);
   marks.push(...mixed.marks, ...notDrawn.marks);
-  top += mixed.height + notDrawn.height + (mixed.height || notDrawn.height ? 8 : 4);
+  // Room under the notes for the top tick label, which is centred on the plot's top edge.
+  top += mixed.height + notDrawn.height + (mixed.height || notDrawn.height ? 14 : 4);
 
   const yAxis = { theme, label: 'mean normalised score', format: (v: number) => v.toFixed(1) };
   // The reference's guides are drawn even when its point is not (the savings in every tooltip are against it).

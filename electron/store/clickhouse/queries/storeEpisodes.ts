@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { EpisodeDetail, EpisodePage, EpisodeQuery, EpisodeRow, EpisodeSortColumn, ModelInfo, RunSummary } from '../../../../shared/api.ts';
+import { modelColorSlots, modelsByRun } from '../../../../shared/charts/palette.ts';
 import { loadPool, shippedPriceOf } from '../../../db/models.ts';
 import { storedOutcome } from '../../../db/storedOutcome.ts';
 import type { EpisodeMetaRaw, TurnErrorRaw, TurnRowRaw } from '../../../db/turnQueries.ts';
@@ -78,8 +79,11 @@ export async function listModelsOnStore(store: ClickHouseStore): Promise<ModelIn
       return { name: u, provider: null, price_in_per_m: price.pin, price_out_per_m: price.pout, tier: null };
     }),
   ];
+  // No two models of one run alike, as on SQLite (palette.ts modelColorSlots).
+  const pairs = await store.query<{ run: string; model: string }>(`SELECT DISTINCT run, model FROM ${store.table('turns')} WHERE ${visibleRows(store)}`);
+  const slots = modelColorSlots(entries.map((m) => m.name), modelsByRun(pairs));
   return entries.map((m, i) => ({
-    id: i + 1, name: m.name, provider: m.provider, price_in_per_m: m.price_in_per_m, price_out_per_m: m.price_out_per_m, tier: m.tier, color_index: i,
+    id: i + 1, name: m.name, provider: m.provider, price_in_per_m: m.price_in_per_m, price_out_per_m: m.price_out_per_m, tier: m.tier, color_index: slots[i] as number,
   }));
 }
 
