@@ -203,6 +203,10 @@ describe('MTRouter HLE trajectories', () => {
     expect(unjudged.episode.outcome.notes?.[0]).toMatch(/^Scored 0 by default: the file has no judge_result/);
     // Its prediction "4" is the ground truth "4": the note says no judge scored it.
     expect(unjudged.episode.outcome.notes?.[1]).toBe('The submission ("4") equals the ground truth, but no judge scored it.');
+    // "44" neither equals "4" nor holds it as a word: only the default is explained.
+    const other = hle('q6', 1, 'Chemistry', null, replies);
+    other.info.submission = '44';
+    expect((await read(writeTrajectory(tempDir(), 'q6_run1', other))).episode.outcome.notes).toHaveLength(1);
     writeFileSync(join(run, 'results.json'), JSON.stringify({
       metadata: { total: 1, completed: 1, benchmark: 'hle' },
       tasks: { q5_run1: { task_id: 'q5', run_id: 1, category: 'Chemistry', subject: 'Chemistry', steps: 4, cost: 0.02, exit_status: 'Submitted', done: true, correct: true } },
@@ -234,10 +238,11 @@ describe('MTRouter HLE reference files: the outcome as the log has it', () => {
     ] as const) {
       const { episode } = await read(reference(path));
       const { info } = logged(path);
-      const { correct: _c, reasoning, ...rest } = info.benchmark_data.judge_result ?? {};
+      const { correct: _c, reasoning, prediction, ...rest } = info.benchmark_data.judge_result ?? {};
       expect(episode.outcome, path).toMatchObject({ score: correct ? 1 : 0, target: info.benchmark_data.ground_truth, answer: info.submission, notes: null });
+      // The judge logs no extraction of its own: the answer it read is the prediction it was given.
       expect(episode.outcome.scorers, path).toEqual([
-        { name: 'HLE judge', source: 'info.benchmark_data.judge_result', value: correct, answer: null, explanation: reasoning, metadata: rest },
+        { name: 'HLE judge', source: 'info.benchmark_data.judge_result', value: correct, answer: prediction, explanation: reasoning, metadata: rest },
       ]);
     }
     // By hand: the Latin question was answered "Accusative"; the ground truth is "Ablative".
@@ -250,10 +255,11 @@ describe('MTRouter HLE reference files: the outcome as the log has it', () => {
   it('never judged: scored 0 by default, and the outcome says why', async () => {
     const { episode } = await read(reference('roulette/66f2a7c9d0e14b3a8c5d6e70/66f2a7c9d0e14b3a8c5d6e70.traj.json'));
     expect(episode.outcome).toMatchObject({ score: 0, success: false, target: '4.95', answer: '4.95 rad/s', scorers: null });
-    // "4.95 rad/s" is not the ground truth's text "4.95": only the default is explained, no equality claimed.
+    // "4.95 rad/s" is not the ground truth's text "4.95" but holds it as a word: said as such, no equality claimed.
     expect(episode.outcome.notes).toEqual([
-      'Scored 0 by default: the file has no judge_result (the judge did not run on it, or ran after it was saved) and the ' +
-        "run's results.json has no entry for it. MTRouter's parser scores a missing judge result as 0; it is not a verdict.",
+      'Scored 0 by default: the file has no judge_result (the judge did not run on it, or ran after it was saved) and no ' +
+        "results.json beside the run has an entry for it. MTRouter's parser scores a missing judge result as 0; it is not a verdict.",
+      'The submission ("4.95 rad/s") contains the ground truth ("4.95"), but no judge scored it.',
     ]);
   });
 });

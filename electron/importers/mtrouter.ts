@@ -74,13 +74,15 @@ function scoreOf(benchmark: string, info: Info, result: RunResult | undefined): 
 
 /** The judge's verdict as a scorer: `correct` its value, `reasoning` its explanation, the answer it read, the rest as logged. */
 function judgeScorer(judge: NonNullable<NonNullable<Info['benchmark_data']>['judge_result']>): OutcomeScorer {
-  const { correct, reasoning, extracted_answer: extracted, ...rest } = judge as Record<string, unknown>;
+  const { correct, reasoning, ...rest } = judge as Record<string, unknown>;
   const explanation = loggedText(reasoning);
-  const answer = loggedText(extracted);
+  // The answer the judge read: its extraction when it logs one, else the prediction it was given.
+  const answerKey = loggedText(rest.extracted_answer) !== null ? 'extracted_answer' : loggedText(rest.prediction) !== null ? 'prediction' : null;
+  const answer = answerKey === null ? null : loggedText(rest[answerKey]);
   const metadata: Record<string, unknown> = { ...rest };
-  // A field that is not text stays in the metadata, as logged.
+  if (answerKey !== null) delete metadata[answerKey];
+  // A reasoning that is not text stays in the metadata, as logged.
   if (explanation === null && reasoning !== undefined) metadata.reasoning = reasoning;
-  if (answer === null && extracted !== undefined) metadata.extracted_answer = extracted;
   return {
     name: 'HLE judge',
     source: 'info.benchmark_data.judge_result',
@@ -91,7 +93,17 @@ function judgeScorer(judge: NonNullable<NonNullable<Info['benchmark_data']>['jud
   };
 }
 
-const sameAnswer = (a: string, b: string): boolean => a.trim().toLowerCase() === b.trim().toLowerCase();
+/**
+ * How an unjudged submission stands to the ground truth, by text alone (case and surrounding spaces aside): equal, or
+ * holding it as a whole word ("4.95 rad/s" holds "4.95", "14.95" does not); null otherwise. Never a verdict.
+ */
+function textMatch(submission: string, truth: string): 'equals' | 'contains' | null {
+  const [a, b] = [submission.trim().toLowerCase(), truth.trim().toLowerCase()];
+  if (b === '') return null;
+  if (a === b) return 'equals';
+  const escaped = b.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(^|[^\\p{L}\\p{N}])${escaped}($|[^\\p{L}\\p{N}])`, 'u').test(a) ? 'contains' : null;
+}
 
 /** Target, answer, the judge and the notes that say where a score not read from the judge came from. */
 function explanationOf(benchmark: string, info: Info, score: { score: number | null; fromResults: boolean }): OutcomeExplanation {
@@ -106,12 +118,14 @@ function explanationOf(benchmark: string, info: Info, score: { score: number | n
   if (score.score === null) {
     notes.push(
       benchmark === HLE
-        ? 'Scored 0 by default: the file has no judge_result (the judge did not run on it, or ran after it was saved) and the ' +
-            "run's results.json has no entry for it. MTRouter's parser scores a missing judge result as 0; it is not a verdict."
-        : "Scored 0 by default: the file has no info.final_score and the run's results.json no entry for it, as MTRouter's parser scores it.",
+        ? 'Scored 0 by default: the file has no judge_result (the judge did not run on it, or ran after it was saved) and no ' +
+            "results.json beside the run has an entry for it. MTRouter's parser scores a missing judge result as 0; it is not a verdict."
+        : "Scored 0 by default: the file has no info.final_score and no results.json beside the run has an entry for it, as MTRouter's parser scores it.",
     );
-    if (target !== null && answer !== null && sameAnswer(target, answer)) {
-      notes.push(`The submission ("${answer.trim().slice(0, 200)}") equals the ground truth, but no judge scored it.`);
+    const match = target !== null && answer !== null ? textMatch(answer, target) : null;
+    if (match === 'equals') notes.push(`The submission ("${answer?.trim().slice(0, 200)}") equals the ground truth, but no judge scored it.`);
+    if (match === 'contains') {
+      notes.push(`The submission ("${answer?.trim().slice(0, 200)}") contains the ground truth ("${target?.trim().slice(0, 200)}"), but no judge scored it.`);
     }
   }
   return {

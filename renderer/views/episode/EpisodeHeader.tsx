@@ -1,10 +1,11 @@
 /**
  * The inspector's header: which episode, its task, outcome and totals, and the legend of models it used; or,
- * compact, one line of it and the task's first line, so a small window leaves the turn's text the room.
+ * compact, one line of it and the task's first line, so a small window leaves the turn's text the room. The
+ * outcome badge opens what explains the outcome (OutcomePanel.tsx); the full header also sums it up in one line.
  */
 import { useLayoutEffect, useMemo, useRef, useState, type CSSProperties, type MouseEvent } from 'react';
 import type { EpisodeDetail } from '../../../shared/api.ts';
-import { KnownCost, OutcomeBadge } from '../../components/figures.tsx';
+import { KnownCost } from '../../components/figures.tsx';
 import { ChevronDownIcon, ChevronLeftIcon } from '../../components/icons.tsx';
 import { ModelChip } from '../../components/ModelChip.tsx';
 import { VisibleName, visibleTitle } from '../../components/VisibleName.tsx';
@@ -12,6 +13,7 @@ import { formatCost, formatCount, formatUnit, plural } from '../../format/number
 import { formatHash } from '../../routing/route.ts';
 import { useAppStore } from '../../store/index.ts';
 import type { Density } from './inspectorLayout.ts';
+import { OutcomePanel, OutcomeSummary, OutcomeToggle } from './OutcomePanel.tsx';
 import type { TurnLine } from './useEpisodeTurns.ts';
 import { fromFirstLine } from '../../format/conversationBlocks.ts';
 
@@ -191,7 +193,7 @@ export function EpisodeHeader({
       <h1 className="mono" data-testid="episode-title" title={visibleTitle(ep.ext_id)}>
         <VisibleName name={ep.ext_id} />
       </h1>
-      <OutcomeBadge success={ep.success} score={ep.final_score} />
+      <OutcomeToggle episode={ep} />
     </>
   );
 
@@ -221,6 +223,7 @@ export function EpisodeHeader({
           </dl>
           <DensityToggle density={density} onDensity={onDensity} />
         </div>
+        <OutcomePanel episode={ep} />
         {ep.task_text && <TaskText text={ep.task_text} lines={1} />}
       </header>
     );
@@ -285,6 +288,8 @@ export function EpisodeHeader({
           </div>
         )}
       </dl>
+      <OutcomeSummary episode={ep} />
+      <OutcomePanel episode={ep} />
       {ep.task_text && <TaskText text={ep.task_text} lines={3} />}
       <ModelLegend lines={lines} />
       <span className="visually-hidden">{plural(lines.length, 'turn')}</span>

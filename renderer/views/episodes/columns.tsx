@@ -5,10 +5,11 @@ import {
   tableFeatures,
 } from '@tanstack/react-table';
 import { EPISODE_SORT_COLUMNS, type EpisodeRow, type EpisodeSortColumn } from '../../../shared/api.ts';
-import { KnownCost, OutcomeBadge } from '../../components/figures.tsx';
+import { KnownCost } from '../../components/figures.tsx';
 import { ModelDot } from '../../components/ModelChip.tsx';
 import { VisibleName, visibleTitle } from '../../components/VisibleName.tsx';
 import { formatCost, formatCount, formatScore, formatUnit } from '../../format/numbers.ts';
+import { OutcomeCell } from './OutcomeCell.tsx';
 
 /** A loaded row with its absolute position in the sorted result. */
 export interface IndexedEpisode {
@@ -82,7 +83,7 @@ export const episodeColumns = helper.columns([
   helper.accessor((r) => r.row.success, {
     id: 'success',
     header: 'Outcome',
-    cell: (info) => <OutcomeBadge success={info.getValue()} />,
+    cell: (info) => <OutcomeCell episode={info.row.original.row} />,
   }),
   helper.accessor((r) => r.row.n_errors, {
     id: 'n_errors',
