@@ -81,6 +81,16 @@ describe('routelens export', () => {
     expect(routelens('export', 'lift', '--db', db, '--format', 'png', '--out', join(dir, 'x.svg')).code).toBe(1);
   });
 
+  it('draws the runs --draw names, each mark naming its run, and names the others in the figure', () => {
+    const out = join(dir, 'drawn.svg');
+    const r = routelens('export', 'error-recovery', '--db', db, '--run', 'sw-mtrouter', '--run', 'sw-random', '--run', 'sw-gpt-5', '--draw', 'sw-random', '--out', out);
+    expect(r.code, r.stderr).toBe(0);
+    const svg = readFileSync(out, 'utf8');
+    expect([...new Set([...svg.matchAll(/data-series="([^"]+)"/g)].map((m) => m[1]))]).toEqual(['sw-random']);
+    const text = svg.replace(/<title>[^<]*<\/title>/g, '').replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+    expect(text).toMatch(/Not drawn, 2 more runs .*: sw-gpt-5, sw-mtrouter /);
+  });
+
   it('says what is wrong, with exit code 1', () => {
     expect(routelens('export', 'lift', '--db', db, '--out', join(dir, 'x.gif')).stderr).toMatch(/--out must end in/);
     expect(routelens('export', 'targets', '--db', db, '--out', join(dir, 'x.svg')).code).toBe(1);
@@ -106,6 +116,8 @@ describe('runAnalysis', () => {
         const request = { id, minN: id === 'lift' ? 5 : undefined, runs: id === 'targets' ? ['sw-mtrouter'] : undefined, episode: id === 'targets' ? swEpisode : undefined };
         const { result } = await runAnalysis(handle, request);
         const { by_run: _byRun, run: _run, ...rest } = result as Record<string, unknown>;
+        // Pareto's points carry their task types for the figure only.
+        if (Array.isArray(rest.points)) rest.points = (rest.points as Record<string, unknown>[]).map(({ task_types: _types, ...p }) => p);
         expect(JSON.parse(JSON.stringify(rest)), id).toEqual(JSON.parse(cli.stdout));
       }
     } finally {

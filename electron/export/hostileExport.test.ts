@@ -44,16 +44,21 @@ interface SvgFindings {
   elements: Set<string>;
   badAttributes: string[];
   text: string;
+  /** data-series values, as a parser reads them. */
+  series: string[];
 }
 
 function inspectSvg(svg: string): SvgFindings {
   const parser = new SaxesParser({ xmlns: false });
-  const found: SvgFindings = { elements: new Set(), badAttributes: [], text: '' };
+  const found: SvgFindings = { elements: new Set(), badAttributes: [], text: '', series: [] };
   parser.on('opentag', (tag) => {
     found.elements.add(tag.name.toLowerCase());
     for (const [name, value] of Object.entries(tag.attributes)) {
       const v = String(value);
-      if (/^on/i.test(name) || /href$/i.test(name) || /javascript:/i.test(v) || /url\(/i.test(v)) found.badAttributes.push(`${tag.name} ${name}="${v}"`);
+      if (name === 'data-series') found.series.push(v);
+      // A data-* attribute is never read as a URL, script or style: data-series holds a run or model name as logged.
+      const inert = /^data-/i.test(name);
+      if (/^on/i.test(name) || /href$/i.test(name) || (!inert && (/javascript:/i.test(v) || /url\(/i.test(v)))) found.badAttributes.push(`${tag.name} ${name}="${v}"`);
     }
   });
   parser.on('text', (t) => (found.text += t));
@@ -102,6 +107,10 @@ describe('exported SVG from hostile names', () => {
           expect(found.elements.has(banned), `${id}: <${banned}>`).toBe(false);
         }
         expect(found.badAttributes, id).toEqual([]);
+        // The run or model a mark draws is named on it, escaped: a parser reads the name back whole.
+        const names = new Set(db.prepare('SELECT name FROM runs UNION SELECT name FROM models').pluck().all() as string[]);
+        // Or a pooled series ("all selected runs").
+        for (const series of found.series) expect(names.has(series) || /^(all|the) selected runs/.test(series), `${id}: ${series}`).toBe(true);
         // Raw text check too: the markup of the names appears only escaped (`onerror=` and `javascript:` do occur,
         // as the text they are; the parsed attributes above are where they would be active).
         expect(svg, id).not.toMatch(/<(script|img|svg onload)/i);
