@@ -31,6 +31,9 @@ test('lists the estimators with the model card, and draws calibration and embedd
   await expect(est.card).toBeVisible();
   await expect(page.getByTestId('card-val-mae')).toContainText(/\d\.\d{4}/);
   await expect(page.getByTestId('card-loss-curves-figure')).toBeVisible();
+  // The shipped default's card says what it was trained on, read from its own metadata (models/default-estimator.card.json).
+  await expect(page.getByTestId('card-source')).toHaveText('Simulated: the scienceworld preset with seed 21, 60,000 episodes, of which these runs hold 36,000');
+  await expect(page.getByTestId('card-seed')).toContainText(/^Seed\s*1$/);
 
   await est.waitFigure(est.calibration);
   expect(await est.calibration.locator('[data-mark][data-role="point"]').count()).toBeGreaterThan(0);

@@ -45,7 +45,10 @@ try {
   db.close();
   console.error(`simulated and imported ${episodes} episodes in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   const r = await trainToFile(
-    { dbPath, out, truthPath, runs: RUNS, seed: 1, maxEpochs: epochs, maxHistoryTokens: 512, name: 'default-estimator' },
+    {
+      dbPath, out, truthPath, runs: RUNS, seed: 1, maxEpochs: epochs, maxHistoryTokens: 512, name: 'default-estimator',
+      simulated: { preset: 'scienceworld', seed: SEED, episodes },
+    },
     (p) => {
       if (p.phase === 'training' && p.last && Math.abs(p.fraction * p.maxEpochs - p.epoch) < 1e-9) {
         console.error(`epoch ${p.epoch}: train MSE ${p.last.trainLoss.toFixed(5)}, val MAE ${p.last.valMae.toFixed(5)} (${p.last.seconds.toFixed(0)} s)`);

@@ -74,6 +74,11 @@ export const ModelCard = z.object({
     validation_rows: z.number(),
     skipped_episodes_no_outcome: z.number(),
     skipped_turns_outside_pool: z.number(),
+    /**
+     * When the training database was simulated (scripts/train-default.ts): the simulator's preset, its seed and how
+     * many episodes it wrote, of which `runs` hold `episodes`. Absent for a database of logs (and on older cards).
+     */
+    simulated: z.object({ preset: z.string(), seed: z.number().int(), episodes: z.number().int().nonnegative() }).optional(),
   }),
   metrics: z.object({
     /** Mean |ŝ(h_t, a_t) − S̃_t| over the held-out episodes' turns. */
@@ -114,7 +119,7 @@ export type EstimatorSummary = z.infer<typeof EstimatorSummary>;
 
 export const EstimatorList = z.object({
   estimators: z.array(EstimatorSummary),
-  /** The estimator shipped in models/ (trained on simulator data), whether or not this database used it yet. */
+  /** The estimator shipped in models/ (what it was trained on is on its card: data.simulated), whether or not this database used it yet. */
   default_model: z.object({ path: z.string(), card: ModelCard.nullable(), domain: EstimatorDomain.nullable() }).nullable(),
   turns: z.number().int(),
   /**

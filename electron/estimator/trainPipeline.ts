@@ -40,6 +40,8 @@ interface TrainRequestCommon {
   maxHistoryTokens?: number;
   /** A simulator `.truth.json`: adds the decision-quality section to the card. */
   truthPath?: string;
+  /** The simulation that made the database (preset, seed, episodes written), recorded on the card as data.simulated. */
+  simulated?: ModelCard['data']['simulated'];
   name?: string;
 }
 
@@ -314,6 +316,7 @@ async function fitAndWrite(
       validation_rows: prep.summary.validationRows,
       skipped_episodes_no_outcome: prep.summary.skippedEpisodesNoOutcome,
       skipped_turns_outside_pool: prep.summary.skippedTurnsOutsidePool,
+      ...(req.simulated ? { simulated: req.simulated } : {}),
     },
     metrics: {
       val_mae: metrics.valMae,

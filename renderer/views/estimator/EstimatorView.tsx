@@ -17,6 +17,7 @@ import { useEstimators } from './useEstimators.ts';
 import { JobPanel } from './JobPanel.tsx';
 import { RenameEstimator } from './RenameEstimator.tsx';
 import { ModelCardPanel } from './ModelCardPanel.tsx';
+import { trainingSummary } from './trainingSummary.ts';
 import { inUseOf } from '../../store/estimatorSlice.ts';
 import { domainTaskTypesText, type EstimatorDomain } from '../../../shared/estimatorDomain.ts';
 import '../analyses/analyses.css';
@@ -174,7 +175,9 @@ export default function EstimatorView() {
                   >
                     <span className="est-item-name mono">{list.default_model.card?.name ?? 'default-estimator'}</span>
                     <span className="tag">default model</span>
-                    <span className="faint est-item-line">shipped in models/, trained on simulator data</span>
+                    <span className="faint est-item-line" data-testid="default-trained-on" title={list.default_model.card?.data.runs.join(', ')}>
+                      shipped in models/; {trainingSummary(list.default_model.card)}
+                    </span>
                     <span className="faint est-item-line">not used on this database yet</span>
                   </button>
                 </li>

@@ -65,9 +65,24 @@ export function ModelCardPanel({ card }: { card: ModelCard }) {
             <Fact label="Skipped" title="Episodes without an outcome (no target), and turns on models outside the candidate pool">
               {formatCount(card.data.skipped_episodes_no_outcome)} ep. · {formatCount(card.data.skipped_turns_outside_pool)} turns
             </Fact>
+            <Fact label="Seed" title="The training seed: the train / validation cut and the network's first weights" testId="card-seed">
+              {typeof card.config.seed === 'number' ? card.config.seed : '—'}
+            </Fact>
           </dl>
           <p className="est-runs faint">
             Runs: <span className="mono">{card.data.runs.join(', ') || '—'}</span>
+          </p>
+          <p className="est-runs faint" data-testid="card-source">
+            {card.data.simulated ? (
+              <>
+                Simulated: the <span className="mono">{card.data.simulated.preset}</span> preset with seed {card.data.simulated.seed},{' '}
+                {formatCount(card.data.simulated.episodes)} episodes, of which these runs hold {formatCount(card.data.episodes)}
+              </>
+            ) : (
+              <>
+                From <span className="mono">{card.data.database}</span>
+              </>
+            )}
           </p>
         </div>
         <div>
