@@ -331,6 +331,8 @@ export const ImportFileResult = z.object({
   turns: z.number().int(),
   /** Why a file was skipped or rejected; rejections read `file:line: reason`. */
   reason: z.string().optional(),
+  /** An imported file's runs, as its episodes named them (or the run name the import gave), first seen first. */
+  runs: z.array(z.string()).optional(),
 });
 
 export const ImportReport = z.object({

@@ -15,10 +15,12 @@ const count = (db: Db, table: string): number => db.prepare(`SELECT COUNT(*) FRO
 describe('import pipeline', () => {
   it('is idempotent: the same file again is skipped and changes nothing', async () => {
     const db = openDatabase(join(tempDir(), 'p.db'));
-    await importPaths(db, [example]);
+    // An imported file names the runs it went into (the window shows them first), in the order the file has them.
+    expect((await importPaths(db, [example])).files[0]?.runs).toEqual(['sw-router-demo', 'hle-router-demo']);
     const before = [count(db, 'episodes'), count(db, 'turns'), count(db, 'turn_fts')];
     const again = await importPaths(db, [example]);
     expect(again.files[0]?.status).toBe('skipped');
+    expect(again.files[0]?.runs).toBeUndefined();
     expect([count(db, 'episodes'), count(db, 'turns'), count(db, 'turn_fts')]).toEqual(before);
     db.close();
   });
@@ -115,8 +117,9 @@ describe('import pipeline', () => {
   it('renames the run with --run and reports progress', async () => {
     const db = openDatabase(join(tempDir(), 'p.db'));
     const seen: ImportProgress[] = [];
-    await importPaths(db, [example], { runName: 'mine', onProgress: (p) => seen.push(p) });
+    const report = await importPaths(db, [example], { runName: 'mine', onProgress: (p) => seen.push(p) });
     expect(db.prepare('SELECT name FROM runs').pluck().all()).toEqual(['mine']);
+    expect(report.files[0]?.runs).toEqual(['mine']);
     expect(seen.length).toBeGreaterThan(1);
     expect(seen.at(-1)).toMatchObject({ filesDone: 1, filesTotal: 1, episodes: 13, turns: 107 });
     db.close();

@@ -26,6 +26,8 @@ export interface FileResult {
   turns: number;
   /** For skipped and rejected files: why, as `file:line: reason` for rejections. */
   reason?: string;
+  /** For imported files: the runs its episodes went into, in the order they first appear in it. */
+  runs?: string[];
 }
 
 export interface ImportReport {
@@ -98,6 +100,8 @@ export interface WholeRead {
   repairedStrings: number;
   modelsAdded: string[];
   modelsListPriced: string[];
+  /** The runs its episodes went into, in the order they first appear. */
+  runs: string[];
 }
 
 /** A file being imported, as a ledger elsewhere names it. */
@@ -341,6 +345,7 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
         onBytes: progress,
       };
       let repairedStrings = 0;
+      const runs = new Set<string>();
       /** Episodes already imported from another file with the same content, skipped (not counted as imported). */
       const copies: { id: string; of: string }[] = [];
       let replaced = 0;
@@ -361,6 +366,7 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
           episodes = whole.episodes;
           turns = whole.turns;
           repairedStrings += whole.repairedStrings;
+          for (const run of whole.runs) runs.add(run);
           writer.models.addedElsewhere(whole.modelsAdded, whole.modelsListPriced);
           return;
         }
@@ -380,6 +386,7 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
             if (written.replaced) replaced++;
             reconciled(ep.episode_id, written.reconciliation);
           }
+          runs.add(wellFormed(ep.run).value); // as stored, a lone surrogate repaired
           episodes++;
           turns += ep.turns.length;
         }
@@ -398,6 +405,7 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
         copies.length = 0;
         replaced = 0;
         repairedStrings = 0;
+        runs.clear();
         episodes = 0;
         turns = 0;
         direct = false;
@@ -439,7 +447,7 @@ export async function importPaths(db: Db, paths: string[], options: ImportOption
       totalEpisodes += episodes;
       totalTurns += turns;
       report.warnings.push(...fileWarnings);
-      report.files.push({ path: shown, status: 'imported', format: importer.format, episodes, turns });
+      report.files.push({ path: shown, status: 'imported', format: importer.format, episodes, turns, runs: [...runs] });
     } catch (err) {
       // Only when a transaction is still open: a failed COMMIT or a damaged file may already have ended it,
       // and "cannot rollback - no transaction is active" must not hide the real error.

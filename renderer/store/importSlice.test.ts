@@ -10,7 +10,10 @@ const job = (state: ImportJob['state'], filesDone: number, report: ImportJob['re
 });
 
 const report: ImportJob['report'] = {
-  files: [{ path: 'a.jsonl', status: 'imported', format: 'canonical', episodes: 3, turns: 20 }],
+  files: [
+    { path: 'a.jsonl', status: 'imported', format: 'canonical', episodes: 3, turns: 20, runs: ['my run'] },
+    { path: 'b.jsonl', status: 'skipped', format: 'canonical', episodes: 0, turns: 0, reason: 'already imported' },
+  ],
   warnings: [],
   modelsAdded: [],
   ignored: [{ path: 'run/report.json', reason: 'sidecar of mini-swe-agent logs (read with the trajectories beside it, not on its own)' }],
@@ -46,6 +49,7 @@ describe('an import from the window', () => {
   it('sends the files, polls until the core is done, then refreshes the runs', async () => {
     vi.useFakeTimers();
     const store = useAppStore.getState();
+    store.setEpisodeFilters({ search: 'an earlier search' });
     store.openImport({ files: [{ file: new File(['{}\n'], 'a.jsonl'), path: 'run/a.jsonl' }], hidden: 1, unreadable: [] });
     store.setImportRunName('  my run ');
     expect(useAppStore.getState().importHidden).toBe(1);
@@ -63,6 +67,9 @@ describe('an import from the window', () => {
     expect(calls.importStatus).toBe(2);
     expect(calls.listRuns).toBe(1);
     expect(useAppStore.getState().dataVersion).toBe(1);
+    // The run imported into is named for the Runs view, and the search from before no longer hides it.
+    expect(useAppStore.getState().importedRuns).toEqual(['my run']);
+    expect(useAppStore.getState().episodeFilters.search).toBe('');
 
     // Closing keeps the report; opening with new files starts over.
     useAppStore.getState().closeImport();

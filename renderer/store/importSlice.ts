@@ -5,6 +5,7 @@
  * dialog while the core imports neither loses the report nor the refresh.
  */
 import type { StateCreator } from 'zustand';
+import type { ImportReport } from '../../shared/api.ts';
 import { api, errorMessage } from '../api/index.ts';
 import { encodeFiles, uploadProblem } from '../views/import/encodeUpload.ts';
 import { mergeFiles } from '../views/import/pickedFiles.ts';
@@ -15,6 +16,12 @@ export const IMPORT_POLL_MS = 300;
 
 export function importBusy(phase: ImportPhase): boolean {
   return phase.kind === 'reading' || phase.kind === 'sending' || phase.kind === 'running';
+}
+
+/** The runs an import's files went into, first seen first; none when nothing was imported. */
+export function importedRunsOf(report: ImportReport | null): string[] {
+  const files = report?.files.filter((f) => f.status === 'imported') ?? [];
+  return [...new Set(files.flatMap((f) => f.runs ?? []))];
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -29,6 +36,7 @@ const FRESH = {
 
 export const createImportSlice: StateCreator<AppStore, [], [], ImportSlice> = (set, get) => ({
   importOpen: false,
+  importedRuns: [],
   ...FRESH,
   openImport: (picked) => {
     const phase = get().importPhase;
@@ -77,7 +85,10 @@ export const createImportSlice: StateCreator<AppStore, [], [], ImportSlice> = (s
       } catch (err) {
         refreshError = errorMessage(err);
       }
-      set({ importPhase: { kind: 'finished', job, refreshError } });
+      const importedRuns = importedRunsOf(job.report);
+      set({ importPhase: { kind: 'finished', job, refreshError }, ...(importedRuns.length > 0 ? { importedRuns } : {}) });
+      // A search typed before would hide what was just imported from the Episodes view.
+      if (importedRuns.length > 0) get().setEpisodeFilters({ search: '' });
     } catch (err) {
       set({ importPhase: { kind: 'failed', message: errorMessage(err) } });
     }

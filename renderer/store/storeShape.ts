@@ -125,6 +125,11 @@ export interface ImportSlice {
   importUnreadable: string[];
   importRunName: string;
   importPhase: ImportPhase;
+  /**
+   * The runs the last import from this window put episodes into, first seen first (names): the Runs view lists them
+   * first, marked new, with a link to their episodes.
+   */
+  importedRuns: string[];
   /** Opens the dialog, with these files added to the list when given (a drop, say). */
   openImport(picked?: Picked): void;
   addImportFiles(picked: Picked): void;

@@ -9,8 +9,10 @@ import { ErrorNotice } from '../../components/EmptyState.tsx';
 import { CloseIcon } from '../../components/icons.tsx';
 import { logFormatList } from '../../../shared/logFormats.ts';
 import { Modal } from '../../components/Modal.tsx';
+import { VisibleName, visibleTitle } from '../../components/VisibleName.tsx';
 import { formatBytes, formatCount, plural } from '../../format/numbers.ts';
-import { importBusy } from '../../store/importSlice.ts';
+import { formatHash } from '../../routing/route.ts';
+import { importBusy, importedRunsOf } from '../../store/importSlice.ts';
 import type { ImportPhase } from '../../store/storeShape.ts';
 import { useAppStore } from '../../store/index.ts';
 import { totalBytes, uploadProblem } from './encodeUpload.ts';
@@ -209,6 +211,36 @@ function PathText({ path }: { path: string }) {
   );
 }
 
+/** Where the imported episodes went: each run with a link to its episodes (the Runs view lists them first too). */
+function ImportedRuns({ report }: { report: ImportReport }) {
+  const runs = useAppStore((s) => s.runs);
+  const closeImport = useAppStore((s) => s.closeImport);
+  const names = importedRunsOf(report);
+  if (names.length === 0) return null;
+  return (
+    <section className="import-runs" data-testid="import-runs" aria-label="Runs imported into">
+      <span className="muted">{names.length === 1 ? 'Into run' : 'Into runs'}</span>
+      <ul>
+        {names.map((name) => {
+          const run = runs.find((r) => r.name === name);
+          return (
+            <li key={name} data-testid="import-run" data-run-name={name}>
+              <span className="import-run-name" title={visibleTitle(name)}>
+                <VisibleName name={name} />
+              </span>
+              {run && (
+                <a href={formatHash({ route: { view: 'episodes' }, runIds: [run.id] })} onClick={closeImport} data-testid="import-run-open">
+                  Open
+                </a>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+    </section>
+  );
+}
+
 function Results({ report }: { report: ImportReport }) {
   const count = (status: keyof typeof STATUS_BADGE) => report.files.filter((f) => f.status === status).length;
   const imported = report.files.filter((f) => f.status === 'imported');
@@ -227,6 +259,7 @@ function Results({ report }: { report: ImportReport }) {
           {plural(episodes, 'episode')} and {plural(turns, 'turn')} added
         </span>
       </div>
+      <ImportedRuns report={report} />
       {report.warnings.length > 0 && (
         <section className="import-warnings" data-testid="import-warnings" aria-label="Warnings">
           <strong>{plural(report.warnings.length, 'warning')}</strong>

@@ -1,12 +1,17 @@
 import type { RunSummary } from '../../../shared/api.ts';
 import { Cost, KnownCost } from '../../components/figures.tsx';
 import { ModelChip } from '../../components/ModelChip.tsx';
-import { VisibleName } from '../../components/VisibleName.tsx';
+import { VisibleName, visibleTitle } from '../../components/VisibleName.tsx';
+import { cutAtWord } from '../../format/cutAtWord.ts';
 import { formatCost, formatCount, formatPercent, formatUnit } from '../../format/numbers.ts';
 import { onListRowKey } from '../../listRowKeys.ts';
+import { formatHash } from '../../routing/route.ts';
 import { useAppStore } from '../../store/index.ts';
 import { LogTotalsBadge } from './LogTotalsBadge.tsx';
 import type { RunSort, RunSortKey } from './runsTableModel.ts';
+
+/** A run's description (its policy) under its name: two lines of the narrow column at most, cut at a word. */
+const POLICY_CHARS = 44;
 
 function ShareBar({ value }: { value: number | null }) {
   if (value === null) return null;
@@ -25,7 +30,7 @@ function costTitle(run: RunSummary): string | undefined {
   return run.priced_turns > 0 ? `${run.priced_turns} of ${run.turns} turns priced from tokens` : undefined;
 }
 
-function RunRow({ run }: { run: RunSummary }) {
+function RunRow({ run, isNew }: { run: RunSummary; isNew: boolean }) {
   const setRunIds = useAppStore((s) => s.setRunIds);
   const navigate = useAppStore((s) => s.navigate);
   const open = () => {
@@ -34,14 +39,35 @@ function RunRow({ run }: { run: RunSummary }) {
   };
   const estimated = run.priced_turns > 0;
   return (
-    <tr className="run-row" tabIndex={0} onClick={open} onKeyDown={(e) => onListRowKey(e, open)} data-testid="run-row" data-run-name={run.name}>
+    <tr
+      className={isNew ? 'run-row is-new' : 'run-row'}
+      tabIndex={0}
+      onClick={open}
+      onKeyDown={(e) => onListRowKey(e, open)}
+      data-testid="run-row"
+      data-run-name={run.name}
+      data-new={isNew || undefined}
+    >
       <td className="run-name-cell">
-        <div className="run-name" data-testid="run-name">
+        <div className="run-name" data-testid="run-name" title={visibleTitle(run.name)}>
           <VisibleName name={run.name} />
         </div>
+        {isNew && (
+          <div className="run-new">
+            <span className="badge run-new-badge">just imported</span>
+            {/* A link, not only the row's click: what to do next, in plain sight. */}
+            <a href={formatHash({ route: { view: 'episodes' }, runIds: [run.id] })} onClick={(e) => e.stopPropagation()} data-testid="run-open">
+              Open
+            </a>
+          </div>
+        )}
         <div className="run-meta faint">
-          <span className="format-tag">{run.format}</span>
-          {run.policy_name && <span>{run.policy_name}</span>}
+          <span className="format-tag" title={run.format}>{run.format}</span>
+          {run.policy_name && (
+            <span className="run-policy" title={run.policy_name} data-testid="run-policy">
+              {cutAtWord(run.policy_name, POLICY_CHARS)}
+            </span>
+          )}
           {run.source_path && (
             <span className="run-source" title={run.source_path}>
               {run.source_path.split(/[\\/]/).pop()}
@@ -114,7 +140,8 @@ function SortHeader({ column, sort, onSort }: { column: (typeof COLUMNS)[number]
   );
 }
 
-export function RunsTable({ runs, sort, onSort }: { runs: RunSummary[]; sort: RunSort; onSort(key: RunSortKey): void }) {
+/** `imported`: the runs the last import from the window added to, marked as such. */
+export function RunsTable({ runs, imported = [], sort, onSort }: { runs: RunSummary[]; imported?: readonly string[]; sort: RunSort; onSort(key: RunSortKey): void }) {
   const header = (c: (typeof COLUMNS)[number]) => <SortHeader key={c.key} column={c} sort={sort} onSort={onSort} />;
   return (
     <div className="card table-card">
@@ -128,7 +155,7 @@ export function RunsTable({ runs, sort, onSort }: { runs: RunSummary[]; sort: Ru
         </thead>
         <tbody>
           {runs.map((r) => (
-            <RunRow key={r.id} run={r} />
+            <RunRow key={r.id} run={r} isNew={imported.includes(r.name)} />
           ))}
         </tbody>
       </table>

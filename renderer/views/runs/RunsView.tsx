@@ -1,7 +1,9 @@
 /**
  * Runs: one row per imported run with its KPIs, sortable by column and filtered by a text box (name, format,
  * model); the runs a filter finds can become the top bar's selection at once. A click on a row opens the
- * Episodes view filtered to that run.
+ * Episodes view filtered to that run. After an import from the window the runs it added to come first, marked
+ * new with a link to their episodes, shown even when the top bar's selection leaves them out; the filter typed
+ * before the import is cleared.
  */
 import { useMemo, useState } from 'react';
 import { ImportButton } from '../../components/ImportButton.tsx';
@@ -10,7 +12,7 @@ import { NoRunsYet } from '../../components/NoRunsYet.tsx';
 import { plural } from '../../format/numbers.ts';
 import { useAppStore } from '../../store/index.ts';
 import { RunsTable } from './RunsTable.tsx';
-import { costSummary, DEFAULT_RUN_SORT, filterRuns, nextSort, sortRuns, type RunSort } from './runsTableModel.ts';
+import { costSummary, DEFAULT_RUN_SORT, filterRuns, importedFirst, nextSort, sortRuns, type RunSort } from './runsTableModel.ts';
 import './runs.css';
 
 export default function RunsView() {
@@ -18,10 +20,19 @@ export default function RunsView() {
   const runIds = useAppStore((s) => s.runIds);
   const setRunIds = useAppStore((s) => s.setRunIds);
   const dbPath = useAppStore((s) => s.dbInfo?.path);
-  const [query, setQuery] = useState('');
+  const importedRuns = useAppStore((s) => s.importedRuns);
+  // The filter is that of the last import: one typed before it would hide what it added.
+  const [filter, setFilter] = useState({ text: '', since: importedRuns });
+  const query = filter.since === importedRuns ? filter.text : '';
+  const setQuery = (text: string) => setFilter({ text, since: importedRuns });
   const [sort, setSort] = useState<RunSort>(DEFAULT_RUN_SORT);
   const selected = useMemo(() => (runIds.length === 0 ? runs : runs.filter((r) => runIds.includes(r.id))), [runs, runIds]);
-  const rows = useMemo(() => sortRuns(filterRuns(selected, query), sort), [selected, query, sort]);
+  const shownImported = useMemo(() => runs.filter((r) => importedRuns.includes(r.name) && !selected.includes(r)), [runs, importedRuns, selected]);
+  const rows = useMemo(() => {
+    const sorted = sortRuns(filterRuns([...selected, ...shownImported], query), sort);
+    // A column the user sorts by decides; the table's own order puts what was just imported first.
+    return sort === DEFAULT_RUN_SORT ? importedFirst(sorted, importedRuns) : sorted;
+  }, [selected, shownImported, query, sort, importedRuns]);
   if (runs.length === 0) return <NoRunsYet />;
 
   // The summary counts what the table lists.
@@ -75,7 +86,7 @@ export default function RunsView() {
         {query.trim() !== '' && (
           <>
             <span className="muted" data-testid="runs-filter-count">
-              {rows.length} of {plural(selected.length, 'run')} match
+              {rows.length} of {plural(selected.length + shownImported.length, 'run')} match
             </span>
             <button
               type="button"
@@ -92,13 +103,14 @@ export default function RunsView() {
       </div>
       {selected.length < runs.length && (
         <div className="filter-banner" data-testid="runs-filter-banner">
-          Showing {selected.length} of {runs.length} runs, as selected in the top bar.
+          Showing {selected.length} of {runs.length} runs, as selected in the top bar
+          {shownImported.length > 0 ? `, and the ${plural(shownImported.length, 'run')} just imported into` : ''}.
           <button type="button" className="btn btn-ghost" onClick={() => setRunIds([])}>
             Show all runs
           </button>
         </div>
       )}
-      <RunsTable runs={rows} sort={sort} onSort={(key) => setSort((s) => nextSort(s, key))} />
+      <RunsTable runs={rows} imported={importedRuns} sort={sort} onSort={(key) => setSort((s) => nextSort(s, key))} />
       {rows.length === 0 && (
         <p className="muted runs-none" data-testid="runs-none">
           No run matches “{query}”.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../../shared/api.ts';
-import { costSummary, DEFAULT_RUN_SORT, filterRuns, nextSort, sortRuns } from './runsTableModel.ts';
+import { costSummary, DEFAULT_RUN_SORT, filterRuns, importedFirst, nextSort, sortRuns } from './runsTableModel.ts';
 
 function run(id: number, name: string, over: Partial<RunSummary> = {}): RunSummary {
   return {
@@ -18,6 +18,13 @@ const runs = [
   run(5, 'run-9', { format: 'inspect', models: ['gpt-5', 'kimi-k2'], episodes: 6 }),
 ];
 const names = (rs: RunSummary[]) => rs.map((r) => r.name);
+
+describe('importedFirst', () => {
+  it('puts the runs just imported into first, in the order the import met them, the rest as they were', () => {
+    expect(names(importedFirst(runs, ['run-9', 'sw-random', 'not-shown']))).toEqual(['run-9', 'sw-random', 'swe-claude', 'sw-mtrouter', 'run-10']);
+    expect(names(importedFirst(runs, []))).toEqual(names(runs));
+  });
+});
 
 describe('sortRuns', () => {
   it('keeps the imported order by default', () => {

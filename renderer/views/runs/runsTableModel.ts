@@ -46,6 +46,16 @@ export function sortRuns(runs: readonly RunSummary[], sort: RunSort): RunSummary
   });
 }
 
+/**
+ * The runs an import from the window just added to (`names`, first seen first) ahead of the others, which keep their
+ * order: where the user looks after an import, whatever the table's length.
+ */
+export function importedFirst(runs: readonly RunSummary[], names: readonly string[]): RunSummary[] {
+  const rank = new Map(names.map((n, i) => [n, i]));
+  const imported = runs.filter((r) => rank.has(r.name)).sort((a, b) => (rank.get(a.name) ?? 0) - (rank.get(b.name) ?? 0));
+  return [...imported, ...runs.filter((r) => !rank.has(r.name))];
+}
+
 /** The next sort after a click on a column's header: its first direction, then the other one. */
 export function nextSort(current: RunSort, key: RunSortKey): RunSort {
   if (current.key !== key) return { key, dir: FIRST_DIR[key] };

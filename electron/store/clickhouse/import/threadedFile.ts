@@ -272,7 +272,7 @@ export class ThreadedFile {
     }
     return {
       episodes: this.summary.episodes, turns: this.summary.turns, repairedStrings: this.repairedStrings,
-      modelsAdded: this.modelsAdded, modelsListPriced: this.modelsListPriced,
+      modelsAdded: this.modelsAdded, modelsListPriced: this.modelsListPriced, runs: this.summary.runs.map((r) => r.run),
     };
   }
 
