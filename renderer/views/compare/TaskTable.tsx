@@ -93,7 +93,11 @@ function columns(withCounterfactual: boolean) {
   ]);
 }
 
+/** Numbers take the width of a signed five-digit cost ("−$0.00871"); the table scrolls sideways when the window is narrower. */
+const NUMBER_TRACK = 'minmax(90px, 1fr)';
 const TRACKS: Record<string, string> = { task_id: 'minmax(160px, 2fr)', winner: '70px', episodes: '84px' };
+/** The narrowest the table can be, its columns' least widths added: below it, the card scrolls sideways. */
+const leastWidth = (tracks: readonly string[]): number => tracks.reduce((sum, t) => sum + Number(/(\d+)px/.exec(t)?.[1] ?? 0), 0);
 
 export function TaskTable({ result }: { result: CompareResult }) {
   const filter = useCompare((s) => s.filter);
@@ -104,7 +108,9 @@ export function TaskTable({ result }: { result: CompareResult }) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const withCf = result.counterfactual !== null;
   const cols = useMemo(() => columns(withCf), [withCf]);
-  const grid = cols.map((c) => TRACKS[c.id ?? ''] ?? 'minmax(78px, 1fr)').join(' ');
+  const tracks = cols.map((c) => TRACKS[c.id ?? ''] ?? NUMBER_TRACK);
+  const grid = tracks.join(' ');
+  const least = { minWidth: leastWidth(tracks) };
   const counts = useMemo(() => filterCounts(result.tasks), [result.tasks]);
   const data = useMemo(() => result.tasks.filter((t) => keepTask(t, filter)), [result.tasks, filter]);
   const onSortingChange = (updater: Updater<SortingState>) => setSorting(typeof updater === 'function' ? updater(sorting) : updater);
@@ -132,7 +138,7 @@ export function TaskTable({ result }: { result: CompareResult }) {
       </header>
       <div className="etable compare-etable" role="table" aria-rowcount={rows.length}>
         <div className="etable-scroll" ref={scrollRef}>
-          <div className="etable-head" role="rowgroup">
+          <div className="etable-head" role="rowgroup" style={least}>
             {table.getHeaderGroups().map((group) => (
               <div className="etable-row etable-header-row" role="row" key={group.id} style={{ gridTemplateColumns: grid }}>
                 {group.headers.map((header) => {
@@ -150,7 +156,7 @@ export function TaskTable({ result }: { result: CompareResult }) {
               </div>
             ))}
           </div>
-          <div className="etable-body" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
+          <div className="etable-body" role="rowgroup" style={{ ...least, height: virtualizer.getTotalSize() }}>
             {virtualizer.getVirtualItems().map((item) => {
               const row = rows[item.index];
               if (!row) return null;

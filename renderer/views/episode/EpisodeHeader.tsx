@@ -171,7 +171,7 @@ export function EpisodeHeader({
       {ep.parent && (
         <>
           <span className="faint">/</span>
-          <span className="muted" data-testid="episode-parent">
+          <span className="muted" data-testid="episode-parent" title={`${ep.kind ?? 'child'} of ${visibleTitle(ep.parent.ext_id)}`}>
             {ep.kind ?? 'child'} of{' '}
             {ep.parent.id !== null ? (
               <a href={formatHash({ route: { view: 'episode', episodeId: ep.parent.id, turn: ep.parent.t }, runIds })}>

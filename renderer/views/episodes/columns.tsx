@@ -25,20 +25,24 @@ export function isSortColumn(id: string): id is EpisodeSortColumn {
   return (EPISODE_SORT_COLUMNS as readonly string[]).includes(id);
 }
 
-/** CSS grid track per column, in column order (fixed widths for figures, the rest share the space). */
+/**
+ * CSS grid track per column, in column order (fixed widths for figures, the rest share the space). A fixed width
+ * holds its header and its widest value at the narrow windows' padding (episodes.css); the names take two lines.
+ */
 export const COLUMN_TRACKS: Record<string, string> = {
-  // The minimums add up to what a 1024 px window leaves the table (episodes.css min-width), so no column is cut there.
-  id: '52px',
-  ext_id: 'minmax(102px, 2fr)',
-  run: 'minmax(90px, 1.3fr)',
-  task_category: 'minmax(96px, 0.8fr)',
-  n_turns: '66px',
-  total_cost: '88px',
-  final_score: '70px',
-  success: '100px',
-  n_errors: '68px',
-  n_switches: '84px',
-  models: 'minmax(80px, 0.8fr)',
+  // The minimums add up to what a 1024 px window leaves the table less a scroll bar (episodes.css min-width); the
+  // rest goes to the episode's id first.
+  id: '50px',
+  ext_id: 'minmax(96px, 2fr)',
+  run: 'minmax(84px, 1.3fr)',
+  task_category: 'minmax(86px, 0.8fr)',
+  n_turns: '62px',
+  total_cost: 'minmax(96px, 0.4fr)',
+  final_score: '62px',
+  success: '106px',
+  n_errors: '70px',
+  n_switches: '86px',
+  models: 'minmax(84px, 0.6fr)',
 };
 
 export const NUMERIC_COLUMNS = new Set(['id', 'n_turns', 'total_cost', 'final_score', 'n_errors', 'n_switches']);
@@ -48,17 +52,20 @@ export const episodeColumns = helper.columns([
   helper.accessor((r) => r.row.ext_id, {
     id: 'ext_id',
     header: 'Episode',
-    cell: (info) => <span className="cell-ellipsis mono" title={visibleTitle(info.getValue())}><VisibleName name={info.getValue()} /></span>,
+    cell: (info) => <span className="cell-clamp is-name mono" title={visibleTitle(info.getValue())}><VisibleName name={info.getValue()} /></span>,
   }),
   helper.accessor((r) => r.row.run, {
     id: 'run',
     header: 'Run',
-    cell: (info) => <span className="cell-ellipsis" title={visibleTitle(info.getValue())}><VisibleName name={info.getValue()} /></span>,
+    cell: (info) => <span className="cell-clamp is-name" title={visibleTitle(info.getValue())}><VisibleName name={info.getValue()} /></span>,
   }),
   helper.accessor((r) => r.row.task_category, {
     id: 'task_category',
     header: 'Category',
-    cell: (info) => <span className="cell-ellipsis">{info.getValue() ?? <span className="faint">—</span>}</span>,
+    cell: (info) => {
+      const category = info.getValue();
+      return category === null ? <span className="faint">—</span> : <span className="cell-clamp" title={category}>{category}</span>;
+    },
   }),
   helper.accessor((r) => r.row.n_turns, { id: 'n_turns', sortDescFirst: true, header: 'Turns', cell: (info) => formatCount(info.getValue()) }),
   helper.accessor((r) => r.row.total_cost, {
@@ -102,11 +109,12 @@ export const episodeColumns = helper.columns([
     header: 'Models',
     enableSorting: false,
     cell: (info) => (
+      // The count first: dots past the column's width are cut, never the number (the tooltip names them all).
       <span className="model-dots" title={info.getValue().map(visibleTitle).join(', ')}>
+        <span className="model-dots-count faint">{info.getValue().length}</span>
         {info.getValue().map((m) => (
           <ModelDot key={m} name={m} />
         ))}
-        <span className="model-dots-count faint">{info.getValue().length}</span>
       </span>
     ),
   }),
