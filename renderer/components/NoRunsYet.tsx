@@ -1,3 +1,4 @@
+import { logFormatList } from '../../shared/logFormats.ts';
 import { useAppStore } from '../store/index.ts';
 import { EmptyState } from './EmptyState.tsx';
 import { ImportButton } from './ImportButton.tsx';
@@ -8,8 +9,8 @@ export function NoRunsYet() {
   return (
     <EmptyState title="No runs yet" command={`routelens import <path> --db ${path ?? '<file>'}`} testId="no-runs">
       <p>
-        Import trajectory logs (canonical JSONL, mini-swe-agent, SWE-agent, Inspect AI…) into this database: drop files or folders
-        anywhere on this window, or choose them.
+        Import trajectory logs into this database: drop files or folders anywhere on this window, or choose them. RouteLens reads{' '}
+        {logFormatList()}.
       </p>
       <ImportButton primary testId="import-open-empty" />
       <p className="empty-state-or faint">or from a terminal:</p>
