@@ -108,9 +108,9 @@ function LoggedText({ text, testId }: { text: string; testId: string }) {
   );
 }
 
-function Row({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
+function Row({ label, children, testId, inline = false }: { label: string; children: ReactNode; testId?: string; inline?: boolean }) {
   return (
-    <div className="outcome-row" data-testid={testId}>
+    <div className={inline ? 'outcome-row is-inline' : 'outcome-row'} data-testid={testId}>
       <dt>{label}</dt>
       <dd>{children}</dd>
     </div>
@@ -229,7 +229,7 @@ function TestGroup({ group }: { group: OutcomeTests }) {
 
 function Verdict({ episode }: { episode: Episode }) {
   return (
-    <Row label="Verdict" testId="outcome-verdict">
+    <Row label="Verdict" testId="outcome-verdict" inline>
       <OutcomeBadge success={episode.success} score={episode.final_score} />
       <span className="faint"> normalised {formatUnit(episode.score_norm)}</span>
       {episode.exit_reason && <span className="tag outcome-exit">{episode.exit_reason}</span>}
