@@ -13,7 +13,8 @@ test('a Claude Code subagent is nested under the turn that launched it, and link
   await app.open(`#/episode/${id}/turn/89`);
   await inspector.waitReady();
   await inspector.expectTurn(89);
-  const launched = page.getByTestId('turn-launched');
+  // Launched where the turn made its call, in the conversation.
+  const launched = inspector.detail.getByTestId('turn-launched');
   await expect(launched.getByTestId('child-episode')).toHaveCount(1);
   await expect(launched).toContainText(`${SESSION}/agent-a7be2f0`);
   await expect(launched).toContainText('subagent');
@@ -24,7 +25,7 @@ test('a Claude Code subagent is nested under the turn that launched it, and link
   await expect(inspector.legend).toContainText('claude-opus-4-6');
   // Tokens include cache reads and writes, priced by the price library: a known cost.
   await expect(page.getByTestId('episode-cost')).not.toHaveAttribute('data-unknown', 'true');
-  await expect(page.getByTestId('tool-calls')).toBeVisible();
+  await expect(inspector.detail.getByTestId('tool-call').first()).toBeVisible();
 
   await launched.getByRole('link', { name: `${SESSION}/agent-a7be2f0` }).click();
   await inspector.waitReady();
@@ -47,6 +48,6 @@ test('a session whose model has no known price shows its cost as unknown, never 
   // Nothing of its cost is known: unknown, with the calls it could not price (never "≥ $0").
   await expect(page.getByTestId('episode-cost')).toHaveText(/^— \(\d+ calls? unpriced\)$/);
   await expect(page.getByTestId('episode-cost')).toHaveAttribute('data-unknown', 'true');
-  await expect(page.getByTestId('turn-cost')).toContainText('—');
+  await expect(inspector.detail.getByTestId('turn-cost')).toContainText('—');
   await expect(page.getByTestId('timeline-cost')).toHaveCount(0);
 });

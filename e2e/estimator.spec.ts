@@ -128,15 +128,17 @@ test('what-if at a turn lists every candidate with ŝ, and a neighbour opens its
   await app.open(`#/episode/${episode.id}/turn/3`);
   await inspector.waitReady();
   const whatIf = new WhatIfPage(page);
-  await expect(whatIf.toggle).toContainText('What if another model had taken turn 3?');
+  // Closed until asked for: the conversation has the width.
+  await expect(whatIf.panel).toHaveCount(0);
   await whatIf.open();
+  await expect(whatIf.title).toContainText('What if another model had taken turn 3?');
   expect(await whatIf.candidates.count()).toBeGreaterThanOrEqual(3);
   await expect(whatIf.candidates.locator('.tag', { hasText: 'logged' })).toHaveCount(1);
   await expect(whatIf.source).toContainText(/ŝ from estimator .+, (stored estimates|computed now on (cpu|cuda|webgpu))/);
   // Stepping keeps the section open and asks for the new turn.
   await page.keyboard.press('j');
   await inspector.expectTurn(4);
-  await expect(whatIf.toggle).toContainText('turn 4?');
+  await expect(whatIf.title).toContainText('turn 4?');
   await expect(whatIf.panel).toHaveAttribute('data-state', 'ready', { timeout: 30_000 });
 
   const link = whatIf.neighbours.first();
@@ -149,7 +151,8 @@ test('what-if at a turn lists every candidate with ŝ, and a neighbour opens its
   await inspector.expectTurn(Number(target.turn));
   // `w` closes it again; the step debugger's candidates open it too.
   await page.keyboard.press('w');
-  await expect(whatIf.panel).toHaveAttribute('data-open', 'false');
+  await expect(whatIf.panel).toHaveCount(0);
+  await inspector.openDebugger();
   await page.getByTestId('debugger-open-whatif').click();
   await expect(whatIf.panel).toHaveAttribute('data-state', 'ready', { timeout: 30_000 });
   await expect(whatIf.panel).toHaveCount(1);

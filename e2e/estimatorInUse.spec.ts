@@ -16,6 +16,7 @@ import { expect, test } from './fixtures.ts';
 import { AppPage } from './pages/AppPage.ts';
 import { EstimatorPage, SCORED_RUN, WhatIfPage } from './pages/EstimatorPage.ts';
 import { EstimatorInUsePage } from './pages/EstimatorInUsePage.ts';
+import { InspectorPage } from './pages/InspectorPage.ts';
 import { cli, freePort, startServe, type ServeProcess } from './serveProcess.ts';
 
 test.describe.configure({ mode: 'serial' });
@@ -88,8 +89,7 @@ test('picking the estimator in one view shows it in what-if, the step debugger, 
   await expect(inUse.select('whatif-estimator')).toHaveValue(tinyId!);
 
   // The step debugger shows the same one, and says its ŝ came from another because the tiny one scored nothing.
-  const debuggerPanel = page.getByTestId('step-debugger');
-  if ((await debuggerPanel.getAttribute('data-open')) !== 'true') await page.getByTestId('debugger-open').click();
+  await new InspectorPage(page).openDebugger();
   await expect(inUse.select('debugger-estimator')).toHaveValue(tinyId!);
   await expect(page.getByTestId('debugger-estimator').getByTestId('estimator-not-in-use')).toContainText('default-estimator');
 

@@ -168,9 +168,9 @@ test('a 10 MB line opens collapsed, expands whole, and its markup stays text', a
   const shown = async (): Promise<number> => inspector.observation.evaluate((el) => (el.textContent ?? '').length);
   // Collapsed: a few lines tall, the rest kept in the page hidden until found (Ctrl+F searches it).
   expect((await inspector.observation.boundingBox())?.height ?? Infinity).toBeLessThan(1000);
-  await expect(page.getByTestId('turn-observation-rest')).toHaveAttribute('hidden', 'until-found');
-  await page.getByTestId('turn-observation-toggle').click();
-  await expect(page.getByTestId('turn-observation-rest')).not.toHaveAttribute('hidden');
+  await expect(inspector.detail.getByTestId('turn-observation-rest')).toHaveAttribute('hidden', 'until-found');
+  await inspector.detail.getByTestId('turn-observation-toggle').click();
+  await expect(inspector.detail.getByTestId('turn-observation-rest')).not.toHaveAttribute('hidden');
   await expect.poll(shown, { timeout: 60_000 }).toBe(HUGE_BYTES + HUGE_TAIL.length);
   expect(await inspector.observation.evaluate((el, tail) => (el.textContent ?? '').endsWith(tail), HUGE_TAIL)).toBe(true);
   // Still responsive: the next key press is handled.

@@ -62,19 +62,19 @@ test.describe('long_0', () => {
     for (const t of ERRORS) {
       await page.keyboard.press('n');
       await inspector.expectTurn(t);
-      await expect(page.getByTestId('turn-error')).toHaveCount(1);
+      await expect(inspector.detail.getByTestId('turn-error')).toHaveCount(1);
     }
     await page.keyboard.press('n');
     await inspector.expectTurn(38);
     await expect(inspector.note).toHaveText('No error after this turn.');
     await page.keyboard.press('Shift+N');
     await inspector.expectTurn(31);
-    await expect(page.getByTestId('turn-errors').locator('[data-severity="medium"]')).toBeVisible();
+    await expect(inspector.detail.getByTestId('turn-errors').locator('[data-severity="medium"]')).toBeVisible();
     await inspector.button('prev-error').click();
     await inspector.expectTurn(22);
     await page.keyboard.press('s');
     await inspector.expectTurn(24);
-    await expect(page.getByTestId('switch-note')).toContainText('switched from');
+    await expect(inspector.detail.getByTestId('switch-note')).toContainText('switched from');
     await inspector.button('next-switch').click();
     await inspector.expectTurn(30);
     await inspector.button('next-error').click();
@@ -94,7 +94,7 @@ test.describe('long_0', () => {
     await app.open(`#/episode/${id}/turn/22`);
     await inspector.waitReady();
     await inspector.expectTurn(22);
-    await expect(page.getByTestId('turn-errors')).toContainText('e2e_error');
+    await expect(inspector.detail.getByTestId('turn-errors')).toContainText('e2e_error');
     await page.reload();
     await app.waitReady();
     await inspector.waitReady();
@@ -125,17 +125,17 @@ test('log text with markup is shown as text, never interpreted', async ({ app, i
   await inspector.expectTurn(1);
   await expect(inspector.action).toHaveText("print('<script>alert(3)</script>')");
   // This turn's log had tokens but no cost: it is priced from models/pool.json and marked as an estimate.
-  await expect(page.getByTestId('turn-cost')).toContainText('≈$');
+  await expect(inspector.detail.getByTestId('turn-cost')).toContainText('≈$');
 
   await page.keyboard.press('j');
   await inspector.expectTurn(2);
-  const toggle = page.getByTestId('turn-observation-toggle');
+  const toggle = inspector.detail.getByTestId('turn-observation-toggle');
   await expect(toggle).toHaveText('Show all 120 lines');
   // The rest is in the page for Ctrl+F, hidden until found.
-  await expect(page.getByTestId('turn-observation-rest')).toHaveAttribute('hidden', 'until-found');
-  await expect(page.getByText('line 119:')).toBeHidden();
+  await expect(inspector.detail.getByTestId('turn-observation-rest')).toHaveAttribute('hidden', 'until-found');
+  await expect(inspector.detail.getByText('line 119:')).toBeHidden();
   await toggle.click();
-  await expect(page.getByText('line 119:')).toBeVisible();
+  await expect(inspector.detail.getByText('line 119:')).toBeVisible();
   await expect(inspector.observation).toContainText('line 119: <td onclick=alert(119)>cell</td>');
   await expect(page.locator('#root td')).toHaveCount(0);
 });
@@ -153,7 +153,7 @@ test('markup in the canonical example renders as text', async ({ app, inspector,
   const turn = episode.turns[t];
   const inObservation = (turn?.observation ?? '').includes('onerror');
   const text = (inObservation ? turn?.observation : turn?.action?.text) ?? '';
-  const toggle = page.getByTestId(inObservation ? 'turn-observation-toggle' : 'turn-action-toggle');
+  const toggle = inspector.detail.getByTestId(inObservation ? 'turn-observation-toggle' : 'turn-action-toggle');
   if (await toggle.count()) await toggle.click();
   const markupLine = text.split('\n').find((l) => l.includes('onerror'))?.trim() ?? 'onerror';
   await expect(inObservation ? inspector.observation : inspector.action).toContainText(markupLine);
@@ -176,11 +176,11 @@ test('an MTRouter turn shows the router\'s greedy model, that it explored, β an
   await app.open(`#/episode/${id}/turn/2`);
   await inspector.waitReady();
   await inspector.expectTurn(2);
-  const router = inspector.page.getByTestId('turn-router');
+  const router = inspector.detail.getByTestId('turn-router');
   await expect(router.getByTestId('model-chip')).toHaveAttribute('data-model', 'gpt-5');
   await expect(router).toContainText('explored');
   await expect(router).toContainText('β 0.5');
-  const detail = inspector.page.getByTestId('turn-detail');
+  const detail = inspector.detail;
   await expect(detail).toContainText('0.58');
   await expect(detail).toContainText('0.740');
   await expect(detail).toContainText('no_known_action');

@@ -1,9 +1,9 @@
 /**
- * The inspector's layout on a small window (issue 17, item 3) on the mini-swe-agent fixture episode
- * django__django-12143 (a long PR description as its task, long observations): the turn's text gets at least
- * half the window, the compact header and nav are one line each, the folded timeline has no empty box, the
- * folds and the hidden debugger are remembered, a new turn opens at its top, ]/[ step episodes, and the task is
- * cut between two lines, never through one.
+ * The inspector's layout on a small window (issue 17, item 3; issue 35, item 3) on the mini-swe-agent fixture episode
+ * django__django-12143 (a long PR description as its task, long observations): the conversation gets at least
+ * 60% of the window, the compact header and nav are one line each, the folded timeline has no empty box, the
+ * folds, the step debugger and the what-if panel (open on demand) are remembered, a key takes the next turn to the
+ * top, ]/[ step episodes, and the task is cut between two lines, never through one.
  */
 import type { Locator } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
@@ -52,12 +52,12 @@ async function openAt(app: { open(hash: string): Promise<void> }, inspector: Ins
 }
 
 for (const size of SMALL) {
-  test(`at ${size.width}×${size.height} the turn's text gets at least half the window`, async ({ app, inspector, page }) => {
+  test(`at ${size.width}×${size.height} the conversation gets at least 60% of the window`, async ({ app, inspector, page }) => {
     await page.setViewportSize(size);
     await openAt(app, inspector, 3);
     await expect(inspector.header).toHaveAttribute('data-density', 'compact');
     await expect(inspector.timeline).toHaveAttribute('data-density', 'compact');
-    expect(await height(inspector.detailScroll)).toBeGreaterThanOrEqual(0.5 * size.height);
+    expect(await height(inspector.detailScroll)).toBeGreaterThanOrEqual(0.6 * size.height);
 
     // The compact header is one line: its title row no taller than its tallest item, every item on it.
     const row = inspector.header.locator('.episode-title-row');
@@ -111,36 +111,54 @@ test('folding the header and the timeline is remembered across a reload', async 
   await expect(inspector.timeline).toHaveAttribute('data-density', 'compact');
 });
 
-test('a hidden step debugger stays hidden after a reload', async ({ app, inspector, page }) => {
+test('the step debugger and what-if open on demand, by a button or a key, and stay as chosen after a reload', async ({ app, inspector, page }) => {
   await openAt(app, inspector, 0);
-  await expect(inspector.debugger).toHaveAttribute('data-open', 'true');
-  await page.getByTestId('debugger-close').click();
-  await expect(inspector.debugger).toHaveAttribute('data-open', 'false');
+  // The conversation has the width until one is asked for.
+  await expect(inspector.debugger).toHaveCount(0);
+  await expect(page.getByTestId('whatif-panel')).toHaveCount(0);
+  await expect(page.getByTestId('inspector-side')).toBeHidden();
+  const wide = await inspector.detailScroll.evaluate((el) => el.clientWidth);
+  await inspector.debuggerToggle.click();
+  await expect(inspector.debugger).toBeVisible();
+  await expect(inspector.debuggerToggle).toHaveAttribute('aria-pressed', 'true');
+  expect(await inspector.detailScroll.evaluate((el) => el.clientWidth)).toBeLessThan(wide);
+  await page.keyboard.press('w');
+  await expect(page.getByTestId('whatif-panel')).toBeVisible();
   await page.reload();
   await inspector.waitReady();
-  await expect(inspector.debugger).toHaveAttribute('data-open', 'false');
-  await page.getByTestId('debugger-open').click();
+  await expect(inspector.debugger).toBeVisible();
+  await expect(page.getByTestId('whatif-panel')).toBeVisible();
+  // Closed again: by its key, and by the panel's own button.
+  await page.keyboard.press('d');
+  await expect(inspector.debugger).toHaveCount(0);
+  await page.getByTestId('whatif-close').click();
+  await expect(inspector.whatIfToggle).toHaveAttribute('aria-pressed', 'false');
   await page.reload();
   await inspector.waitReady();
-  await expect(inspector.debugger).toHaveAttribute('data-open', 'true');
+  await expect(inspector.debugger).toHaveCount(0);
+  await expect(page.getByTestId('whatif-panel')).toHaveCount(0);
+  expect(await inspector.detailScroll.evaluate((el) => el.clientWidth)).toBe(wide);
 });
 
-test('the next turn opens at its top', async ({ app, inspector, page }) => {
+/** Where the current turn starts, from the top of the conversation's visible part. */
+function currentTop(inspector: InspectorPage): Promise<number> {
+  return inspector.detailScroll.evaluate((el) => {
+    const turn = el.querySelector('[data-testid="turn-detail"][data-current="true"]');
+    return turn ? Math.round(turn.getBoundingClientRect().top - el.getBoundingClientRect().top - el.clientTop) : NaN;
+  });
+}
+
+test('the next turn is brought to the top of the conversation', async ({ app, inspector, page }) => {
   await page.setViewportSize(SMALL[0]);
   await openAt(app, inspector, 3);
-  const scrolled = await inspector.detailScroll.evaluate((el) => {
-    el.scrollTo({ top: el.scrollHeight });
-    return el.scrollTop;
-  });
-  expect(scrolled).toBeGreaterThan(100);
+  await expect.poll(() => currentTop(inspector)).toBe(0);
   await page.keyboard.press('j');
   await inspector.expectTurn(4);
-  await expect.poll(() => inspector.detailScroll.evaluate((el) => el.scrollTop)).toBe(0);
+  await expect.poll(() => currentTop(inspector)).toBe(0);
   // Clicking a turn in the list does the same.
-  await inspector.detailScroll.evaluate((el) => el.scrollTo({ top: el.scrollHeight }));
   await inspector.turnItems.and(page.locator('[data-t="6"]')).click();
   await inspector.expectTurn(6);
-  await expect.poll(() => inspector.detailScroll.evaluate((el) => el.scrollTop)).toBe(0);
+  await expect.poll(() => currentTop(inspector)).toBe(0);
 });
 
 test('] and [ step to the next and previous episode of the run', async ({ app, inspector, page }) => {

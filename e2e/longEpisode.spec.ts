@@ -83,6 +83,7 @@ test(`an episode of ${TURNS.toLocaleString('en')} turns: the timeline by pixel c
   await expect(inspector.detail).toContainText(`echo step ${TURNS - 1}`);
   await expect(inspector.turnItems.and(page.locator(`[data-t="${TURNS - 1}"]`))).toContainText(`echo step ${TURNS - 1}`);
   // The debugger asks about the page shown, and says so; errors it counts over every turn.
+  await inspector.openDebugger();
   await expect(page.getByTestId('debugger-window')).toHaveText(/turns 18000–19999, the page shown of 20,000 turns/);
   await expect(page.getByTestId('bp-error').locator('..')).toContainText('13');
 

@@ -132,6 +132,7 @@ test.describe('the step debugger', () => {
 
     await app.open(`#/episode/${id}/turn/0`);
     await inspector.waitReady();
+    await dbg.open();
     await expect(page.getByTestId('debugger-candidate')).not.toHaveCount(0);
     await dbg.breakOn(['regret']);
     await page.getByTestId('bp-regret-threshold').fill('0.1');

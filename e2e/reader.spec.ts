@@ -96,29 +96,34 @@ test('a message and reasoning render as markdown with highlighted code; the comm
   await expect(message.text.locator('td')).toHaveText(['1', 'look']);
   await expect(message.text.locator('pre code.language-python .hljs-keyword')).toHaveText(['def', 'return']);
   await expect(message.text).not.toContainText('```');
+  // Reasoning is folded to its first line; its markdown is there for the browser's find.
+  await expect(inspector.detail.getByTestId('turn-reasoning-fold')).not.toHaveAttribute('open');
   await expect(inspector.block('turn-reasoning').text.locator('strong')).toHaveText('look');
   // A shell command is highlighted code, its text exactly as logged.
   const action = inspector.block('turn-action');
   await expect(action.root).toHaveAttribute('data-format', 'code');
   expect(await action.text.evaluate((el) => el.textContent)).toBe(COMMAND);
-  // The tool call's JSON input is laid out and highlighted; its result is terminal text.
-  await expect(inspector.detail.getByTestId('tool-call-input-text').locator('.hljs-attr').first()).toHaveText('"path"');
+  // The tool call's arguments are laid out one a line, name then value; its result is terminal text.
+  await expect(inspector.detail.getByTestId('tool-call-input')).toHaveAttribute('data-format', 'arguments');
+  await expect(inspector.detail.getByTestId('tool-call-arg').locator('.cv-arg-name')).toHaveText(['path', 'lines']);
+  await expect(inspector.detail.getByTestId('tool-call-arg').locator('.cv-arg-value')).toHaveText(['src/a.py', '[1,20]']);
   await expect(inspector.detail.getByTestId('tool-call-result-text')).toHaveText('def parse(x):\n    return x');
   // The observation is what the terminal printed: plain monospace, no markdown.
   await expect(inspector.block('turn-observation').root).toHaveAttribute('data-format', 'terminal');
 
-  // mini-swe-agent's response (THOUGHT, then a fenced command): the thought is reasoning, the command the action.
+  // mini-swe-agent's response (THOUGHT, then a fenced command): the thought is the model's words, the command the
+  // call it made (logged as a call too: shown once).
   await page.keyboard.press('j');
   await inspector.expectTurn(1);
   await page.keyboard.press('j');
   await inspector.expectTurn(2);
-  await expect(inspector.block('turn-reasoning').text).toHaveText('read the file.');
-  await expect(inspector.block('turn-action').root).toHaveAttribute('data-format', 'code');
-  await expect(inspector.block('turn-action').text.locator('code.language-bash')).toHaveText('cat src/a.py');
+  await expect(inspector.block('turn-message').text).toHaveText('read the file.');
+  await expect(inspector.block('turn-action').root).toHaveCount(0);
+  await expect(inspector.block('tool-call-input').root).toHaveAttribute('data-format', 'code');
+  await expect(inspector.block('tool-call-input').text.locator('code.language-bash')).toHaveText('cat src/a.py');
   await expect(inspector.detail).not.toContainText('```');
   // Its observation is the tool's result (as Claude Code logs it): said once, with the call.
-  await expect(page.getByTestId('tool-call-result-text')).toHaveText('ok');
-  await expect(page.getByTestId('turn-observation-same')).toBeVisible();
+  await expect(inspector.detail.getByTestId('tool-call-result-text')).toHaveText('ok');
   await expect(inspector.block('turn-observation').root).toHaveCount(0);
 
   await page.keyboard.press('j');
@@ -139,26 +144,27 @@ test('a response with tool calls shows each call once: a shell call as its comma
   await expect(inputs.first()).toHaveAttribute('data-format', 'code');
   await expect(inputs.first().locator('code.language-bash')).toHaveText('npm test -- --grep parse');
   await expect(inputs.first().getByTestId('tool-call-args')).toHaveText('description: Run the parser tests');
-  await expect(inputs.nth(1).locator('.hljs-attr')).toHaveText('"file_path"');
+  await expect(inputs.nth(1).locator('.cv-arg-name')).toHaveText('file_path');
   await expect(inspector.detail.getByTestId('tool-call-result-text')).toHaveText(['2 passing', 'def parse(x):\n    return x']);
-  await expect(page.getByTestId('turn-observation-same')).toBeVisible();
   await expect(inspector.block('turn-observation').root).toHaveCount(0);
 });
 
-test('the system prompt and task open above the first turn and stay one click away on the others', async ({ page, inspector }) => {
+test('the conversation opens with the system prompt, folded to its first line, and the task, above the first turn', async ({ page, inspector }) => {
   await openTurn(page, 0);
   await inspector.waitReady();
-  const context = page.getByTestId('turn-context');
-  await expect(context).toHaveAttribute('open', '');
-  await expect(inspector.block('system-prompt').text.locator('h2')).toHaveText('Rules');
-  await expect(inspector.block('system-prompt').text.locator('li strong')).toHaveText('one');
-  await expect(inspector.block('turn-task').text.locator('code')).toHaveText('parse()');
-  await page.keyboard.press('j');
-  await inspector.expectTurn(1);
-  await expect(context).not.toHaveAttribute('open');
-  await expect(context.locator('summary')).toHaveText("The episode's system prompt and task, as given before the first turn");
-  await context.locator('summary').click();
-  await expect(inspector.block('system-prompt').text).toBeVisible();
+  const fold = inspector.opening.getByTestId('system-prompt-fold');
+  await expect(fold).not.toHaveAttribute('open');
+  await expect(fold.locator('summary')).toContainText('You are a careful agent.');
+  await fold.locator('summary').click();
+  await expect(fold).toHaveAttribute('open', '');
+  const prompt = inspector.block('system-prompt', inspector.opening);
+  await expect(prompt.text.locator('h2')).toHaveText('Rules');
+  await expect(prompt.text.locator('li strong')).toHaveText('one');
+  await expect(inspector.block('turn-task', inspector.opening).text.locator('code')).toHaveText('parse()');
+  // Then turn 0, below them.
+  const task = await inspector.opening.boundingBox();
+  const turn0 = await inspector.detail.boundingBox();
+  expect((turn0?.y ?? 0) + 1).toBeGreaterThanOrEqual((task?.y ?? 0) + (task?.height ?? 0));
 });
 
 test('the turn number is the log\'s, said once', async ({ page, inspector }) => {
@@ -217,7 +223,7 @@ test('a search term is marked, opens the collapsed block holding it, and is scro
 test('a search hit in the turn is scrolled to, not the same word in the task shown above it', async ({ page, inspector }) => {
   await openTurn(page, 0, '?q=okapi');
   await inspector.waitReady();
-  const inTask = inspector.block('turn-task').text.locator('mark.search-hit');
+  const inTask = inspector.block('turn-task', inspector.opening).text.locator('mark.search-hit');
   const inTurn = inspector.block('turn-observation').text.locator('mark.search-hit');
   await expect(inTask).toHaveText('okapi');
   await expect(inTurn).toHaveText('okapi');
@@ -243,8 +249,8 @@ test('the JSON view shows the turn as imported, says it is not the log\'s own re
   await openTurn(page, 0);
   await inspector.waitReady();
   await inspector.showTurnAs('raw');
-  await expect(page.getByTestId('turn-raw-note')).toContainText('as imported');
-  await expect(page.getByTestId('turn-raw-note')).toContainText("The log's original record is not kept");
+  await expect(inspector.detail.getByTestId('turn-raw-note')).toContainText('as imported');
+  await expect(inspector.detail.getByTestId('turn-raw-note')).toContainText("The log's original record is not kept");
   const json = inspector.block('turn-raw-json');
   await expect(json.text).toContainText('"t": 0');
   await expect(json.text).toContainText('"reasoning": "I should **look** before editing."');

@@ -19,7 +19,7 @@ test('a hit shows its turn and the text around it, and opens that turn with the 
   await row.click();
   await inspector.waitReady();
   await inspector.expectTurn(1);
-  expect(new URL(page.url()).hash).toMatch(/^#\/episode\/\d+\/turn\/1\?q=valueerror$/);
+  expect(new URL(page.url()).hash).toMatch(/^#\/episode\/\d+\/turn\/1\?q=valueerror&at=observation$/);
   const marks = inspector.detail.locator('mark.search-hit');
   await expect(marks.first()).toHaveText('ValueError');
   await expect(marks.first()).toBeInViewport();

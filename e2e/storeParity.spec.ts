@@ -216,7 +216,7 @@ test.describe('a ClickHouse store reads as its SQLite twin', () => {
             turns: await textsOf(page, 'turn-item'),
             timeline: await inspector.timelineTurns.count(),
             errors: await inspector.timelineErrors.count(),
-            turn: await textOf(page, 'turn-detail'),
+            turn: (await inspector.detail.innerText()).replace(/\s+/g, ' ').trim(),
           };
         },
         'navigate',

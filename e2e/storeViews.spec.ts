@@ -24,6 +24,7 @@ test('the window on a store names it, and says which views need a SQLite file', 
   await episodes.rows.first().click();
   await inspector.waitReady();
   await page.screenshot({ path: `${shots}store-inspector.png` });
+  await inspector.openDebugger();
   await expect(page.getByTestId('debugger-store-note')).toContainText('ClickHouse store');
   await page.keyboard.press('w');
   await expect(page.getByTestId('whatif-store-note')).toContainText('open a SQLite database');

@@ -52,27 +52,29 @@ test('mini-swe-agent turns show the bash command that ran, not code quoted in th
   await expect(list.summary(3)).toHaveText("sed -n '497,550p' astropy/utils/misc.py");
 });
 
-test('a mini-swe-agent reply reads as its thought, then the command that ran', async ({ app, inspector, server }) => {
+test('a mini-swe-agent reply reads as its thought (the model\'s words), then the command that ran and what it printed', async ({ app, inspector, server }) => {
   await app.open(`#/episode/${server.episodeId('astropy__astropy-7166')}/turn/3`);
   await inspector.waitReady();
-  await expect(inspector.block('turn-reasoning').text).toContainText('starts on line 497');
-  await expect(inspector.block('turn-reasoning').text).not.toContainText('THOUGHT');
-  await expect(inspector.block('turn-action').root).toHaveAttribute('data-format', 'code');
-  await expect(inspector.block('turn-action').text).toHaveText("sed -n '497,550p' astropy/utils/misc.py");
+  await expect(inspector.block('turn-message').text).toContainText('starts on line 497');
+  await expect(inspector.block('turn-message').text).not.toContainText('THOUGHT');
+  const command = inspector.detail.getByTestId('turn-command');
+  await expect(command.getByTestId('turn-action')).toHaveAttribute('data-format', 'code');
+  await expect(command.getByTestId('turn-action-text')).toHaveText("sed -n '497,550p' astropy/utils/misc.py");
+  await expect(command.getByTestId('turn-observation-text')).toContainText('class InheritDocstrings(type):');
 });
 
 test('at 1440×900 beside the step debugger, the turn list has room for a command of about 30 characters', async ({ app, inspector, list, page, server }) => {
   await page.setViewportSize({ width: 1440, height: 900 });
   await app.open(`#/episode/${server.episodeId('8463c716-a2ea-4c14-9efa-87158ebd9f20')}/turn/0`);
   await inspector.waitReady();
-  await expect(page.getByTestId('step-debugger')).toHaveAttribute('data-open', 'true');
+  await inspector.openDebugger();
   // 12.5 px text is about 7 px a character; 18 characters (126 px) was what the list showed before.
   expect(await list.summary(1).evaluate((el) => el.clientWidth)).toBeGreaterThanOrEqual(200);
   await expect(list.summary(1)).toHaveText('bash: bd show spotter-fum.1');
   expect(await list.summary(1).evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
 });
 
-test('a Claude Code turn with several tool calls shows the first and counts the rest', async ({ app, inspector, list, page, server }) => {
+test('a Claude Code turn with several tool calls shows the first and counts the rest', async ({ app, inspector, list, server }) => {
   await app.open(`#/episode/${server.episodeId('8463c716-a2ea-4c14-9efa-87158ebd9f20')}/turn/2`);
   await inspector.waitReady();
   await expect(list.summary(2)).toHaveText('bash: bd update spotter-fum.1 --status in_progress');
@@ -83,7 +85,7 @@ test('a Claude Code turn with several tool calls shows the first and counts the 
   await expect(inspector.block('turn-action').root).toHaveCount(0);
   await expect(inspector.detail.getByTestId('tool-call-input')).toHaveCount(3);
   await expect(inspector.block('tool-call-input').text).toHaveText('bd update spotter-fum.1 --status in_progress');
-  await expect(page.getByTestId('turn-observation-same')).toBeVisible();
+  await expect(inspector.block('turn-observation').root).toHaveCount(0);
 });
 
 test("a log with only the episode's total: turn costs unknown, no cost line (both themes)", async ({ app, inspector, list, page, server }) => {
@@ -98,8 +100,8 @@ test("a log with only the episode's total: turn costs unknown, no cost line (bot
     await expect(list.cost(i)).toHaveText('—');
     await expect(list.cost(i)).toHaveAttribute('title', "Unknown: this log gives only the episode's total, $0.0195");
   }
-  await expect(page.getByTestId('turn-cost')).toContainText('—');
-  await expect(page.getByTestId('turn-cost')).toHaveAttribute('title', /this log gives only the episode's total, \$0\.0195/);
+  await expect(inspector.detail.getByTestId('turn-cost')).toContainText('—');
+  await expect(inspector.detail.getByTestId('turn-cost')).toHaveAttribute('title', /this log gives only the episode's total, \$0\.0195/);
   // No line, no dollar axis: a flat line from $0 would read as a free episode.
   await expect(list.costLine).toHaveCount(0);
   await expect(list.costTicks).toHaveCount(0);

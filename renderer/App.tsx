@@ -48,7 +48,7 @@ function CurrentView() {
     case 'episodes':
       return <EpisodesView />;
     case 'episode':
-      return <InspectorView key={route.episodeId} episodeId={route.episodeId} turn={route.turn} q={route.q} />;
+      return <InspectorView key={route.episodeId} episodeId={route.episodeId} turn={route.turn} q={route.q} at={route.at} />;
     case 'analyses':
       return <AnalysesView analysis={route.analysis} />;
     case 'estimator':

@@ -56,6 +56,7 @@ export const TURN_KEYS: Record<keyof TurnKeyActions, KeyBinding> = {
 /** The inspector's side panels: what-if at any time, the step debugger's while it is open. */
 export const INSPECTOR_PANEL_KEYS = {
   whatIf: { keys: ['w'], what: 'Open or close “What if another model had taken this turn?”' },
+  debugger: { keys: ['d'], what: 'Open or close the step debugger (breakpoints, ŝ and regret per turn)' },
   play: { keys: ['p'], what: 'Step debugger (open): play until a breakpoint, or pause' },
   nextBreak: { keys: ['c'], what: 'Step debugger: continue to the next breakpoint' },
   prevBreak: { keys: ['C'], what: 'Step debugger: back to the previous breakpoint' },

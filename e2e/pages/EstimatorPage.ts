@@ -52,10 +52,11 @@ export class EstimatorPage {
   }
 }
 
-/** The what-if section of the inspector's turn detail. */
+/** The what-if panel beside the inspector's conversation, opened by its button or `w`. */
 export class WhatIfPage {
   readonly panel: Locator;
   readonly toggle: Locator;
+  readonly title: Locator;
   readonly candidates: Locator;
   readonly neighbours: Locator;
   readonly source: Locator;
@@ -63,13 +64,14 @@ export class WhatIfPage {
   constructor(readonly page: Page) {
     this.panel = page.getByTestId('whatif-panel');
     this.toggle = page.getByTestId('whatif-toggle');
+    this.title = page.getByTestId('whatif-title');
     this.candidates = page.getByTestId('whatif-candidate');
     this.neighbours = page.getByTestId('whatif-neighbour');
     this.source = page.getByTestId('whatif-source');
   }
 
   async open(): Promise<void> {
-    if ((await this.panel.getAttribute('data-open')) !== 'true') await this.page.keyboard.press('w');
+    if ((await this.toggle.getAttribute('aria-pressed')) !== 'true') await this.page.keyboard.press('w');
     await expect(this.panel).toHaveAttribute('data-state', 'ready', { timeout: 30_000 });
   }
 }

@@ -22,6 +22,9 @@ export class InspectorPage {
   readonly taskText: Locator;
   readonly taskToggle: Locator;
   readonly debugger: Locator;
+  readonly debuggerToggle: Locator;
+  readonly whatIfToggle: Locator;
+  readonly opening: Locator;
 
   constructor(readonly page: Page) {
     this.view = page.getByTestId('inspector-view');
@@ -30,10 +33,11 @@ export class InspectorPage {
     this.timelineTurns = page.getByTestId('timeline-turn');
     this.timelineErrors = page.getByTestId('timeline-error');
     this.timelineSwitches = page.getByTestId('timeline-switch');
-    this.detail = page.getByTestId('turn-detail');
-    this.turnTitle = page.getByTestId('turn-title');
-    this.action = page.getByTestId('turn-action-text');
-    this.observation = page.getByTestId('turn-observation-text');
+    // The conversation shows every turn; the current one is the turn the timeline, the list and the keys are on.
+    this.detail = page.locator('[data-testid="turn-detail"][data-current="true"]');
+    this.turnTitle = this.detail.getByTestId('turn-title');
+    this.action = this.detail.getByTestId('turn-action-text');
+    this.observation = this.detail.getByTestId('turn-observation-text');
     this.note = page.getByTestId('turn-nav-note');
     this.turnItems = page.getByTestId('turn-item');
     this.header = page.getByTestId('episode-header');
@@ -45,6 +49,10 @@ export class InspectorPage {
     this.taskText = page.getByTestId('task-text');
     this.taskToggle = page.getByTestId('task-toggle');
     this.debugger = page.getByTestId('step-debugger');
+    this.debuggerToggle = page.getByTestId('debugger-toggle');
+    this.whatIfToggle = page.getByTestId('whatif-toggle');
+    // The system prompt and the task, above the first turn.
+    this.opening = page.getByTestId('conversation-opening');
   }
 
   async waitReady(): Promise<void> {
@@ -67,9 +75,15 @@ export class InspectorPage {
     return this.page.getByTestId(name);
   }
 
-  /** A text block of the turn (turn-action, turn-observation, turn-message, system-prompt…) and its parts. */
-  block(testId: string): { root: Locator; text: Locator; rest: Locator; toggle: Locator; copy: Locator } {
-    const root = this.detail.getByTestId(testId).first();
+  /** Opens the step debugger beside the conversation (it opens on demand) when it is not open. */
+  async openDebugger(): Promise<void> {
+    if ((await this.debuggerToggle.getAttribute('aria-pressed')) !== 'true') await this.debuggerToggle.click();
+    await expect(this.debugger).toBeVisible();
+  }
+
+  /** A text block of the current turn (turn-action, turn-observation, turn-message…), or of `within`, and its parts. */
+  block(testId: string, within: Locator = this.detail): { root: Locator; text: Locator; rest: Locator; toggle: Locator; copy: Locator } {
+    const root = within.getByTestId(testId).first();
     return {
       root,
       text: root.getByTestId(`${testId}-text`),

@@ -71,8 +71,16 @@ export class StepDebuggerPage {
     this.play = page.getByTestId('debugger-play');
   }
 
-  /** Sets exactly these breakpoint kinds (the others off). */
+  /** Opens the debugger beside the inspector's conversation (it opens on demand) when it is not open. */
+  async open(): Promise<void> {
+    const toggle = this.page.getByTestId('debugger-toggle');
+    if ((await toggle.getAttribute('aria-pressed')) !== 'true') await toggle.click();
+    await expect(this.panel).toBeVisible();
+  }
+
+  /** Sets exactly these breakpoint kinds (the others off), opening the debugger first. */
   async breakOn(kinds: ('error' | 'switch' | 'regret' | 'disagree')[]): Promise<void> {
+    await this.open();
     for (const kind of ['error', 'switch', 'regret', 'disagree'] as const) {
       await this.page.getByTestId(`bp-${kind}`).setChecked(kinds.includes(kind));
     }

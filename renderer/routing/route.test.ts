@@ -30,6 +30,16 @@ describe('deep links', () => {
     expect(formatHash({ route: { view: 'episode', episodeId: 1, turn: 0, q: 'x' }, runIds: [4] })).toBe('#/episode/1/turn/0?runs=4&q=x');
   });
 
+  it('carries which text a search matched, when it is one a hit can be in', () => {
+    for (const hash of ['#/episode/12/turn/7?q=x&at=observation', '#/episode/12/turn/7?q=x&at=input:3', '#/episode/12/turn/9?q=x&at=final:0']) {
+      expect(formatHash(parseHash(hash))).toBe(hash);
+    }
+    expect(parseHash('#/episode/12/turn/7?q=x&at=input:2').route).toEqual({ view: 'episode', episodeId: 12, turn: 7, q: 'x', at: 'input:2' });
+    expect(parseHash('#/episode/12/turn/7?q=x&at=%22%3E').route).toEqual({ view: 'episode', episodeId: 12, turn: 7, q: 'x' });
+    // Without a search there is nothing to land on.
+    expect(parseHash('#/episode/12/turn/7?at=action').route).toEqual({ view: 'episode', episodeId: 12, turn: 7 });
+  });
+
   it('keeps only well-formed, distinct run ids', () => {
     expect(parseHash('#/runs?runs=3,x,1,3,').runIds).toEqual([1, 3]);
   });

@@ -4,13 +4,17 @@
  *   #/analyses   #/analyses/<analysis id>   #/estimator   #/policy
  *   #/compare   #/pair/<episode A>/<episode B>   #/pair/<A>/<B>/turn/<t>
  * with the run selection as an optional query: `#/episodes?runs=3,5`, and on an episode the search that
- * opened it, to highlight in the turn's text: `#/episode/12/turn/7?q=NameError`.
+ * opened it, to highlight in the turn's text, with the text it matched: `#/episode/12/turn/7?q=NameError&at=observation`.
  */
 export type Route =
   | { view: 'runs' }
   | { view: 'episodes' }
   /** `turn` is a position in the episode (0 = its first turn), whatever numbers the log gives its turns. */
-  | { view: 'episode'; episodeId: number; turn: number | null; q?: string }
+  /**
+   * `at`: which stored text the search matched (`action`, `observation`, `input:N` a message before the turn,
+   * `final:N` one after the last), so the reader lands on that block.
+   */
+  | { view: 'episode'; episodeId: number; turn: number | null; q?: string; at?: string }
   /** `analysis` is a DESIGN §8 id (lift, pareto, …); null shows the list of analyses. */
   | { view: 'analyses'; analysis: string | null }
   | { view: 'estimator' }
@@ -28,6 +32,9 @@ export interface AppLocation {
 }
 
 const DEFAULT_ROUTE: Route = { view: 'runs' };
+
+/** Where a search hit can be (SearchHit's field and message). */
+const HIT_AT = /^(action|observation|input:\d{1,5}|final:\d{1,5})$/;
 
 /** The Episodes view's search box takes as much. */
 const MAX_QUERY_CHARS = 500;
@@ -86,7 +93,9 @@ export function parseHash(hash: string): AppLocation {
   const query = new URLSearchParams(q === -1 ? '' : body.slice(q + 1));
   const route = parseRoute(path);
   const search = query.get('q')?.trim().slice(0, MAX_QUERY_CHARS);
-  return { route: route.view === 'episode' && search ? { ...route, q: search } : route, runIds: parseRunIds(query.get('runs')) };
+  const at = query.get('at');
+  const hit = at !== null && HIT_AT.test(at) ? { at } : {};
+  return { route: route.view === 'episode' && search ? { ...route, q: search, ...hit } : route, runIds: parseRunIds(query.get('runs')) };
 }
 
 export function formatRoute(route: Route): string {
@@ -116,6 +125,7 @@ export function formatHash(location: AppLocation): string {
   const query: string[] = [];
   if (runIds.length > 0) query.push(`runs=${runIds.join(',')}`);
   if (route.view === 'episode' && route.q) query.push(`q=${encodeURIComponent(route.q)}`);
+  if (route.view === 'episode' && route.q && route.at) query.push(`at=${route.at}`);
   const base = formatRoute(route);
   return query.length > 0 ? `${base}?${query.join('&')}` : base;
 }

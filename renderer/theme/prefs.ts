@@ -16,6 +16,10 @@ export const InspectorLayoutPrefs = z.object({
   /** 'compact': the model strip and error marks only, without the cost plot. */
   timeline: z.enum(['full', 'compact']).optional(),
   debuggerOpen: z.boolean().optional(),
+  /** The what-if panel beside the conversation. */
+  whatIfOpen: z.boolean().optional(),
+  /** Each turn's figures past its head line (cache, cost source, propensity, router, target, candidates). */
+  figures: z.boolean().optional(),
 });
 export type InspectorLayoutPrefs = z.infer<typeof InspectorLayoutPrefs>;
 

@@ -1,17 +1,21 @@
 /**
- * Episode inspector: header, timeline, and the turn list beside the selected turn's detail. The selected turn
- * lives in the URL (#/episode/<id>/turn/<t>), replaced rather than pushed as the user steps through turns.
- * Header, timeline and step debugger fold (useInspectorLayout), so a small window leaves the turn the room.
+ * Episode inspector: header, timeline, and the turn list beside the conversation (every turn, top to bottom). The
+ * current turn lives in the URL (#/episode/<id>/turn/<t>), replaced rather than pushed as the user steps through
+ * turns or scrolls the conversation. The step debugger and the what-if panel open on demand beside it (a button and a
+ * key each, remembered); header and timeline fold (useInspectorLayout), so a small window leaves the text the room.
  */
-import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { EmptyState, ErrorNotice } from '../../components/EmptyState.tsx';
+import { INSPECTOR_PANEL_KEYS, type TurnKeyActions } from '../../shortcuts.ts';
 import { useAppStore } from '../../store/index.ts';
+import { useKeyTable } from '../../useKeyTable.ts';
+import { ConversationView } from './ConversationView.tsx';
 import { EpisodeHeader } from './EpisodeHeader.tsx';
 import { Timeline } from './Timeline.tsx';
 import { clampTurn, nextError, nextSwitch, prevError, prevSwitch } from './turnNavigation.ts';
-import { TurnDetailPanel } from './TurnDetailPanel.tsx';
 import { TurnList } from './TurnList.tsx';
 import { TurnNav } from './TurnNav.tsx';
+import { TurnViewSwitch, useTurnView } from './TurnReading.tsx';
 import { StepDebugger } from './StepDebugger.tsx';
 import { WhatIfPanel } from './WhatIfPanel.tsx';
 import { useEpisode } from './useEpisode.ts';
@@ -19,11 +23,13 @@ import { useEpisodeStep } from './useEpisodeStep.ts';
 import { useEpisodeTurns } from './useEpisodeTurns.ts';
 import { useInspectorLayout } from './useInspectorLayout.ts';
 import { useTurnKeys } from './useTurnKeys.ts';
-import type { TurnKeyActions } from '../../shortcuts.ts';
 import './episode.css';
 
-/** `q`: the search that opened the episode, highlighted in the turn's text while stepping through turns. */
-export default function InspectorView({ episodeId, turn, q }: { episodeId: number; turn: number | null; q?: string }) {
+/**
+ * `q`: the search that opened the episode, marked in the conversation's text while stepping through turns; `at`:
+ * the text it matched at the turn opened (routing/route.ts), where the reader lands.
+ */
+export default function InspectorView({ episodeId, turn, q, at }: { episodeId: number; turn: number | null; q?: string; at?: string }) {
   const load = useEpisode(episodeId, turn);
   const navigate = useAppStore((s) => s.navigate);
   const [note, setNote] = useState<string | null>(null);
@@ -31,6 +37,7 @@ export default function InspectorView({ episodeId, turn, q }: { episodeId: numbe
   const turns = episodeTurns.lines;
   const current = clampTurn(turn, turns.length);
   const [layout, chooseLayout] = useInspectorLayout();
+  const [view, setView] = useTurnView();
   const stepEpisode = useEpisodeStep(load.status === 'ready' ? load.detail.episode : null, setNote);
 
   const go = (t: number | null, miss: string) => {
@@ -54,25 +61,30 @@ export default function InspectorView({ episodeId, turn, q }: { episodeId: numbe
     prevEpisode: () => stepEpisode(-1),
   };
   useTurnKeys(actions);
+  const toggleWhatIf = () => chooseLayout({ whatIfOpen: !layout.whatIfOpen });
+  const toggleDebugger = () => chooseLayout({ debuggerOpen: !layout.debuggerOpen });
+  useKeyTable(INSPECTOR_PANEL_KEYS, { whatIf: toggleWhatIf, debugger: toggleDebugger });
+
+  // The reader scrolled another turn into view: it is the current one (the URL, the timeline, the list follow).
+  const onScrolledTo = useCallback(
+    (t: number) => {
+      setNote(null);
+      navigate({ view: 'episode', episodeId, turn: t, q }, { replace: true });
+    },
+    [navigate, episodeId, q],
+  );
 
   // A deep link to a turn the episode does not have shows the nearest one; make the URL say so.
   const loaded = load.status === 'ready';
   useEffect(() => {
-    if (loaded && turns.length > 0 && turn !== current) navigate({ view: 'episode', episodeId, turn: current, q }, { replace: true });
-  }, [loaded, turns.length, turn, current, episodeId, q, navigate]);
+    if (loaded && turns.length > 0 && turn !== current) navigate({ view: 'episode', episodeId, turn: current, q, at }, { replace: true });
+  }, [loaded, turns.length, turn, current, episodeId, q, at, navigate]);
 
   // A long episode's turn shown comes in its page.
   const { want } = episodeTurns;
   useEffect(() => {
     if (loaded) want(current, current);
   }, [loaded, current, want]);
-
-  // Another turn opens at its top; a re-render of the same turn (a what-if answer arriving) keeps the place.
-  // A layout effect, so a search hit's scroll into view (a frame later) still wins.
-  const detailScroll = useRef<HTMLDivElement>(null);
-  useLayoutEffect(() => {
-    detailScroll.current?.scrollTo({ top: 0 });
-  }, [episodeId, current]);
 
   if (load.status === 'loading') {
     return (
@@ -103,6 +115,7 @@ export default function InspectorView({ episodeId, turn, q }: { episodeId: numbe
 
   const detail = load.detail;
   const selected = episodeTurns.at(current);
+  const sideOpen = layout.debuggerOpen || layout.whatIfOpen;
   return (
     <div className="view-fill inspector-view" data-testid="inspector-view" data-state="ready" data-episode-id={episodeId}>
       <EpisodeHeader detail={detail} lines={turns} density={layout.header} onDensity={(header) => chooseLayout({ header })} />
@@ -112,18 +125,39 @@ export default function InspectorView({ episodeId, turn, q }: { episodeId: numbe
         <>
           <Timeline turns={turns} current={current} onSelect={(t) => go(t, '')} density={layout.timeline} />
           <TurnNav actions={actions} canPrev={current > 0} canNext={current < turns.length - 1} note={note}>
+            <TurnViewSwitch view={view} onChange={setView} />
             <button
               type="button"
-              className="btn btn-ghost"
+              className="btn panel-toggle"
               onClick={() => chooseLayout({ timeline: layout.timeline === 'compact' ? 'full' : 'compact' })}
               aria-pressed={layout.timeline === 'full'}
               title={layout.timeline === 'compact' ? 'Show the cumulative cost and turn numbers above the model strip' : 'Fold the timeline to its model strip'}
               data-testid="timeline-toggle"
             >
-              {layout.timeline === 'compact' ? 'Show cost plot' : 'Hide cost plot'}
+              Cost plot
+            </button>
+            <button
+              type="button"
+              className="btn panel-toggle"
+              onClick={toggleWhatIf}
+              aria-pressed={layout.whatIfOpen}
+              title="What if another model had taken this turn? ŝ, Δŝ, cost and the nearest logged evidence per model (w)"
+              data-testid="whatif-toggle"
+            >
+              What-if <kbd>w</kbd>
+            </button>
+            <button
+              type="button"
+              className="btn panel-toggle"
+              onClick={toggleDebugger}
+              aria-pressed={layout.debuggerOpen}
+              title="The step debugger: breakpoints on errors, switches, regret or a policy's disagreement, and ŝ per candidate (d)"
+              data-testid="debugger-toggle"
+            >
+              Debugger <kbd>d</kbd>
             </button>
           </TurnNav>
-          <div className="inspector-body" data-debugger={layout.debuggerOpen ? 'open' : 'hidden'}>
+          <div className="inspector-body" data-side={sideOpen ? 'open' : 'closed'}>
             <TurnList
               turns={turns}
               full={episodeTurns}
@@ -132,34 +166,28 @@ export default function InspectorView({ episodeId, turn, q }: { episodeId: numbe
               launched={launchedAt(detail)}
               episode={detail.episode}
             />
-            <div className="turn-detail-scroll" data-testid="turn-detail-scroll" ref={detailScroll}>
-              {selected && <WhatIfPanel episodeId={episodeId} turn={selected.t} />}
-              {!selected && (
-                <div className="view-loading" data-testid="turn-loading">
-                  Loading turn {turns[current]?.t ?? current}…
-                </div>
-              )}
-              {selected && (
-                <TurnDetailPanel
-                  key={current}
-                  turn={selected}
-                  previousModel={current > 0 ? (turns[current - 1]?.model ?? null) : null}
-                  count={turns.length}
-                  launched={detail.children.filter((c) => c.parent_t === selected.t)}
-                  episode={detail.episode}
-                  highlight={q}
-                />
-              )}
-            </div>
-            <StepDebugger
+            <ConversationView
               detail={detail}
               lines={turns}
-              selected={selected ?? null}
+              turns={episodeTurns}
               current={current}
-              onGo={(t) => go(t, '')}
-              open={layout.debuggerOpen}
-              onOpenChange={(debuggerOpen) => chooseLayout({ debuggerOpen })}
+              onCurrent={onScrolledTo}
+              highlight={q}
+              hitAt={at}
+              view={view}
             />
+            <aside className="inspector-side" data-testid="inspector-side" hidden={!sideOpen}>
+              {layout.whatIfOpen && selected && <WhatIfPanel episodeId={episodeId} turn={selected.t} onClose={() => chooseLayout({ whatIfOpen: false })} />}
+              <StepDebugger
+                detail={detail}
+                lines={turns}
+                selected={selected ?? null}
+                current={current}
+                onGo={(t) => go(t, '')}
+                open={layout.debuggerOpen}
+                onOpenChange={(debuggerOpen) => chooseLayout({ debuggerOpen })}
+              />
+            </aside>
           </div>
         </>
       )}

@@ -170,16 +170,8 @@ export function StepDebugger({
     return () => window.removeEventListener('keydown', onKey);
   }, [open]);
 
-  if (!open) {
-    return (
-      <aside className="step-debugger is-collapsed" data-testid="step-debugger" data-open="false">
-        <button type="button" className="btn btn-ghost dbg-expand" onClick={() => onOpenChange(true)} title="Open the step debugger" data-testid="debugger-open">
-          <Glyph d={PLAY} />
-          <span>Debugger</span>
-        </button>
-      </aside>
-    );
-  }
+  // Hidden, it keeps its breakpoints for when it is opened again (the inspector's button or `d`).
+  if (!open) return null;
 
   const stop = machine.stop;
   const status =

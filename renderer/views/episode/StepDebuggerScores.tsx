@@ -11,7 +11,7 @@ import { formatCost } from '../../format/numbers.ts';
 import { useAppStore } from '../../store/index.ts';
 import { scoreCommand } from '../policy/scoreCommand.ts';
 import type { ChoicesLoad } from './useEpisodeChoices.ts';
-import { useWhatIfOpen } from './whatIfOpen.ts';
+import { setWhatIfOpen } from './whatIfOpen.ts';
 import { EstimatorInUse } from '../estimator/EstimatorInUse.tsx';
 
 const signed = (x: number) => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x).toFixed(3)}`;
@@ -130,15 +130,15 @@ export function StepDebuggerScores({
       </p>
       <p className="faint dbg-whatif">
         The logged turns nearest to this one for each candidate, with their outcomes:{' '}
-        <button type="button" className="btn-link" onClick={() => useWhatIfOpen.getState().setOpen(true)} data-testid="debugger-open-whatif">
+        <button type="button" className="btn-link" onClick={() => setWhatIfOpen(true)} data-testid="debugger-open-whatif">
           what-if
         </button>{' '}
         <kbd>w</kbd>
       </p>
       {/* The evidence (nearest logged turns per model, with outcomes) is the What-if section beside this column; not drawn twice. */}
       <p className="faint dbg-evidence">
-        The evidence for each model — nearest logged turns where it was chosen, with their outcomes — is in the what-if section above the
-        turn (<kbd>w</kbd>).
+        The evidence for each model — nearest logged turns where it was chosen, with their outcomes — is in the what-if panel beside the
+        conversation (<kbd>w</kbd>).
       </p>
     </section>
   );

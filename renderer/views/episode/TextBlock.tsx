@@ -5,7 +5,7 @@
  * nodes, markdown through the sanitised Markdown component. Long text opens collapsed with its size said; the
  * rest stays in the page under `hidden="until-found"`, so Ctrl+F finds it and opens the block.
  */
-import { useMemo, useRef, useState, type ReactNode } from 'react';
+import { useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { CopyButton } from '../../components/CopyButton.tsx';
 import { HitText } from '../../components/HitText.tsx';
 import { MARKDOWN_MAX_CHARS, Markdown } from '../../components/Markdown.tsx';
@@ -78,6 +78,14 @@ export function TextBlock({
   const hitHidden = useMemo(() => (parts ? hasHit(parts.rest, highlight) : false), [parts, highlight]);
   const open = !parts || (choice ?? hitHidden);
   useScrollToFirstHit(ref, highlight, text, open);
+  // "Show less" keeps the block in view: once it is short again (before, a block taller than the window is never
+  // moved by `nearest`, and the text under it could then scroll past the end of what is left).
+  const collapsing = useRef(false);
+  useLayoutEffect(() => {
+    if (!collapsing.current || open) return;
+    collapsing.current = false;
+    ref.current?.scrollIntoView({ block: 'nearest' });
+  }, [open]);
 
   if (text === null || text === '') {
     return (
@@ -129,7 +137,7 @@ export function TextBlock({
           className="btn btn-ghost text-block-toggle"
           aria-expanded={open}
           onClick={() => {
-            if (open) ref.current?.scrollIntoView({ block: 'nearest' });
+            collapsing.current = open;
             setChoice(!open);
           }}
           data-testid={`${testId}-toggle`}

@@ -1,18 +1,20 @@
-/** Everything about one turn: model and switch, figures, errors, router candidates, and its action and observation. */
-import type { ReactNode } from 'react';
+/**
+ * One turn (one model call) as a section of the conversation: a head line with its model, switch, cost, tokens and
+ * latency; its errors; its other figures (propensity, router, targets, candidates), folded; then the conversation's
+ * blocks for it (format/conversationBlocks.ts), or its record as imported (JSON). The inspector shows one per turn in a
+ * scrolling column; the pair view one per side.
+ */
+import { useMemo, type ReactNode } from 'react';
 import type { EpisodeDetail, TurnDetail } from '../../../shared/api.ts';
 import { Cost, SeverityBadge } from '../../components/figures.tsx';
 import { ModelChip } from '../../components/ModelChip.tsx';
+import { turnBlocks, type Child } from '../../format/conversationBlocks.ts';
 import { formatCost, formatCount, formatLatency, formatUnit } from '../../format/numbers.ts';
 import { unknownCumulativeTitle, unknownTurnCostTitle, type CostEpisode } from '../../format/unknownCost.ts';
-import { formatHash } from '../../routing/route.ts';
 import { useAppStore, useModelColors } from '../../store/index.ts';
-import { actionFormat, actionLanguage, jsonInput } from '../../format/codeFence.ts';
-import { actionRepeatsCalls, observationIsResults, shellCall, thoughtAndCommand } from '../../format/turnBlocks.ts';
-import { HitText } from '../../components/HitText.tsx';
+import { BlockView } from './ConversationBlocks.tsx';
 import { PlanTurnDag } from './PlanTurnDag.tsx';
-import { TextBlock } from './TextBlock.tsx';
-import { EpisodeContext, TurnAsImported, TurnViewSwitch, useTurnView } from './TurnReading.tsx';
+import { TurnAsImported, TurnViewSwitch, useTurnView, type TurnView } from './TurnReading.tsx';
 
 function Figure({ label, children, title, testId, wide }: { label: string; children: ReactNode; title?: string; testId?: string; wide?: boolean }) {
   return (
@@ -52,8 +54,7 @@ function Candidates({ turn }: { turn: TurnDetail }) {
 function Errors({ turn }: { turn: TurnDetail }) {
   if (turn.errors.length === 0) return null;
   return (
-    <section className="turn-errors" data-testid="turn-errors">
-      <h3>Errors</h3>
+    <section className="turn-errors" data-testid="turn-errors" aria-label="Errors">
       <ul>
         {turn.errors.map((e, i) => (
           <li key={`${e.type}-${i}`} data-testid="turn-error">
@@ -79,173 +80,10 @@ function RouterDecision({ router }: { router: NonNullable<TurnDetail['router']> 
   );
 }
 
-type Child = EpisodeDetail['children'][number];
-
-/** Subagent / compaction episodes this turn launched, nested under it: each opens in the inspector. */
-function Launched({ children }: { children: Child[] }) {
-  const runIds = useAppStore((s) => s.runIds);
-  if (children.length === 0) return null;
-  return (
-    <section className="turn-launched" data-testid="turn-launched">
-      <h3>
-        Launched <span className="faint">child episodes run for this turn, counted once, as themselves</span>
-      </h3>
-      <ul>
-        {children.map((c) => (
-          <li key={c.id} data-testid="child-episode">
-            <a href={formatHash({ route: { view: 'episode', episodeId: c.id, turn: null }, runIds })} className="mono">
-              {c.ext_id}
-            </a>
-            <span className="tag">{c.kind ?? 'child'}</span>
-            {c.models.map((m) => (
-              <ModelChip key={m} name={m} compact />
-            ))}
-            <span className="faint num">
-              {c.n_turns} turns · {c.total_cost === null ? '— (cost unknown)' : formatCost(c.total_cost)}
-            </span>
-          </li>
-        ))}
-      </ul>
-    </section>
-  );
-}
-
-const INPUT_TITLE: Record<string, string> = {
-  user: 'User prompt',
-  system: 'Injected by the agent',
-  summary: 'Compaction summary',
-  assistant: 'Shown as the assistant (no model call)',
-  tool: 'Tool result (no call of this episode)',
-};
-
-/** The messages that reached the model between the previous response and this one, in order, as text. */
-function TurnInputs({ turn, highlight }: { turn: TurnDetail; highlight?: string }) {
+/** Everything about the call past its head line: tokens, where the cost came from, propensity, targets, notes, candidates. */
+function Figures({ turn, episode }: { turn: TurnDetail; episode?: CostEpisode }) {
   return (
     <>
-      {turn.inputs.map((m, i) => (
-        <TextBlock
-          key={`i${turn.t}-${i}`}
-          title={`${INPUT_TITLE[m.role] ?? m.role}${m.timestamp ? ` · ${m.timestamp}` : ''}`}
-          text={m.text}
-          testId="turn-input"
-          highlight={highlight}
-        />
-      ))}
-    </>
-  );
-}
-
-/** The tool calls of the response, each with the result the log joined to it. */
-function ToolCalls({ calls, highlight }: { calls: TurnDetail['tool_calls']; highlight?: string }) {
-  if (calls.length === 0) return null;
-  return (
-    <section className="tool-calls" data-testid="tool-calls">
-      <h3>
-        Tool calls <span className="faint">{calls.length}</span>
-      </h3>
-      {calls.map((c, i) => (
-        <div key={c.id ?? i} className={c.is_error ? 'tool-call is-error' : 'tool-call'} data-testid="tool-call">
-          <ToolInput name={c.name} isError={!!c.is_error} input={c.input ?? null} highlight={highlight} />
-          {c.result != null && <TextBlock title="Result" text={c.result} testId="tool-call-result" highlight={highlight} />}
-        </div>
-      ))}
-    </section>
-  );
-}
-
-/**
- * A tool call's input: a shell call's command as highlighted bash with its other arguments (a description, a
- * working directory) beside the name; JSON indented and highlighted; anything else as logged.
- */
-function ToolInput({ name, isError, input, highlight }: { name: string; isError: boolean; input: string | null; highlight?: string }) {
-  const title = `${name}${isError ? ' · error' : ''}`;
-  const shell = shellCall(name, input);
-  if (shell) {
-    const others = shell.others.join(' · ');
-    return (
-      <TextBlock
-        title={title}
-        text={shell.command}
-        testId="tool-call-input"
-        format="code"
-        language={actionLanguage(name, '', shell.command) ?? undefined}
-        highlight={highlight}
-        aside={
-          others ? (
-            <span className="faint tool-call-args" title={shell.others.join('\n')} data-testid="tool-call-args">
-              <HitText text={others} highlight={highlight} />
-            </span>
-          ) : undefined
-        }
-      />
-    );
-  }
-  const json = input === null ? null : jsonInput(input);
-  const language = json !== null ? 'json' : input === null ? null : actionLanguage(name, '', input);
-  return (
-    <TextBlock
-      title={title}
-      text={json ?? input}
-      testId="tool-call-input"
-      format={language ? 'code' : 'terminal'}
-      language={language ?? undefined}
-      highlight={highlight}
-    />
-  );
-}
-
-export function TurnDetailPanel({
-  turn,
-  previousModel,
-  count,
-  launched = [],
-  episode,
-  highlight,
-}: {
-  turn: TurnDetail;
-  previousModel: string | null;
-  count: number;
-  launched?: Child[];
-  /** The episode's system prompt and task, shown above the turn (open at its first turn). */
-  episode?: Pick<EpisodeDetail['episode'], 'system_prompt' | 'task_text'> & CostEpisode;
-  /** A search term: marked in every text block; a collapsed block holding it opens; the first hit is scrolled to. */
-  highlight?: string;
-}) {
-  const [view, setView] = useTurnView();
-  // A text agent's reply (mini-swe-agent): its thought reads as reasoning, the command it ran as the action.
-  const split = turn.reasoning ? null : thoughtAndCommand(turn.action);
-  const reasoning = split?.thought ?? turn.reasoning;
-  const action = split?.command ?? turn.action;
-  const actionAs = split ? { format: 'code' as const, language: 'bash' } : actionFormat(turn.tool, turn.action_type, turn.action);
-  const costTitle =
-    turn.cost_source === 'priced'
-      ? `Estimated from token counts × list prices (${turn.price_provenance ?? 'price table not recorded: imported before RouteLens kept it'}); the log had no cost`
-      : turn.cost_source === 'none'
-        ? unknownTurnCostTitle(episode)
-        : 'Cost as logged';
-  return (
-    <article className="turn-detail" data-testid="turn-detail" data-t={turn.t}>
-      <header className="turn-detail-head">
-        <h2 data-testid="turn-title" title={`Turn numbers as in the log, from 0 (this episode has ${count})`}>
-          Turn {turn.t}
-        </h2>
-        <ModelChip name={turn.model} />
-        {turn.switched && previousModel && (
-          <span className="switch-note" data-testid="switch-note">
-            switched from <ModelChip name={previousModel} compact />
-          </span>
-        )}
-        <span className="turn-kind">
-          {turn.role && (
-            <span className="tag" data-testid="turn-role">
-              {turn.role}
-            </span>
-          )}
-          <span className="tag">{turn.action_type}</span>
-          {turn.tool && <span className="tag mono">{turn.tool}</span>}
-        </span>
-        <TurnViewSwitch view={view} onChange={setView} />
-      </header>
       <dl className="figures">
         <Figure label="Tokens in">{formatCount(turn.tokens_in)}</Figure>
         <Figure label="Tokens out">{formatCount(turn.tokens_out)}</Figure>
@@ -262,9 +100,6 @@ export function TurnDetailPanel({
             {formatCount(turn.tokens_reasoning)}
           </Figure>
         )}
-        <Figure label="Cost" title={costTitle} testId="turn-cost">
-          {turn.cost === null ? '—' : <Cost usd={turn.cost} estimated={turn.cost_source === 'priced'} />}
-        </Figure>
         <Figure wide label="Cost from" title="Where this turn's cost came from: the log, or the price table (and its version) and cache-write tier it was priced with" testId="turn-cost-provenance">
           {turn.cost_source === 'logged' ? 'log' : turn.cost_source === 'none' ? '—' : (turn.price_provenance ?? 'list price (table not recorded)')}
         </Figure>
@@ -292,39 +127,111 @@ export function TurnDetailPanel({
           ))}
         </ul>
       )}
-      <Errors turn={turn} />
       <Candidates turn={turn} />
-      <Launched children={launched} />
+    </>
+  );
+}
+
+/** The call's cost, tokens and latency on the head line; the rest one click away. */
+function HeadFigures({ turn, episode, open, onOpen }: { turn: TurnDetail; episode?: CostEpisode; open: boolean; onOpen(open: boolean): void }) {
+  const costTitle =
+    turn.cost_source === 'priced'
+      ? `Estimated from token counts × list prices (${turn.price_provenance ?? 'price table not recorded: imported before RouteLens kept it'}); the log had no cost`
+      : turn.cost_source === 'none'
+        ? unknownTurnCostTitle(episode)
+        : 'Cost as logged';
+  return (
+    <span className="turn-head-figures">
+      <span className="num" title={costTitle} data-testid="turn-cost">
+        {turn.cost === null ? '—' : <Cost usd={turn.cost} estimated={turn.cost_source === 'priced'} />}
+      </span>
+      {(turn.tokens_in !== null || turn.tokens_out !== null) && (
+        <span className="num faint" title="Tokens in → tokens out (cache reads are part of tokens in)" data-testid="turn-tokens">
+          {formatCount(turn.tokens_in)} → {formatCount(turn.tokens_out)} tok
+        </span>
+      )}
+      {turn.latency_ms !== null && (
+        <span className="num faint" title="Latency of the call" data-testid="turn-latency">
+          {formatLatency(turn.latency_ms)}
+        </span>
+      )}
+      <button
+        type="button"
+        className="btn btn-ghost turn-figures-toggle"
+        aria-expanded={open}
+        onClick={() => onOpen(!open)}
+        title={open ? 'Hide the turn’s other figures' : 'Show the turn’s other figures: cache, cost source, propensity, router, target, candidates (for every turn)'}
+        data-testid="turn-figures-toggle"
+      >
+        {open ? 'Less' : 'More'}
+      </button>
+    </span>
+  );
+}
+
+const NONE_LAUNCHED: Child[] = [];
+
+export function TurnDetailPanel({
+  turn,
+  previousModel,
+  count,
+  launched = NONE_LAUNCHED,
+  episode,
+  highlight,
+  view: shownAs,
+  current,
+}: {
+  turn: TurnDetail;
+  previousModel: string | null;
+  count: number;
+  launched?: Child[];
+  /** The episode's costs, to say why a turn's cost is unknown. */
+  episode?: Pick<EpisodeDetail['episode'], 'system_prompt' | 'task_text'> & CostEpisode;
+  /** A search term: marked in every text block; a folded or collapsed block holding it opens. */
+  highlight?: string;
+  /** Reader or JSON, chosen for the whole conversation; without it the panel has its own switch (the pair view). */
+  view?: TurnView;
+  /** The turn the inspector is on (the timeline's and the keys'). */
+  current?: boolean;
+}) {
+  const [ownView, setOwnView] = useTurnView();
+  const view = shownAs ?? ownView;
+  const figuresOpen = useAppStore((s) => s.inspectorLayout.figures ?? false);
+  const chooseLayout = useAppStore((s) => s.setInspectorLayout);
+  const blocks = useMemo(() => turnBlocks(turn, launched), [turn, launched]);
+  return (
+    <article className="turn-detail" data-testid="turn-detail" data-t={turn.t} data-current={current ? 'true' : undefined}>
+      <header className="turn-detail-head">
+        <h2 data-testid="turn-title" title={`Turn numbers as in the log, from 0 (this episode has ${count})`}>
+          Turn {turn.t}
+        </h2>
+        <ModelChip name={turn.model} />
+        {turn.switched && previousModel && (
+          <span className="switch-note" data-testid="switch-note">
+            switched from <ModelChip name={previousModel} compact />
+          </span>
+        )}
+        {turn.role && (
+          <span className="tag" data-testid="turn-role">
+            {turn.role}
+          </span>
+        )}
+        <HeadFigures turn={turn} episode={episode} open={figuresOpen} onOpen={(figures) => chooseLayout({ figures })} />
+        {shownAs === undefined && <TurnViewSwitch view={ownView} onChange={setOwnView} />}
+      </header>
+      <Errors turn={turn} />
+      <div className="turn-figures" hidden={!figuresOpen} data-testid="turn-figures">
+        <Figures turn={turn} episode={episode} />
+      </div>
       <PlanTurnDag turn={turn} />
       {view === 'raw' ? (
         <TurnAsImported turn={turn} highlight={highlight} />
       ) : (
-        <>
-          {episode && <EpisodeContext episode={episode} firstTurn={turn.t === 0} highlight={highlight} />}
-          <TurnInputs turn={turn} highlight={highlight} />
-          {reasoning && <TextBlock key={`r${turn.t}`} title="Reasoning" text={reasoning} testId="turn-reasoning" format="markdown" highlight={highlight} />}
-          {turn.message && <TextBlock key={`m${turn.t}`} title="Message" text={turn.message} testId="turn-message" format="markdown" highlight={highlight} />}
-          {/* The calls' digest (`bash: ls`) is for the turn list; here the calls below say it in full. */}
-          {!actionRepeatsCalls(turn.action, turn.tool_calls) && (
-            <TextBlock
-              key={`a${turn.t}`}
-              title="Action"
-              text={action}
-              testId="turn-action"
-              format={actionAs.format}
-              language={actionAs.language}
-              highlight={highlight}
-            />
-          )}
-          <ToolCalls key={`c${turn.t}`} calls={turn.tool_calls} highlight={highlight} />
-          {observationIsResults(turn.observation, turn.tool_calls) ? (
-            <p className="faint turn-observation-same" data-testid="turn-observation-same">
-              Observation: the tool results above, as the log gave them.
-            </p>
-          ) : (
-            <TextBlock key={`o${turn.t}`} title="Observation" text={turn.observation} testId="turn-observation" highlight={highlight} />
-          )}
-        </>
+        <div className="cv-blocks">
+          {blocks.map((b, i) => (
+            <BlockView key={`${turn.t}-${i}-${b.kind}`} block={b} highlight={highlight} tool={turn.tool} actionType={turn.action_type} />
+          ))}
+        </div>
       )}
     </article>
   );

@@ -22,11 +22,11 @@ export function TurnNav({
 }) {
   return (
     <div className="turn-nav" data-testid="turn-nav">
-      <button type="button" className="btn" onClick={actions.prev} disabled={!canPrev} data-testid="prev-turn" title="Previous turn (k or ↑)">
-        <ChevronLeftIcon /> Prev <kbd>k</kbd>
+      <button type="button" className="btn" onClick={actions.prev} disabled={!canPrev} data-testid="prev-turn" aria-label="Previous turn" title="Previous turn (k or ↑)">
+        <ChevronLeftIcon /> <span className="turn-nav-word">Prev</span> <kbd>k</kbd>
       </button>
-      <button type="button" className="btn" onClick={actions.next} disabled={!canNext} data-testid="next-turn" title="Next turn (j or ↓)">
-        Next <kbd>j</kbd> <ChevronRightIcon />
+      <button type="button" className="btn" onClick={actions.next} disabled={!canNext} data-testid="next-turn" aria-label="Next turn" title="Next turn (j or ↓)">
+        <span className="turn-nav-word">Next</span> <kbd>j</kbd> <ChevronRightIcon />
       </button>
       <span className="turn-nav-sep" />
       <button type="button" className="btn" onClick={actions.prevError} data-testid="prev-error" aria-label="Previous error" title="Previous error (Shift+N)">

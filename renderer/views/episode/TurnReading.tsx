@@ -1,6 +1,5 @@
 /**
- * The parts of reading a turn around its own text: the episode's system prompt and task, and the switch between
- * the reader and the turn's record as imported (JSON).
+ * The switch between reading a turn (its conversation blocks) and the turn's record as imported (JSON).
  *
  * What "as imported" is: RouteLens keeps the canonical form of each turn (shared/canonical.ts) plus what it
  * derived at import (a priced cost, errors found by the rules, targets), not the log's original record. Storing
@@ -9,8 +8,7 @@
  * so the view says plainly that this is the record as imported, not as logged.
  */
 import { useState } from 'react';
-import type { EpisodeDetail, TurnDetail } from '../../../shared/api.ts';
-import { hasHit } from '../../format/searchHits.ts';
+import type { TurnDetail } from '../../../shared/api.ts';
 import { TextBlock } from './TextBlock.tsx';
 
 export type TurnView = 'reader' | 'raw';
@@ -81,37 +79,5 @@ export function TurnAsImported({ turn, highlight }: { turn: TurnDetail; highligh
         collapseAt={RAW_COLLAPSE}
       />
     </section>
-  );
-}
-
-/** The system prompt and the task: open at the first turn, where the agent received them; one click away elsewhere. */
-export function EpisodeContext({
-  episode,
-  firstTurn,
-  highlight,
-}: {
-  episode: Pick<EpisodeDetail['episode'], 'system_prompt' | 'task_text'>;
-  firstTurn: boolean;
-  highlight?: string;
-}) {
-  const { system_prompt: prompt, task_text: task } = episode;
-  if (!prompt && !task) return null;
-  const parts = [prompt ? 'system prompt' : null, task ? 'task' : null].filter(Boolean).join(' and ');
-  return (
-    <details
-      className="turn-context"
-      open={firstTurn || hasHit(prompt ?? '', highlight) || hasHit(task ?? '', highlight)}
-      data-testid="turn-context"
-      data-hits-secondary=""
-    >
-      <summary>
-        The episode's {parts}
-        {firstTurn ? '' : ', as given before the first turn'}
-      </summary>
-      <div className="turn-context-body">
-        {prompt && <TextBlock title="System prompt" text={prompt} testId="system-prompt" format="markdown" highlight={highlight} />}
-        {task && <TextBlock title="Task" text={task} testId="turn-task" format="markdown" highlight={highlight} />}
-      </div>
-    </details>
   );
 }

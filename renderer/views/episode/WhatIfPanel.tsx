@@ -1,13 +1,13 @@
 /**
- * "What if another model had taken this turn?" (issue 5 item 7) as a collapsible section at the top of the
- * inspector's turn detail: for each candidate model ŝ, Δŝ against the logged model, what the turn would have
+ * "What if another model had taken this turn?" (issue 5 item 7), a panel beside the inspector's conversation, open
+ * on demand: for each candidate model ŝ, Δŝ against the logged model, what the turn would have
  * cost on it against what it cost, and the nearest logged histories where that model was chosen, with their
  * real outcomes (each opens its turn), those of the turn's task type first. Shows the estimator in use (and
  * lets the user pick another, for every view), what it was trained on, whether ŝ was stored or computed now
- * (and on which provider), and flags a turn outside its training domain as extrapolation. `w` opens or closes
- * it from any turn; it stays open while the user steps.
+ * (and on which provider), and flags a turn outside its training domain as extrapolation. `w` (or the inspector's
+ * button) opens or closes it; it stays open while the user steps, and across reloads.
  */
-import { useEffect, useRef, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import type { WhatIfResult } from '../../../shared/apiEstimator.ts';
 import { ModelChip } from '../../components/ModelChip.tsx';
 import { formatCost, plural } from '../../format/numbers.ts';
@@ -18,9 +18,6 @@ import { EstimatorInUse } from '../estimator/EstimatorInUse.tsx';
 import { useEstimators } from '../estimator/useEstimators.ts';
 import { scoreCommand } from '../policy/scoreCommand.ts';
 import { useWhatIf } from './useWhatIf.ts';
-import { useWhatIfOpen } from './whatIfOpen.ts';
-import { INSPECTOR_PANEL_KEYS, matches } from '../../shortcuts.ts';
-import { typingInto } from './useTurnKeys.ts';
 import './whatIf.css';
 
 const signed = (x: number, digits = 3) => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x).toFixed(digits)}`;
@@ -81,9 +78,7 @@ function Neighbours({ c, r }: { c: WhatIfResult['candidates'][number]; r: WhatIf
   );
 }
 
-export function WhatIfPanel({ episodeId, turn }: { episodeId: number; turn: number }) {
-  const open = useWhatIfOpen((s) => s.open);
-  const toggle = useWhatIfOpen((s) => s.toggle);
+export function WhatIfPanel({ episodeId, turn, onClose }: { episodeId: number; turn: number; onClose(): void }) {
   const dataVersion = useAppStore((s) => s.dataVersion);
   const dbPath = useAppStore((s) => s.dbInfo?.path);
   const navigate = useAppStore((s) => s.navigate);
@@ -91,23 +86,7 @@ export function WhatIfPanel({ episodeId, turn }: { episodeId: number; turn: numb
   const inUseId = inUseOf(list)?.id ?? null;
   // Wait for the list, so the first question already names the estimator in use.
   const onStore = useOnStore();
-  const load = useWhatIf(episodeId, open && list && !onStore ? turn : null, dataVersion, inUseId);
-  const ref = useRef<HTMLElement>(null);
-
-  // Opened from anywhere (the key, the step debugger): bring it into view.
-  useEffect(() => {
-    if (open) ref.current?.scrollIntoView({ block: 'nearest' });
-  }, [open]);
-
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (!matches(INSPECTOR_PANEL_KEYS.whatIf, e) || e.defaultPrevented || typingInto(e.target)) return;
-      e.preventDefault();
-      useWhatIfOpen.getState().toggle();
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, []);
+  const load = useWhatIf(episodeId, list && !onStore ? turn : null, dataVersion, inUseId);
 
   const toEstimator = (
     <button type="button" className="btn-link" onClick={() => navigate({ view: 'estimator' })}>
@@ -116,16 +95,17 @@ export function WhatIfPanel({ episodeId, turn }: { episodeId: number; turn: numb
   );
 
   return (
-    <section ref={ref} className={open ? 'whatif is-open' : 'whatif'} data-testid="whatif-panel" data-open={open} data-state={open ? load.status : 'closed'} aria-label="What if another model had taken this turn">
-      <button type="button" className="whatif-toggle" onClick={toggle} aria-expanded={open} data-testid="whatif-toggle">
-        <span className="whatif-caret" aria-hidden="true">
-          {open ? '▾' : '▸'}
-        </span>
-        <span className="whatif-title">What if another model had taken turn {turn}?</span>
-        <span className="faint">ŝ, Δŝ, cost and nearest logged evidence per model</span>
-        <kbd className="whatif-key">w</kbd>
-      </button>
-      {open && onStore && (
+    <section className="whatif is-open" data-testid="whatif-panel" data-open="true" data-state={load.status} aria-label="What if another model had taken this turn">
+      <header className="whatif-head">
+        <h3 className="whatif-title" data-testid="whatif-title">
+          What if another model had taken turn {turn}?
+        </h3>
+        <button type="button" className="btn btn-ghost whatif-close" onClick={onClose} title="Close the what-if panel (w)" data-testid="whatif-close">
+          Hide
+        </button>
+      </header>
+      <p className="faint whatif-sub">ŝ, Δŝ, cost and nearest logged evidence per model</p>
+      {onStore && (
         <div className="whatif-body">
           <p className="faint" data-testid="whatif-store-note">
             What-if (ŝ of every candidate at this turn, and the nearest logged evidence) is not read from a ClickHouse store
@@ -133,7 +113,7 @@ export function WhatIfPanel({ episodeId, turn }: { episodeId: number; turn: numb
           </p>
         </div>
       )}
-      {open && !onStore && (
+      {!onStore && (
         <div className="whatif-body">
           {(load.status === 'loading' || load.status === 'idle') && (
             <p className="faint whatif-loading" role="status">

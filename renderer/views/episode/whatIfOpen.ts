@@ -1,17 +1,10 @@
 /**
- * Whether the inspector's what-if section is open: one flag for the session, so it stays open while the user
- * steps through turns and episodes, and so other panels (the step debugger) can open it.
+ * Whether the inspector's what-if panel is open: part of the inspector's layout, remembered across reloads (the
+ * prefs), so it stays open while the user steps through turns and episodes, and other panels (the step debugger)
+ * can open it.
  */
-import { create } from 'zustand';
+import { useAppStore } from '../../store/index.ts';
 
-interface WhatIfOpen {
-  open: boolean;
-  setOpen(open: boolean): void;
-  toggle(): void;
+export function setWhatIfOpen(open: boolean): void {
+  useAppStore.getState().setInspectorLayout({ whatIfOpen: open });
 }
-
-export const useWhatIfOpen = create<WhatIfOpen>()((set, get) => ({
-  open: false,
-  setOpen: (open) => set({ open }),
-  toggle: () => set({ open: !get().open }),
-}));

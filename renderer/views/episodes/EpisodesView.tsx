@@ -1,6 +1,7 @@
 /** Episodes: every episode of the selected runs, filtered, sorted and searched on the server, scrolled as a window. */
 import { EmptyState, ErrorNotice } from '../../components/EmptyState.tsx';
 import { NoRunsYet } from '../../components/NoRunsYet.tsx';
+import { hitAt } from '../../format/conversationBlocks.ts';
 import { originStillHolds } from '../../store/episodeFiltersSlice.ts';
 import { useAppStore } from '../../store/index.ts';
 import { EpisodeTable } from './EpisodeTable.tsx';
@@ -64,7 +65,7 @@ export default function EpisodesView() {
             // A text hit opens at its turn with the search marked; an id hit (or no search) at the start.
             navigate(
               episode.match
-                ? { view: 'episode', episodeId: episode.id, turn: episode.match.index, q: win.shownQuery?.search }
+                ? { view: 'episode', episodeId: episode.id, turn: episode.match.index, q: win.shownQuery?.search, at: hitAt(episode.match) }
                 : { view: 'episode', episodeId: episode.id, turn: null },
             )
           }
