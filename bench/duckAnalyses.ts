@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { wilsonInterval } from '../shared/formulas.ts';
 import { bootstrapMeanInterval } from '../shared/bootstrapMean.ts';
+import { agreedTargets } from '../electron/analysis/usageTargets.ts';
 import { openDatabase } from '../electron/db/database.ts';
 import { mulberry32 } from '../shared/random.ts';
 import { LIFT_BOOTSTRAP, LIFT_SEED } from './ourAnalyses.ts';
@@ -76,11 +77,22 @@ export class DuckBaseline {
       episodes: join(workDir, 'duck-episodes.csv'),
       turns: join(workDir, 'duck-turns.csv'),
       weights: join(workDir, 'duck-weights.csv'),
+      targets: join(workDir, 'duck-targets.csv'),
     };
     let episodeIds: number[];
     try {
       writeCsv(files.runs, ['id', 'name'], db.prepare('SELECT id, name FROM runs').raw().iterate() as Iterable<unknown[]>);
       writeCsv(files.models, ['id', 'name'], db.prepare('SELECT id, name FROM models').raw().iterate() as Iterable<unknown[]>);
+      // The usage targets ρ the logs state (episode_text.detail), as distinct JSON texts per run.
+      writeCsv(
+        files.targets,
+        ['run_id', 'targets'],
+        db
+          .prepare(`SELECT DISTINCT e.run_id, json_extract(x.detail, '$.usage_targets') FROM episode_text x JOIN episodes e ON e.id = x.episode_id
+            WHERE x.detail LIKE '%"usage_targets"%'`)
+          .raw()
+          .iterate() as Iterable<unknown[]>,
+      );
       writeCsv(
         files.episodes,
         ['id', 'run_id', 'ext_id', 'success', 'score_norm', 'total_cost', 'difficulty', 'budget_mode', 'train_step', 'max_turns', 'unpriced', 'child'],
@@ -114,6 +126,7 @@ export class DuckBaseline {
         .join(', ')}})`;
     await con.run(`CREATE TABLE runs AS SELECT * FROM ${read(files.runs, { id: 'INTEGER', name: 'VARCHAR' })}`);
     await con.run(`CREATE TABLE models AS SELECT * FROM ${read(files.models, { id: 'INTEGER', name: 'VARCHAR' })}`);
+    await con.run(`CREATE TABLE usage_targets AS SELECT * FROM ${read(files.targets, { run_id: 'INTEGER', targets: 'VARCHAR' })}`);
     // An unknown cost is NULL, as the columnar cache's NaN. Child episodes are left out of episode-level answers;
     // folding their cost into the parent's is not reproduced here (the bench datasets have none).
     await con.run(`CREATE TABLE episodes AS SELECT id, run_id, ext_id, success, score_norm, CASE WHEN unpriced = 1 THEN NULL ELSE total_cost END AS total_cost,
@@ -294,6 +307,10 @@ const QUERIES: Record<string, Query> = {
     ];
     const [c] = await rows(`SELECT count(*) AS episodes, count(*) FILTER (WHERE success IS NULL) AS unknown_outcome, 0 AS unknown_cost
         FROM episodes WHERE max_turns > 0 AND NOT child`);
+    const stated = new Map<string, string[]>();
+    for (const t of await rows('SELECT r.name AS run, u.targets FROM usage_targets u JOIN runs r ON r.id = u.run_id')) {
+      stated.set(String(t.run), [...(stated.get(String(t.run)) ?? []), String(t.targets)]);
+    }
     const runs = new Map<string, { usage: { model: string; calls: number }[]; limits: Row[] }>();
     const get = (run: string) => runs.get(run) ?? (runs.set(run, { usage: [], limits: [] }).get(run) as { usage: { model: string; calls: number }[]; limits: Row[] });
     for (const c of calls) get(String(c.run)).usage.push({ model: String(c.model), calls: num(c.c) });
@@ -304,14 +321,21 @@ const QUERIES: Record<string, Query> = {
           const total = g.usage.reduce((a, u) => a + u.calls, 0);
           const withLimit = g.limits.reduce((a, l) => a + num(l.with_limit), 0);
           const exhausted = g.limits.reduce((a, l) => a + num(l.exhausted), 0);
+          const logged = agreedTargets(stated.get(run) ?? []);
           return {
             run,
             calls: total,
-            usage: g.usage.sort((a, b) => b.calls - a.calls).map((u) => ({ ...u, ratio: u.calls / total, rho: null, over_target: null })),
+            usage: g.usage
+              .sort((a, b) => b.calls - a.calls)
+              .map((u) => {
+                const rho = logged && Object.hasOwn(logged, u.model) ? (logged[u.model] as number) : null;
+                return { ...u, ratio: u.calls / total, rho, over_target: rho === null ? null : u.calls / total > rho, ...(rho === null ? {} : { rho_from: 'log' }) };
+              }),
             accuracy_by_max_turns: g.limits
               .map((l) => ({ max_turns: num(l.max_turns), n: num(l.n), accuracy: num(l.n) ? num(l.ok) / num(l.n) : null }))
               .sort((a, b) => a.max_turns - b.max_turns),
             exhausted_turn_budget: withLimit ? exhausted / withLimit : null,
+            ...(logged ? { logged_rho: logged } : {}),
           };
         })
         .sort((a, b) => a.run.localeCompare(b.run)),

@@ -1,8 +1,9 @@
 /**
  * Issue 35 item 8, the analysis figures' rough edges, as a user sees them at 1024×700: the targets page opens on
  * an episode with something to show and the episode pickers show the whole episode; budget modes names the runs
- * it leaves out and draws intervals; calibration's dots, error recovery's bars, usage-by-turn's counts and
- * confusion's row counts stay inside their figures. Each view is shot in both themes.
+ * it leaves out and draws intervals; usage ratio starts from the ρ the controller's log states; calibration's dots,
+ * error recovery's bars, usage-by-turn's counts and confusion's row counts stay inside their figures. Each view is
+ * shot in both themes.
  */
 import type { Locator, Page } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
@@ -72,6 +73,26 @@ test('budget modes names the selected runs it leaves out and draws an interval o
   expect(bars.some((l) => l.includes('(bootstrap over episodes)'))).toBe(true);
   expect(await panel.locator('[data-role="ci"]').count()).toBeGreaterThanOrEqual(bars.filter((l) => l.includes('95% CI')).length);
   await inBothThemes(app, shoot(page, 'budget-modes'));
+});
+
+test('usage ratio starts from the ρ the controller’s log states, and a ρ set on the page wins', async ({ app, analyses, page }) => {
+  await app.open('#/runs');
+  await app.go(`#/analyses/usage-ratio${await app.runsQuery(RUNS_FOR['usage-ratio'] ?? [])}`);
+  await analyses.waitFigure();
+  // crit-controller's episodes log policy.usage_targets (ρ = 1 / 0.5 / 0.25, weak to strong); the other runs none.
+  await expect(page.getByTestId('rho-gpt-5')).toHaveValue('0.25');
+  await expect(page.getByTestId('rho-deepseek-v3.2')).toHaveValue('0.5');
+  await expect(page.getByTestId('rho-from-log')).toBeVisible();
+  const panel = analyses.panel();
+  await expect(panel.locator('[data-role="target"]')).toHaveCount(3);
+  const gpt5 = panel.locator('[data-mark][data-role="bar"][aria-label^="gpt-5 in crit-controller"]');
+  await expect(gpt5).toHaveAttribute('aria-label', /target ρ = 25\.0% \(as the run’s log states it\)/);
+  await inBothThemes(app, shoot(page, 'usage-ratio'));
+
+  await page.getByTestId('rho-gpt-5').fill('0.2');
+  await page.getByTestId('rho-gpt-5').press('Enter');
+  await expect(gpt5).toHaveAttribute('aria-label', /target ρ = 20\.0% \(set on this page\) — over target/);
+  await expect(page.getByTestId('rho-deepseek-v3.2')).toHaveValue('0.5');
 });
 
 /** Boxes of a figure's axis lines (the frame) and of the marks with `role`, in page pixels. */

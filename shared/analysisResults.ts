@@ -178,11 +178,17 @@ export const UsageRatioRun = z.object({
   run: z.string(),
   calls: z.number().int(),
   usage: z.array(
-    z.object({ model: z.string(), calls: z.number().int(), ratio: z.number(), rho: z.number().nullable(), over_target: z.boolean().nullable() }),
+    z.object({
+      model: z.string(), calls: z.number().int(), ratio: z.number(), rho: z.number().nullable(), over_target: z.boolean().nullable(),
+      /** Where ρ comes from: the request (set by the user), or the run's log (policy.usage_targets). Absent without ρ. */
+      rho_from: z.enum(['request', 'log']).optional(),
+    }),
   ),
   accuracy_by_max_turns: z.array(z.object({ max_turns: z.number().int(), n: z.number().int(), accuracy: z.number().nullable() })),
   /** Share of episodes with a turn limit that used all of it; null when none has a limit. */
   exhausted_turn_budget: z.number().nullable(),
+  /** The usage targets ρ the run's episodes log (policy.usage_targets), when they state one set; absent otherwise. */
+  logged_rho: nameRecord(z.number()).optional(),
 });
 export type UsageRatioRun = z.infer<typeof UsageRatioRun>;
 export const UsageRatioResult = z.object({

@@ -64,6 +64,20 @@ const name = (max: number) =>
   z.string().min(1).max(max).refine((s) => !BLANK.test(s), 'must not be empty or only whitespace');
 const modelName = name(300);
 
+/**
+ * The check of a record keyed by model name (router candidates, usage targets): at most MAX_CANDIDATES models, none
+ * blank. A refinement of the record rather than a key schema of its own, so the import's fast path compiles it.
+ */
+const modelKeys = (what: string) => (record: Record<string, unknown>, ctx: z.RefinementCtx) => {
+  const names = Object.keys(record);
+  if (names.length > MAX_CANDIDATES) {
+    ctx.addIssue({ code: 'custom', message: `${names.length} ${what}, over the limit of ${MAX_CANDIDATES}` });
+    return;
+  }
+  const blank = names.find((k) => BLANK.test(k));
+  if (blank !== undefined) ctx.addIssue({ code: 'custom', path: [blank], message: 'model name must not be empty or only whitespace' });
+};
+
 /** One detected or logged error at a turn. `severity` drives the AEC penalty (§5). */
 export const TurnError = z.object({
   type: name(200),
@@ -162,17 +176,7 @@ export const CanonicalTurn = z.object({
   /** Probability the logging router gave to the model it chose (for off-policy evaluation). */
   propensity: z.number().min(0).max(1).nullish(),
   /** Router scores / q-values per candidate model, when the log has them. */
-  candidates: nameRecord(finite, z.string().max(300))
-    .superRefine((c, ctx) => {
-      const names = Object.keys(c);
-      if (names.length > MAX_CANDIDATES) {
-        ctx.addIssue({ code: 'custom', message: `${names.length} candidates, over the limit of ${MAX_CANDIDATES}` });
-        return;
-      }
-      const blank = names.find((k) => BLANK.test(k));
-      if (blank !== undefined) ctx.addIssue({ code: 'custom', path: [blank], message: 'model name must not be empty or only whitespace' });
-    })
-    .nullish(),
+  candidates: nameRecord(finite, z.string().max(300)).superRefine(modelKeys('candidates')).nullish(),
   /**
    * The logging router's own account of a mixed decision (MTRouter's β-mixed collection router): the model its
    * learned policy ranked first, whether that greedy choice was taken, and β, the probability of taking it.
@@ -295,6 +299,11 @@ export const CanonicalEpisode = z
         name: z.string().max(300).nullish(),
         kind: z.string().max(100).nullish(),
         train_step: count.nullish(),
+        /**
+         * The usage constraints the controller ran under, as its log states them: each model's target share of all
+         * calls, ρ_k (the critique-and-route controller). The usage-ratio figure draws them as the run's targets.
+         */
+        usage_targets: nameRecord(z.number().min(0).max(1), z.string().max(300)).superRefine(modelKeys('usage targets')).nullish(),
       })
       .nullish(),
     /**

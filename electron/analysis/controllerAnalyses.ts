@@ -16,6 +16,7 @@ import { ownValue } from '../../shared/nameKeyed.ts';
 import { bootstrapMeanInterval } from '../../shared/bootstrapMean.ts';
 import { wilsonInterval } from '../../shared/formulas.ts';
 import { columnar, modelSlots, selectEpisodes, sharesOf, type ColumnarData } from './columnar.ts';
+import { loggedUsageTargets } from './usageTargets.ts';
 
 /**
  * Sums over a group of sessions: all, scored (known score), costed (known cost), with an expert call; and the
@@ -162,6 +163,7 @@ export function usageRatioAnalysis(db: Db, options: { runs?: string[]; split?: s
     })),
     options.rho,
     coverage,
+    loggedUsageTargets(db, [...byRun.keys()]),
   );
 }
 
@@ -175,22 +177,35 @@ export interface UsageCounts {
   withLimit: number;
 }
 
-/** Per run: calls per model → ratios against ρ, accuracy by turn limit, share exhausting it. Shared with the ClickHouse store. */
-export function usageRatioOf(counts: UsageCounts[], rho: Record<string, number> | undefined, coverage: EpisodeCoverage): UsageRatioResult {
-  const runs = counts.map((g) => ({
-    run: g.run,
-    calls: g.total,
-    usage: g.calls
-      .map((x, i) => [...x, i] as const)
-      .filter(([, k]) => k > 0)
-      .sort((a, b) => b[1] - a[1] || a[2] - b[2])
-      .map(([model, k]) => {
-        const target = rho === undefined ? undefined : ownValue(rho, model);
-        return { model, calls: k, ratio: k / g.total, rho: target ?? null, over_target: target === undefined ? null : k / g.total > target };
-      }),
-    accuracy_by_max_turns: [...g.byMax].sort((a, b) => a[0] - b[0]).map(([max_turns, b]) => ({ max_turns, n: b.n, accuracy: b.n ? b.ok / b.n : null })),
-    exhausted_turn_budget: g.withLimit ? g.exhausted / g.withLimit : null,
-  }));
+/**
+ * Per run: calls per model → ratios against ρ, accuracy by turn limit, share exhausting it. A model's ρ is the
+ * request's, else the one the run's log states (`logged`, usageTargets.ts). Shared with the ClickHouse store.
+ */
+export function usageRatioOf(
+  counts: UsageCounts[], rho: Record<string, number> | undefined, coverage: EpisodeCoverage, logged: ReadonlyMap<string, Record<string, number>> = new Map(),
+): UsageRatioResult {
+  const runs = counts.map((g) => {
+    const stated = logged.get(g.run);
+    return {
+      run: g.run,
+      calls: g.total,
+      usage: g.calls
+        .map((x, i) => [...x, i] as const)
+        .filter(([, k]) => k > 0)
+        .sort((a, b) => b[1] - a[1] || a[2] - b[2])
+        .map(([model, k]) => {
+          const asked = rho === undefined ? undefined : ownValue(rho, model);
+          const target = asked ?? (stated && ownValue(stated, model));
+          const from = asked !== undefined ? ('request' as const) : target !== undefined ? ('log' as const) : undefined;
+          return {
+            model, calls: k, ratio: k / g.total, rho: target ?? null, over_target: target === undefined ? null : k / g.total > target, ...(from ? { rho_from: from } : {}),
+          };
+        }),
+      accuracy_by_max_turns: [...g.byMax].sort((a, b) => a[0] - b[0]).map(([max_turns, b]) => ({ max_turns, n: b.n, accuracy: b.n ? b.ok / b.n : null })),
+      exhausted_turn_budget: g.withLimit ? g.exhausted / g.withLimit : null,
+      ...(stated ? { logged_rho: stated } : {}),
+    };
+  });
   return { runs: runs.sort((a, b) => a.run.localeCompare(b.run)), coverage };
 }
 

@@ -42,12 +42,16 @@ export function turnDetail(turn: CanonicalTurn): string | null {
   return Object.keys(detail).length > 0 ? JSON.stringify(detail) : null;
 }
 
-/** What the episode row has no column for but an export must give back: the agent as logged, the parent's tool call, usage totals. */
+/**
+ * What the episode row has no column for but an export must give back: the agent as logged, the parent's tool call,
+ * usage totals, the policy's usage targets ρ (which the usage-ratio analysis reads).
+ */
 export function episodeDetail(ep: CanonicalEpisode): string | null {
   const detail: Record<string, unknown> = {};
   if (ep.agent && (ep.agent.name != null || ep.agent.version != null)) detail.agent = ep.agent;
   if (ep.parent?.tool_call_id != null) detail.parent_tool_call_id = ep.parent.tool_call_id;
   if (ep.usage_totals?.length) detail.usage_totals = ep.usage_totals;
+  if (ep.policy?.usage_targets && Object.keys(ep.policy.usage_targets).length > 0) detail.usage_targets = ep.policy.usage_targets;
   return Object.keys(detail).length > 0 ? JSON.stringify(detail) : null;
 }
 

@@ -19,6 +19,7 @@ import {
   CANONICAL_SCHEMA, describeIssue, parseCanonicalEpisode, ToolCall, type CanonicalEpisode, type CanonicalTurn, type ConversationMessage,
 } from '../../shared/canonical.ts';
 import { severityFromLevel } from '../../shared/formulas.ts';
+import { nameRecord } from '../../shared/nameRecord.ts';
 import type { Db } from '../db/dbHandle.ts';
 import { storedOutcome } from '../db/storedOutcome.ts';
 
@@ -106,6 +107,7 @@ const EpisodeDetailJson = z.object({
   agent: z.object({ name: z.string().nullish(), version: z.string().nullish() }).optional(),
   parent_tool_call_id: z.string().optional(),
   usage_totals: z.array(z.unknown()).optional(),
+  usage_targets: nameRecord(z.number()).optional(),
 });
 
 function parseJson<T>(schema: z.ZodType<T>, text: string | null): T | null {
@@ -279,7 +281,7 @@ function episodeOf(e: EpisodeRowRaw, page: Page): CanonicalEpisode {
       ...storedOutcome(e.outcome),
     }),
     budget: nonEmpty({ mode: e.budget_mode, usd: e.budget_usd, max_turns: e.max_turns }),
-    policy: nonEmpty({ name: e.policy_name, kind: e.policy_kind, train_step: e.train_step }),
+    policy: nonEmpty({ name: e.policy_name, kind: e.policy_kind, train_step: e.train_step, usage_targets: detail?.usage_targets }),
     cost_usd: e.logged_cost,
     grader_calls: (page.graders.get(e.id) ?? []).map((g) => known({
       model: g.model, tokens: tokensOf(g), cost_usd: g.cost_source === 'logged' ? g.cost : null, text: g.text,

@@ -127,8 +127,15 @@ export function rhoWith(value: Readonly<Record<string, number>> | undefined, mod
   return next;
 }
 
-export function RhoControl({ models, value, onChange }: { models: string[]; value: Record<string, number> | undefined; onChange(rho: Record<string, number>): void }) {
+/**
+ * ρ per model. A model the user has not set shows the ρ the runs' logs state (`logged`, loggedRho.ts), which the
+ * figure already draws; typing a value sets that model's, clearing it goes back to the log's.
+ */
+export function RhoControl({
+  models, value, logged, onChange,
+}: { models: string[]; value: Record<string, number> | undefined; logged?: Record<string, number>; onChange(rho: Record<string, number>): void }) {
   const set = (model: string, r: number | undefined) => onChange(rhoWith(value, model, r));
+  const fromLog = models.filter((m) => (value === undefined || ownValue(value, m) === undefined) && logged !== undefined && ownValue(logged, m) !== undefined);
   return (
     <div className="control control-rho" role="group" aria-label="Target usage share ρ per model">
       <span className="control-label" title="The controller's usage constraint: the share of calls each model should get at most">
@@ -138,9 +145,23 @@ export function RhoControl({ models, value, onChange }: { models: string[]; valu
         <label key={m} className="rho-field">
           <ModelDot name={m} />
           <span className="rho-model">{m}</span>
-          <NumberField label={`ρ for ${m}`} value={value && ownValue(value, m)} min={0} max={1} step={0.05} placeholder="—" onCommit={(r) => set(m, r)} />
+          <NumberField
+            label={`ρ for ${m}`}
+            value={(value && ownValue(value, m)) ?? (logged && ownValue(logged, m))}
+            min={0}
+            max={1}
+            step={0.05}
+            placeholder="—"
+            onCommit={(r) => set(m, r)}
+            testId={`rho-${m}`}
+          />
         </label>
       ))}
+      {fromLog.length > 0 && (
+        <span className="faint" data-testid="rho-from-log" title={`The runs' logs state ρ for ${fromLog.join(', ')}: the figure draws those until you set others`}>
+          {fromLog.length === models.length ? 'as the runs’ logs state' : `${fromLog.join(', ')}: as the runs’ logs state`}
+        </span>
+      )}
     </div>
   );
 }

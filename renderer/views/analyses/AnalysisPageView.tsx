@@ -15,6 +15,7 @@ import { buildRequest } from './analysisRequest.ts';
 import { isResponseOf, type AnalysisPage } from './catalog.ts';
 import { EpisodePicker } from './EpisodePicker.tsx';
 import { informativeEpisode } from './informativeEpisode.ts';
+import { rhoStatedByRuns } from './loggedRho.ts';
 import { FigurePanel } from './FigurePanel.tsx';
 import { EstimatorInUse } from '../estimator/EstimatorInUse.tsx';
 import { useAnalysis } from './useAnalysis.ts';
@@ -90,6 +91,10 @@ export function AnalysisPageView({ page }: { page: AnalysisPage }) {
   const draw = useAppStore((s) => s.drawnRuns);
   const models = useMemo(() => [...new Set(scopeRuns.flatMap((r) => r.models))].sort((a, b) => a.localeCompare(b)), [scopeRuns]);
   const onEpisode = useCallback((episode: EpisodeRef) => set({ episode }), [set]);
+  const request = buildRequest(page.id, scope.names, { ...params, estimator: inUseId }, { draw });
+  // The ρ control starts from the targets the runs' logs state: the figure's own answer (asked once, memoised) says them.
+  const answer = useAnalysis(page.id === 'usage-ratio' ? request : null).response;
+  const loggedRho = useMemo(() => (answer && isResponseOf(answer, 'usage-ratio') ? rhoStatedByRuns(answer.result.runs) : undefined), [answer]);
 
   const controls = page.controls.filter((c) => !(page.id === 'plan-dag' && c === 'episode'));
   return (
@@ -120,7 +125,7 @@ export function AnalysisPageView({ page }: { page: AnalysisPage }) {
           {controls.includes('minN') && <MinNControl value={params.minN} onChange={(minN) => set({ minN })} />}
           {controls.includes('reference') && <ReferenceControl runs={scopeRuns.map((r) => r.name)} value={params.reference} onChange={(reference) => set({ reference })} />}
           {controls.includes('costAxis') && <CostAxisControl value={params.costAxis} onChange={(costAxis) => set({ costAxis })} />}
-          {controls.includes('rho') && <RhoControl models={models} value={params.rho} onChange={(rho) => set({ rho })} />}
+          {controls.includes('rho') && <RhoControl models={models} value={params.rho} logged={loggedRho} onChange={(rho) => set({ rho })} />}
           {controls.includes('episode') && <EpisodePicker runIds={scope.ids} value={params.episode} onChange={onEpisode} choose={informativeEpisode} />}
           {controls.includes('estimator') && <EstimatorInUse testId="analysis-estimator" />}
           {controls.includes('bins') && <BinsControl value={params.bins} onChange={(bins) => set({ bins })} />}
@@ -135,7 +140,7 @@ export function AnalysisPageView({ page }: { page: AnalysisPage }) {
       ) : page.id === 'plan-dag' ? (
         <PlanDagFigures page={page} scope={scope} params={params} set={set} />
       ) : (
-        <FigurePanel page={page} request={buildRequest(page.id, scope.names, { ...params, estimator: inUseId }, { draw })} noRequest="Pick an episode to see its targets." />
+        <FigurePanel page={page} request={request} noRequest="Pick an episode to see its targets." />
       )}
     </div>
   );

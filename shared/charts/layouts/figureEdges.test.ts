@@ -1,7 +1,7 @@
 // Issue 35 item 8, the analysis figures' rough edges: what each layout must draw so that nothing touches the
 // plot's frame and every share says how many it rests on.
 import { describe, expect, it } from 'vitest';
-import type { BudgetModesResult, ConfusionResult, ErrorRecoveryResult, UsageByTurnResult } from '../../analysisResults.ts';
+import type { BudgetModesResult, ConfusionResult, ErrorRecoveryResult, UsageByTurnResult, UsageRatioResult } from '../../analysisResults.ts';
 import type { FigureContext } from '../context.ts';
 import { budgetModesCsv, usageByTurnCsv } from '../figureCsv.ts';
 import type { LineMark, Mark, RectMark, Scene, TextMark } from '../scene.ts';
@@ -11,6 +11,7 @@ import { budgetModesLayout } from './budgetModes.ts';
 import { confusionLayout } from './confusion.ts';
 import { errorRecoveryLayout } from './errorRecovery.ts';
 import { usageByTurnLayout } from './usageByTurn.ts';
+import { usageRatioLayout } from './usageRatio.ts';
 
 const ctx: FigureContext = { theme: LIGHT_THEME, width: 900, modelColor: () => '#0072B2' };
 const flat = (marks: Mark[]): Mark[] => marks.flatMap((m) => (m.type === 'group' ? flat(m.marks) : [m]));
@@ -156,5 +157,32 @@ describe('budget modes', () => {
     expect(full).toHaveLength(1);
     expect(full[0]!.y - top).toBeGreaterThanOrEqual(8);
     for (const w of whiskers) expect(Math.min(w.y1, w.y2)).toBeGreaterThan(top);
+  });
+});
+
+describe('usage ratio against the ρ a log states', () => {
+  const result: UsageRatioResult = {
+    runs: [{
+      run: 'crit-controller', calls: 189, exhausted_turn_budget: 0.26, accuracy_by_max_turns: [], logged_rho: { 'gpt-5': 0.25 },
+      usage: [
+        { model: 'gpt-5', calls: 45, ratio: 0.238, rho: 0.25, over_target: false, rho_from: 'log' },
+        { model: 'kimi-k2', calls: 144, ratio: 0.762, rho: 0.5, over_target: true, rho_from: 'request' },
+      ],
+    }],
+  };
+  const scene = usageRatioLayout(result, ctx);
+
+  it('says where each target comes from', () => {
+    const lines = (byRole(scene, 'bar') as RectMark[]).map((b) => b.datum?.lines[2]);
+    expect(lines).toEqual(['target ρ = 25.0% (as the run’s log states it) — within target', 'target ρ = 50.0% (set on this page) — over target']);
+  });
+
+  it('writes a bar’s value clear of its ρ tick', () => {
+    const values = byRole(scene, 'bar-value') as TextMark[];
+    const ticks = byRole(scene, 'target') as LineMark[];
+    values.forEach((v, i) => {
+      const tick = ticks[i]!.x1;
+      expect(tick < v.x - 1 || tick > v.x + textWidth(v.text, v.fontSize) + 1).toBe(true);
+    });
   });
 });

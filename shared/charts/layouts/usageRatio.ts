@@ -51,13 +51,18 @@ export function usageRatioLayout(result: UsageRatioResult, ctx: FigureContext): 
       const cy = y + rowH / 2;
       marks.push({ type: 'text', x: left - 6, y: cy, text: fitText(u.model, fs, labelW - 6), fontSize: fs, anchor: 'end', baseline: 'middle', fill: theme.text, role: 'row-label' });
       const lines = [`${u.model} in ${r.run}`, `usage ratio ${fmtPct(u.ratio)} (${fmtCount(u.calls)} of n = ${fmtCount(r.calls)} calls)`];
-      if (u.rho !== null) lines.push(`target ρ = ${fmtPct(u.rho)} — ${u.over_target ? 'over target' : 'within target'}`);
+      if (u.rho !== null) {
+        const from = u.rho_from === 'log' ? ' (as the run’s log states it)' : u.rho_from === 'request' ? ' (set on this page)' : '';
+        lines.push(`target ρ = ${fmtPct(u.rho)}${from} — ${u.over_target ? 'over target' : 'within target'}`);
+      }
       marks.push({
         type: 'rect', x: x(0), y: y + 3, width: x(u.ratio) - x(0), height: rowH - 6, fill: modelColor(u.model), series: u.model,
         stroke: u.over_target ? theme.text : undefined, strokeWidth: u.over_target ? 1.5 : undefined, role: 'bar',
         datum: { lines, link: { kind: 'episodes', runs: [r.run], models: [u.model], label: `${r.run} episodes using ${u.model}` } },
       });
-      const valueX = x(u.ratio) + 4;
+      // The value sits after the bar, or after the ρ tick when the tick would cross it.
+      let valueX = x(u.ratio) + 4;
+      if (u.rho !== null && x(u.rho) >= valueX - 2 && x(u.rho) <= valueX + textWidth(fmtPct(u.ratio), fs - 1) + 2) valueX = x(u.rho) + 5;
       marks.push({ type: 'text', x: valueX, y: cy, text: fmtPct(u.ratio), fontSize: fs - 1, baseline: 'middle', fill: theme.mutedText, role: 'bar-value' });
       if (u.rho !== null) marks.push({ type: 'line', x1: x(u.rho), x2: x(u.rho), y1: y, y2: y + rowH, stroke: theme.reference, strokeWidth: 2, role: 'target' });
       y += rowH;

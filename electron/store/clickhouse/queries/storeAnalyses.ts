@@ -18,6 +18,7 @@ import { paretoOfSums } from '../../../analysis/pareto.ts';
 import { recoveryOfCounts } from '../../../analysis/errorRecovery.ts';
 import { budgetModesOf, emptyAcc, usageRatioOf, type Acc } from '../../../analysis/controllerAnalyses.ts';
 import { liftCells, liftTable } from '../../../analysis/lift.ts';
+import { agreedTargets, usageTargetsText } from '../../../analysis/usageTargets.ts';
 import type { RunWeight } from '../../../../shared/drawnRuns.ts';
 import type { ClickHouseStore } from '../schema/connection.ts';
 import { visibleImports, visibleRows } from '../schema/schema.ts';
@@ -260,6 +261,18 @@ export async function usageRatioOnStore(store: ClickHouseStore, options: Selecti
      FROM (${sessions(store)}) WHERE roots = 1 AND max_turns > 0 AND ${f.sql} GROUP BY run, max_turns`,
     f.params,
   );
+  // The usage targets each run's log states (episodes.detail, as SQLite's episode_text.detail): the distinct details
+  // that hold them, read here (the servers this runs on may predate ClickHouse's JSON functions).
+  const stated = await store.query<{ run: string; details: string[] }>(
+    `SELECT run, groupUniqArray(assumeNotNull(detail)) AS details FROM ${store.table('episodes')}
+     WHERE ${visible(store)} AND ${f.sql} AND detail LIKE '%"usage_targets"%' GROUP BY run`,
+    f.params,
+  );
+  const logged = new Map<string, Record<string, number>>();
+  for (const s of stated) {
+    const agreed = agreedTargets(s.details.map(usageTargetsText));
+    if (agreed) logged.set(s.run, agreed);
+  }
   const coverage: EpisodeCoverage = { episodes: 0, unknown_outcome: 0, unknown_cost: 0 };
   for (const l of limits) {
     coverage.episodes += num(l.n_all);
@@ -276,7 +289,7 @@ export async function usageRatioOnStore(store: ClickHouseStore, options: Selecti
       exhausted: lim.reduce((a, l) => a + num(l.exhausted), 0),
       withLimit: lim.reduce((a, l) => a + num(l.n_all), 0),
     };
-  }), options.rho, coverage);
+  }), options.rho, coverage, logged);
 }
 
 export async function confusionOnStore(store: ClickHouseStore, options: Selection): Promise<ConfusionResult> {
