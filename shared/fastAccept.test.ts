@@ -116,6 +116,18 @@ describe('fastSafeParse', () => {
     }
   });
 
+  it('accepts JSON values (z.json(), a scorer value as logged) as zod does, nested through its own lazy schema', () => {
+    const json = z.json();
+    const values: unknown[] = ['C', 0.5, true, null, [1, ['x', { a: null }]], { score: { nested: [false, 2] } }, {}, []];
+    for (const v of values) {
+      expect(acceptedWithoutZod(json, structuredClone(v))).toBe(true);
+      expect(json.safeParse(v)).toEqual({ success: true, data: v });
+    }
+    for (const v of [undefined, Number.NaN, () => 1, { a: undefined }, [1, undefined]]) {
+      expect(acceptedWithoutZod(json, v), String(v)).toBe(false);
+    }
+  });
+
   it('leaves to zod what it cannot compile: transforms, pipes, passthrough objects', () => {
     const trimmed = fastSafeParse(z.object({ name: z.string().transform((s) => s.trim()) }));
     expect(trimmed({ name: ' a ' })).toEqual({ success: true, data: { name: 'a' } });

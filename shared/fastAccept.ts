@@ -28,6 +28,7 @@ interface Def {
   entries?: Record<string, unknown>;
   values?: unknown[];
   in?: ZodLike;
+  getter?: () => ZodLike;
 }
 interface CheckDef {
   check: string;
@@ -148,6 +149,21 @@ function compileNameRecord(def: Def): Accept {
   }, def);
 }
 
+/** One predicate per lazy schema: z.json() names itself among its own options, so compiling it eagerly never ends. */
+const lazyPredicates = new WeakMap<ZodLike, Accept>();
+
+function compileLazy(schema: ZodLike): Accept {
+  let accept = lazyPredicates.get(schema);
+  if (!accept) {
+    const getter = schema._zod.def.getter;
+    if (!getter) return never;
+    let inner: Accept | undefined;
+    accept = (v) => (inner ??= compile(getter()))(v);
+    lazyPredicates.set(schema, accept);
+  }
+  return accept;
+}
+
 /** The predicate of `schema`: true only where zod accepts the value and hands back an equal one. */
 function compile(schema: ZodLike): Accept {
   const def = schema._zod.def;
@@ -202,6 +218,10 @@ function compile(schema: ZodLike): Accept {
       return compileRecord(def);
     case 'pipe':
       return compileNameRecord(def);
+    case 'null':
+      return (v) => v === null;
+    case 'lazy':
+      return compileLazy(schema);
     default:
       // pipes, transforms, coercions…: only zod knows their output.
       return never;
