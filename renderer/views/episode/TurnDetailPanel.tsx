@@ -15,6 +15,8 @@ import { useAppStore, useModelColors } from '../../store/index.ts';
 import { BlockView } from './ConversationBlocks.tsx';
 import { PlanTurnDag } from './PlanTurnDag.tsx';
 import { TurnAsImported, TurnViewSwitch, useTurnView, type TurnView } from './TurnReading.tsx';
+// The blocks' and the head's look, in the pair view too (the inspector's column rules are scoped to it).
+import './conversation.css';
 
 function Figure({ label, children, title, testId, wide }: { label: string; children: ReactNode; title?: string; testId?: string; wide?: boolean }) {
   return (
