@@ -71,7 +71,7 @@ function responses(draw: string[]): AnalysisResponse[] {
       request: { ...request, id: 'budget-modes' },
       result: {
         modes: [],
-        by_run: draw.map((run) => ({ run, modes: [{ mode: 'low', n: 3, mean_score: 0.5, mean_cost: 0.1, expert_call_ratio: 0.2, by_train_step: [] }] })),
+        by_run: draw.map((run) => ({ run, modes: [{ mode: 'low', n: 3, mean_score: 0.5, mean_cost: 0.1, expert_call_ratio: 0.2, ci: { mean_score: null, mean_cost: null, expert_call_ratio: [0.04, 0.6] }, by_train_step: [] }] })),
         by_run_omitted: RUNS.filter((r) => !draw.includes(r)),
       },
     },
