@@ -134,7 +134,14 @@ test('log text with markup is shown as text, never interpreted', async ({ app, i
   // The rest is in the page for Ctrl+F, hidden until found.
   await expect(inspector.detail.getByTestId('turn-observation-rest')).toHaveAttribute('hidden', 'until-found');
   await expect(inspector.detail.getByText('line 119:')).toBeHidden();
-  await toggle.click();
+  // The conversation holds a turn it was sent to at its top while the turns around it settle; on a loaded machine
+  // (CI's fresh clone) that scroll went on past the click, which landed beside the moving button. Clicked until the
+  // block says it is open: a click that toggles it closed again would fail below, as would a button that does nothing.
+  await expect(async () => {
+    if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+    await expect(toggle).toHaveAttribute('aria-expanded', 'true', { timeout: 1_000 });
+  }).toPass({ timeout: 7_000 });
+  await expect(toggle).toHaveText('Show less');
   await expect(inspector.detail.getByText('line 119:')).toBeVisible();
   await expect(inspector.observation).toContainText('line 119: <td onclick=alert(119)>cell</td>');
   await expect(page.locator('#root td')).toHaveCount(0);
