@@ -85,6 +85,21 @@ export const OpeResult = z.object({
 });
 export type OpeResult = z.infer<typeof OpeResult>;
 
+export type OpeEstimate = 'ips' | 'wis' | 'dr';
+
+/**
+ * The support reasons of a policy's estimates, each said once with the estimates it holds for (in IPS, WIS, DR
+ * order); `keep` leaves some estimates out (the CLI keeps only those with a value).
+ */
+export function supportByReason(ope: OpeResult, keep: (key: OpeEstimate) => boolean = () => true): [string, OpeEstimate[]][] {
+  const byReason = new Map<string, OpeEstimate[]>();
+  for (const key of ['ips', 'wis', 'dr'] as const) {
+    const why = ope.support[key];
+    if (why !== null && keep(key)) byReason.set(why, [...(byReason.get(why) ?? []), key]);
+  }
+  return [...byReason];
+}
+
 export const DivergenceBin = z.object({ t: z.number().int(), n: z.number().int() });
 
 export const PolicyReplay = z.object({

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { parsePolicySpec, PolicySpecError, POLICY_KINDS } from '../../shared/policySpec.ts';
-import type { ReplayResult } from '../../shared/apiReplay.ts';
+import { supportByReason, type OpeEstimate, type ReplayResult } from '../../shared/apiReplay.ts';
 import { splitValues } from '../../shared/splits.ts';
 import { err, intFlag, money, out, print, requireDb, UsageError, withRuns, type Command } from './common.ts';
 import { visibleText as v } from '../../shared/displayText.ts';
@@ -34,10 +34,9 @@ const cost = (x: number | null): string => (x === null ? '—' : money(x));
 const ci = (x: [number, number] | null | undefined): string => (x ? `[${x[0].toFixed(3)}, ${x[1].toFixed(3)}]` : '');
 
 type Ope = NonNullable<ReplayResult['policies'][number]['ope']>;
-type OpeKey = 'ips' | 'wis' | 'dr';
 
 /** An estimate the log does not support reads as such, never as a number (its reason is a note below the table). */
-function estimate(o: Ope, key: OpeKey, withCi: boolean): string {
+function estimate(o: Ope, key: OpeEstimate, withCi: boolean): string {
   if (o.support[key] !== null) return o[key] === null ? 'no support' : 'insufficient';
   return withCi ? `${num(o[key])} ${ci(o.ci[key])}` : num(o[key]);
 }
@@ -48,13 +47,7 @@ function estimate(o: Ope, key: OpeKey, withCi: boolean): string {
  */
 function supportNotes(o: Ope | null): string[] {
   if (!o) return [];
-  const byReason = new Map<string, string[]>();
-  for (const key of ['ips', 'wis', 'dr'] as const) {
-    const why = o.support[key];
-    const value = o[key];
-    if (why !== null && value !== null) byReason.set(why, [...(byReason.get(why) ?? []), `${key.toUpperCase()} ${num(value)}`]);
-  }
-  return [...byReason].map(([why, values]) => `${values.join(', ')}: ${why}`);
+  return supportByReason(o, (key) => o[key] !== null).map(([why, keys]) => `${keys.map((k) => `${k.toUpperCase()} ${num(o[k])}`).join(', ')}: ${why}`);
 }
 
 function printTable(r: ReplayResult): void {

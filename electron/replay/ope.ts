@@ -121,13 +121,18 @@ export function noSupportReason(facts: { n: number; unsupportedTurns: number; un
   return null;
 }
 
+/** Whether the weights of n episodes are all equal (Kish's ESS reaches n only then): an on-policy mean, not a reweighting. */
+export function equalWeights(ess: number, n: number): boolean {
+  return ess >= n * (1 - 1e-9);
+}
+
 /**
  * Why a computed importance-weighted estimate is not to be trusted; null when it is. Equal weights (ESS = n: the
  * logger itself, or a policy agreeing with a deterministic log everywhere) make an on-policy mean, which a small
  * run's interval already qualifies, so a run of under 10 episodes flags only policies that reweight it.
  */
 export function weakSupportReason(value: number, ess: number, n: number): string | null {
-  if (ess < MIN_ESS && ess < n * (1 - 1e-9)) return `insufficient support: an effective sample size of ${ess.toFixed(1)} of ${n} episodes (under ${MIN_ESS})`;
+  if (ess < MIN_ESS && !equalWeights(ess, n)) return `insufficient support: an effective sample size of ${ess.toFixed(1)} of ${n} episodes (under ${MIN_ESS})`;
   if (value < SCORE_RANGE[0] || value > SCORE_RANGE[1]) {
     return `insufficient support: ${value.toFixed(3)} lies outside the score range [${SCORE_RANGE[0]}, ${SCORE_RANGE[1]}]`;
   }

@@ -12,7 +12,7 @@ import type { FrontierPoint, PolicyReplay, ReplayResult } from '../../shared/api
 import { parsePolicySpec } from '../../shared/policySpec.ts';
 import type { Db } from '../db/dbHandle.ts';
 import { bootstrapIntervals } from './bootstrap.ts';
-import { episodeOpeTerms, noSupportReason, opeEstimates, unsupportedTurn, weakSupportReason, weightedMean } from './ope.ts';
+import { episodeOpeTerms, equalWeights, noSupportReason, opeEstimates, unsupportedTurn, weakSupportReason, weightedMean } from './ope.ts';
 import { advance, compilePolicy, modelsNamed, type CompiledPolicy, type EpisodeState } from './policies.ts';
 import { loadReplayData, type ReplayData } from './replayData.ts';
 import { nameKeyed } from '../../shared/nameKeyed.ts';
@@ -283,7 +283,7 @@ export function summarisePolicy(data: EpisodeLevelData, policy: PolicyFacts, pas
         support: { ips: weak(est.ips), wis: weak(wis), dr: weak(dr) },
       };
       // Equal weights (ESS = n) are the log's own mean, however few the episodes.
-      if (est.ess < Math.max(30, 0.05 * opeIdx.length) && est.ess < opeIdx.length * (1 - 1e-9)) {
+      if (est.ess < Math.max(30, 0.05 * opeIdx.length) && !equalWeights(est.ess, opeIdx.length)) {
         notes.push(`effective sample size ${est.ess.toFixed(1)} of ${opeIdx.length} episodes: the policy rarely follows the log, so IPS / WIS / DR rest on a few episodes and can miss its value`);
       }
     }

@@ -3,7 +3,7 @@
  * score/cost figure under the estimator the user picked, the CSV of the results table and of a paired diff,
  * and the sentences that explain empty columns (no ŝ, no propensities).
  */
-import type { PolicyDiffResult, PolicyReplay, ReplayResult } from '../../../shared/apiReplay.ts';
+import { supportByReason, type PolicyDiffResult, type PolicyReplay, type ReplayResult } from '../../../shared/apiReplay.ts';
 import { toCsv } from '../../../shared/charts/csv.ts';
 import { exportDate, figureExportName } from '../../../shared/charts/figureCaption.ts';
 import type { FrontierPolicy } from '../../../shared/charts/layouts/policyFrontier.ts';
@@ -38,12 +38,7 @@ export function scoreOf(p: PolicyReplay, estimator: Exclude<ScoreEstimator, 'bes
 /** Why the importance-weighted estimates were passed over for a policy's point, one line per reason. */
 function unsupportedDetails(p: PolicyReplay): string[] {
   if (!p.ope) return [];
-  const byReason = new Map<string, string[]>();
-  for (const key of ['ips', 'wis', 'dr'] as const) {
-    const why = p.ope.support[key];
-    if (why !== null) byReason.set(why, [...(byReason.get(why) ?? []), ESTIMATOR_NAME[key]]);
-  }
-  return [...byReason].map(([why, names]) => `${names.join(' / ')} not used: ${why}`);
+  return supportByReason(p.ope).map(([why, keys]) => `${keys.map((k) => ESTIMATOR_NAME[k]).join(' / ')} not used: ${why}`);
 }
 
 /** The figure's points: one per replayed policy, in the table's order, coloured by position. */
