@@ -4,7 +4,7 @@
  * turns or scrolls the conversation. The step debugger and the what-if panel open on demand beside it (a button and a
  * key each, remembered); header and timeline fold (useInspectorLayout), so a small window leaves the text the room.
  */
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { EmptyState, ErrorNotice } from '../../components/EmptyState.tsx';
 import { INSPECTOR_PANEL_KEYS, type TurnKeyActions } from '../../shortcuts.ts';
 import { useAppStore } from '../../store/index.ts';
@@ -126,36 +126,30 @@ export default function InspectorView({ episodeId, turn, q, at }: { episodeId: n
           <Timeline turns={turns} current={current} onSelect={(t) => go(t, '')} density={layout.timeline} />
           <TurnNav actions={actions} canPrev={current > 0} canNext={current < turns.length - 1} note={note}>
             <TurnViewSwitch view={view} onChange={setView} />
-            <button
-              type="button"
-              className="btn panel-toggle"
+            <PanelToggle
+              pressed={layout.timeline === 'full'}
               onClick={() => chooseLayout({ timeline: layout.timeline === 'compact' ? 'full' : 'compact' })}
-              aria-pressed={layout.timeline === 'full'}
               title={layout.timeline === 'compact' ? 'Show the cumulative cost and turn numbers above the model strip' : 'Fold the timeline to its model strip'}
-              data-testid="timeline-toggle"
+              testId="timeline-toggle"
             >
               Cost plot
-            </button>
-            <button
-              type="button"
-              className="btn panel-toggle"
+            </PanelToggle>
+            <PanelToggle
+              pressed={layout.whatIfOpen}
               onClick={toggleWhatIf}
-              aria-pressed={layout.whatIfOpen}
               title="What if another model had taken this turn? ŝ, Δŝ, cost and the nearest logged evidence per model (w)"
-              data-testid="whatif-toggle"
+              testId="whatif-toggle"
             >
               What-if <kbd>w</kbd>
-            </button>
-            <button
-              type="button"
-              className="btn panel-toggle"
+            </PanelToggle>
+            <PanelToggle
+              pressed={layout.debuggerOpen}
               onClick={toggleDebugger}
-              aria-pressed={layout.debuggerOpen}
               title="The step debugger: breakpoints on errors, switches, regret or a policy's disagreement, and ŝ per candidate (d)"
-              data-testid="debugger-toggle"
+              testId="debugger-toggle"
             >
               Debugger <kbd>d</kbd>
-            </button>
+            </PanelToggle>
           </TurnNav>
           <div className="inspector-body" data-side={sideOpen ? 'open' : 'closed'}>
             <TurnList
@@ -200,4 +194,13 @@ function launchedAt(detail: { children: { parent_t: number | null }[] }): Map<nu
   const out = new Map<number, number>();
   for (const c of detail.children) if (c.parent_t !== null) out.set(c.parent_t, (out.get(c.parent_t) ?? 0) + 1);
   return out;
+}
+
+/** A button of the nav row that shows or hides a part of the inspector, pressed while it is shown. */
+function PanelToggle({ pressed, onClick, title, testId, children }: { pressed: boolean; onClick(): void; title: string; testId: string; children: ReactNode }) {
+  return (
+    <button type="button" className="btn panel-toggle" onClick={onClick} aria-pressed={pressed} title={title} data-testid={testId}>
+      {children}
+    </button>
+  );
 }
