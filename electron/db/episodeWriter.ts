@@ -12,6 +12,7 @@ import { ImportError } from '../importers/types.ts';
 import { vouchedWellFormed } from '../importers/wellFormedText.ts';
 import { PriceProvenanceIds, priceProvenanceOf, type PriceProvenance } from './costProvenance.ts';
 import type { Db } from './dbHandle.ts';
+import { lastActivityOf } from './lastActivity.ts';
 import { reconcile, type CostBasis, type Reconciliation } from './logTotals.ts';
 import { ModelResolver, priceTurn, type ModelPrice } from './models.ts';
 
@@ -274,6 +275,7 @@ export class EpisodeWriter {
       ),
       insertGraderCall: db.prepare(`INSERT INTO grader_calls (episode_id, model_id, tokens_in, tokens_out, cost, cost_source, text)
         VALUES (?, ?, ?, ?, ?, ?, ?)`),
+      insertActivity: db.prepare('INSERT INTO episode_activity (episode_id, last_at) VALUES (?, ?)'),
       insertEpisodeText: db.prepare('INSERT INTO episode_text (episode_id, task_text, policy_name, system_prompt, detail, outcome) VALUES (?, ?, ?, ?, ?, ?)'),
       insertMessages: db.prepare(`INSERT INTO messages (episode_id, t, seq, role, text, timestamp)
         SELECT ?, value ->> 0, key, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)`),
@@ -512,6 +514,8 @@ export class EpisodeWriter {
       started_at: ep.started_at ?? null,
     });
     const episodeId = Number(info.lastInsertRowid);
+    const lastAt = lastActivityOf(ep);
+    if (lastAt !== null) this.s.insertActivity.run(episodeId, lastAt);
     this.s.insertEpisodeText.run(
       episodeId, ep.task.text ?? null, ep.policy?.name ?? null, ep.system_prompt ?? null, episodeDetail(ep), outcomeExplanation(ep),
     );

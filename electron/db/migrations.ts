@@ -352,6 +352,54 @@ ALTER TABLE turns ADD COLUMN price_provenance_id INTEGER REFERENCES price_proven
 ALTER TABLE episode_text ADD COLUMN outcome TEXT;
 `,
   },
+  {
+    version: 10,
+    name: 'following logs as agents write them: a cursor per followed file, the folders followed, alert rules and the alerts they fired, when each episode was last active',
+    sql: `
+-- One row per file a watcher follows (issue 36). cursor: the byte just after the last complete line committed;
+-- head_hash / tail_hash: SHA-256 of up to 4 KiB at the start and just before the cursor, to tell an append from a
+-- rewrite; dev / ino as text (they overflow a double). source_id: the sources row holding the file's episodes.
+CREATE TABLE followed_files (
+  path TEXT PRIMARY KEY,
+  source_id INTEGER REFERENCES sources(id) ON DELETE SET NULL,
+  format TEXT NOT NULL,
+  dev TEXT NOT NULL,
+  ino TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  cursor INTEGER NOT NULL,
+  head_hash TEXT NOT NULL,
+  tail_hash TEXT NOT NULL,
+  mtime_ms REAL NOT NULL,
+  changed_at TEXT NOT NULL,
+  state TEXT NOT NULL
+);
+CREATE TABLE followed_roots (
+  path TEXT PRIMARY KEY,
+  added_at TEXT NOT NULL
+);
+CREATE TABLE alert_rules (
+  id INTEGER PRIMARY KEY,
+  rule TEXT NOT NULL UNIQUE,
+  enabled INTEGER NOT NULL DEFAULT 1,
+  created_at TEXT NOT NULL
+);
+-- Keyed by run and episode names, not ids: an episode rewritten by a re-import keeps the alerts it fired.
+CREATE TABLE alerts (
+  id INTEGER PRIMARY KEY,
+  run TEXT NOT NULL,
+  episode TEXT NOT NULL,
+  rule TEXT NOT NULL,
+  fired_at TEXT NOT NULL,
+  message TEXT NOT NULL,
+  UNIQUE (run, episode, rule)
+);
+-- The latest timestamp the log gives an episode (a turn's or a message's), ISO 8601 UTC; no row when it gives none.
+CREATE TABLE episode_activity (
+  episode_id INTEGER PRIMARY KEY REFERENCES episodes(id) ON DELETE CASCADE,
+  last_at TEXT NOT NULL
+);
+`,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
