@@ -23,6 +23,7 @@
  *   the messages copied with it are the parent's too; only what follows is the child's.
  * - No cost and no outcome are logged: cost comes from pricing the tokens, and the outcome stays unknown.
  */
+import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { CANONICAL_SCHEMA, CanonicalEpisode, type CanonicalTurn, type ConversationMessage, type ToolCall } from '../../shared/canonical.ts';
 import { parentFileOf, parentLinks, placeOf, type ParentLinks, type SessionPlace } from './claudeCodeLayout.ts';
@@ -30,7 +31,7 @@ import { parseSessionLine, TurnIndex, type AssistantMessage, type Envelope, type
 import { syntheticMessageOf, systemMessageOf, userMessageOf } from './claudeCodeMessages.ts';
 import { toolFamily, toolSummary } from './claudeCodeTools.ts';
 import { readLines } from './lineReader.ts';
-import { ImportError, type ImportContext, type Importer } from './types.ts';
+import { ImportError, type ImportContext, type Importer, type LineFold } from './types.ts';
 
 const FORMAT = 'claude-code';
 /** Big enough for a line holding a pasted image or a whole file read; bounds memory for a broken one. */
@@ -319,6 +320,110 @@ function parentOf(
   return forked;
 }
 
+/** A parent scan stays good while the parent file is as it was when scanned (issue 36: a followed parent grows). */
+interface HeldScan {
+  scan: ParentScan;
+  size: number;
+  mtimeMs: number;
+}
+
+function parentUnchanged(held: HeldScan): boolean {
+  if (held.scan.file === null) return false;
+  const st = statSync(held.scan.file, { throwIfNoEntry: false });
+  return st !== undefined && st.size === held.size && st.mtimeMs === held.mtimeMs;
+}
+
+async function heldScanOf(place: SessionPlace, session: string): Promise<HeldScan> {
+  const file = parentFileOf(place, session);
+  // Stat before the scan: a parent written during it reads as changed next time and is scanned again.
+  const st = file === null ? undefined : statSync(file, { throwIfNoEntry: false });
+  return { scan: await scanParentOf(place, session), size: st?.size ?? -1, mtimeMs: st?.mtimeMs ?? -1 };
+}
+
+/** One session file read line by line: `read` folds every line, the live follower folds them as they are written. */
+function sessionFold(file: string, ctx: ImportContext): LineFold {
+  const place = placeOf(file);
+  const s = new SessionAssembler(file);
+  let isAgentFile: boolean | null = place.agentId !== null ? true : null;
+  let skippedSidechain = 0;
+  let lines = 0;
+  let held: HeldScan | null = null;
+  const agentIdOf = (): string | null => place.agentId ?? (isAgentFile ? s.agentId : null);
+  return {
+    maxLineBytes: MAX_LINE_BYTES,
+
+    async line(lineNo, text) {
+      lines = lineNo;
+      const line = parseSessionLine(file, lineNo, text);
+      if (line === null || line.type === 'other') return;
+      const env = line.env;
+      isAgentFile ??= env.isSidechain === true && !!env.agentId;
+      // Sidechain lines in a session file are another agent's: they belong to its own episode, not this one.
+      if (!isAgentFile && env.isSidechain === true) {
+        skippedSidechain++;
+        return;
+      }
+      s.envelope(env);
+      // The parent is read before the sidechain's first response, so copies of its responses are known as such.
+      const session = place.sessionId ?? s.sessionId;
+      if (isAgentFile && held === null && line.type === 'assistant' && session !== null) {
+        held = await heldScanOf(place, session);
+        s.parentResponses = held.scan.links;
+      }
+      if (line.type === 'assistant') s.assistant(lineNo, env, line.message);
+      else if (line.type === 'user') s.user(env, line.message);
+      else s.system(env);
+    },
+
+    dependsOn() {
+      const session = place.sessionId ?? s.sessionId;
+      return agentIdOf() === null || session === null ? null : parentFileOf(place, session);
+    },
+
+    async episodes() {
+      if (s.turns.length === 0 && s.copied.size === 0) {
+        throw new ImportError(file, Math.max(lines, 1), 'no model calls in this session (nothing but local commands, metadata or synthetic messages)');
+      }
+      const { run, project, session } = runAndEpisode(file, place, s, ctx);
+      const agentId = agentIdOf();
+      const kind = agentId === null ? null : compactionRun(agentId) ? 'compaction' : sideQuestion(agentId) ? 'side_question' : 'subagent';
+      // Which turn launched a subagent is known once its Task result is in the parent: scanned again if the parent grew.
+      if (agentId !== null && (held === null || !parentUnchanged(held))) held = await heldScanOf(place, session);
+      const parent = agentId === null || held === null ? null : parentOf(held.scan, s, session, agentId, ctx);
+      if (s.copied.size > 0) {
+        ctx.warn(`${s.copied.size} response(s) copied from the parent session are its turns, counted there, not again in this sidechain${s.turns.length === 0 ? ' (it has no response of its own)' : ''}`);
+      }
+      if (s.synthetic > 0) ctx.warn(`${s.synthetic} local message line(s) with model "<synthetic>" (API errors, interruptions) are not model calls: not turns`);
+      if (skippedSidechain > 0) ctx.warn(`${skippedSidechain} sidechain line(s) inside the session file skipped: subagents are read from their own files`);
+      if (s.otherSessions.size > 0) ctx.warn(`lines of ${s.otherSessions.size + 1} session ids (a resumed or continued session): read as one episode`);
+
+      const candidate = {
+        schema: CANONICAL_SCHEMA,
+        run,
+        episode_id: agentId === null ? session : `${session}/agent-${agentId}`,
+        task: { id: null, type: FORMAT, category: project, text: s.prompt?.text ?? null },
+        outcome: {},
+        parent,
+        kind,
+        agent: { name: FORMAT, version: s.version },
+        started_at: s.startedAt,
+        final_messages: s.pending.length ? s.pending : null,
+        turns: s.canonicalTurns(kind === 'compaction' ? 'compaction' : null),
+      };
+      const parsed = CanonicalEpisode.safeParse(candidate);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const path = issue?.path ?? [];
+        const turn = path[0] === 'turns' && typeof path[1] === 'number' ? s.turns[path[1]] : undefined;
+        const at = turn === undefined ? 1 : path[2] === 'tokens' ? turn.usageLine : turn.line;
+        const where = path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+        throw new ImportError(file, at, `${where ? `${where}: ` : ''}${issue?.message ?? 'invalid'}`);
+      }
+      return [parsed.data];
+    },
+  };
+}
+
 export const claudeCodeImporter: Importer = {
   format: FORMAT,
   expects: 'a Claude Code session transcript: JSON Lines entries with sessionId, parentUuid, isSidechain and type',
@@ -327,71 +432,11 @@ export const claudeCodeImporter: Importer = {
     return looksLikeSession(head);
   },
 
-  async *read(file: string, ctx: ImportContext) {
-    const place = placeOf(file);
-    const s = new SessionAssembler(file);
-    let isAgentFile: boolean | null = place.agentId !== null ? true : null;
-    let skippedSidechain = 0;
-    let lines = 0;
-    let scan: ParentScan | null = null;
-    for await (const { lineNo, text } of readLines(file, { maxLineBytes: MAX_LINE_BYTES, onBytes: ctx.onBytes })) {
-      lines = lineNo;
-      const line = parseSessionLine(file, lineNo, text);
-      if (line === null || line.type === 'other') continue;
-      const env = line.env;
-      isAgentFile ??= env.isSidechain === true && !!env.agentId;
-      // Sidechain lines in a session file are another agent's: they belong to its own episode, not this one.
-      if (!isAgentFile && env.isSidechain === true) {
-        skippedSidechain++;
-        continue;
-      }
-      s.envelope(env);
-      // The parent is read before the sidechain's first response, so copies of its responses are known as such.
-      const session = place.sessionId ?? s.sessionId;
-      if (isAgentFile && scan === null && line.type === 'assistant' && session !== null) {
-        scan = await scanParentOf(place, session);
-        s.parentResponses = scan.links;
-      }
-      if (line.type === 'assistant') s.assistant(lineNo, env, line.message);
-      else if (line.type === 'user') s.user(env, line.message);
-      else s.system(env);
-    }
-    if (s.turns.length === 0 && s.copied.size === 0) {
-      throw new ImportError(file, Math.max(lines, 1), 'no model calls in this session (nothing but local commands, metadata or synthetic messages)');
-    }
-    const { run, project, session } = runAndEpisode(file, place, s, ctx);
-    const agentId = place.agentId ?? (isAgentFile ? s.agentId : null);
-    const kind = agentId === null ? null : compactionRun(agentId) ? 'compaction' : sideQuestion(agentId) ? 'side_question' : 'subagent';
-    const parent = agentId === null ? null : parentOf(scan ?? (await scanParentOf(place, session)), s, session, agentId, ctx);
-    if (s.copied.size > 0) {
-      ctx.warn(`${s.copied.size} response(s) copied from the parent session are its turns, counted there, not again in this sidechain${s.turns.length === 0 ? ' (it has no response of its own)' : ''}`);
-    }
-    if (s.synthetic > 0) ctx.warn(`${s.synthetic} local message line(s) with model "<synthetic>" (API errors, interruptions) are not model calls: not turns`);
-    if (skippedSidechain > 0) ctx.warn(`${skippedSidechain} sidechain line(s) inside the session file skipped: subagents are read from their own files`);
-    if (s.otherSessions.size > 0) ctx.warn(`lines of ${s.otherSessions.size + 1} session ids (a resumed or continued session): read as one episode`);
+  follow: sessionFold,
 
-    const candidate = {
-      schema: CANONICAL_SCHEMA,
-      run,
-      episode_id: agentId === null ? session : `${session}/agent-${agentId}`,
-      task: { id: null, type: FORMAT, category: project, text: s.prompt?.text ?? null },
-      outcome: {},
-      parent,
-      kind,
-      agent: { name: FORMAT, version: s.version },
-      started_at: s.startedAt,
-      final_messages: s.pending.length ? s.pending : null,
-      turns: s.canonicalTurns(kind === 'compaction' ? 'compaction' : null),
-    };
-    const parsed = CanonicalEpisode.safeParse(candidate);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const path = issue?.path ?? [];
-      const turn = path[0] === 'turns' && typeof path[1] === 'number' ? s.turns[path[1]] : undefined;
-      const at = turn === undefined ? 1 : path[2] === 'tokens' ? turn.usageLine : turn.line;
-      const where = path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
-      throw new ImportError(file, at, `${where ? `${where}: ` : ''}${issue?.message ?? 'invalid'}`);
-    }
-    yield parsed.data;
+  async *read(file: string, ctx: ImportContext) {
+    const fold = sessionFold(file, ctx);
+    for await (const { lineNo, text } of readLines(file, { maxLineBytes: MAX_LINE_BYTES, onBytes: ctx.onBytes })) await fold.line(lineNo, text);
+    yield* await fold.episodes();
   },
 };

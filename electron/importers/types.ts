@@ -51,4 +51,27 @@ export interface Importer {
   detect(head: string, fileName: string): boolean;
   /** Streams the file's episodes. Throws ImportError for a bad file; yields nothing from it then. */
   read(file: string, ctx: ImportContext): AsyncIterable<CanonicalEpisode>;
+  /**
+   * For a format written a line at a time as the agent works: the same reading as `read`, kept open between
+   * reads, so a followed file's new lines are read without reading it again from its start (issue 36).
+   */
+  follow?(file: string, ctx: ImportContext): LineFold;
+}
+
+/**
+ * An importer's reading of a line-oriented file, given its lines in order as the file grows. `read` of such a
+ * format is this fold over every line of the file, so a file followed line by line ends as a one-shot import of it.
+ */
+export interface LineFold {
+  /** The longest line this format takes (a longer one is the file's fault). */
+  readonly maxLineBytes: number;
+  /** The next line (numbered from 1, text without its line ending). Throws ImportError for a bad line. */
+  line(lineNo: number, text: string): Promise<void>;
+  /**
+   * The episodes as the lines so far make them; changes nothing, so it may be asked after any line. Throws
+   * ImportError when they make none yet (a session with no model call so far).
+   */
+  episodes(): Promise<CanonicalEpisode[]>;
+  /** Another file these episodes also read (a sidechain's parent session): when it changes, ask again. */
+  dependsOn(): string | null;
 }
