@@ -12,6 +12,7 @@ import { replayContract } from './apiReplay.ts';
 import { nameRecord } from './nameRecord.ts';
 import { TURN_PAGE } from './turnPage.ts';
 import { analysisContract } from './apiAnalysis.ts';
+import { liveContract } from './apiLive.ts';
 
 const id = z.number().int().nonnegative();
 const nullableNumber = z.number().nullable();
@@ -391,6 +392,7 @@ export const apiContract = {
   ...replayContract,
   ...analysisContract,
   ...estimatorContract,
+  ...liveContract,
 } as const;
 
 export type ApiContract = typeof apiContract;

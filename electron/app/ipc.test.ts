@@ -75,6 +75,10 @@ const api: RouteLensApi = {
   renameEstimator: vi.fn(async () => {
     throw new NotFoundError('not under test');
   }),
+  liveSessions: vi.fn(async () => []),
+  followedFolders: vi.fn(async () => []),
+  followFolders: vi.fn(async () => []),
+  unfollowFolder: vi.fn(async () => []),
 };
 
 const ours = (id = 1): IpcInvokeEventLike => ({ sender: { id }, senderFrame: { url: 'app://routelens/index.html#/runs', parent: null } });

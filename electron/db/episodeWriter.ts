@@ -82,6 +82,23 @@ export function episodeMessages(ep: CanonicalEpisode): string | null {
   return rows.length > 0 ? JSON.stringify(rows) : null;
 }
 
+/**
+ * What a resolved turn writes, as one string: the turn as logged (its inputs too) and what the writer derived for
+ * it (model, switch, cost, errors, candidates, target). Equal digests write equal rows.
+ */
+function turnDigest(t: ResolvedEpisode['turns'][number]): string {
+  return JSON.stringify([t.turn, t.model.id, t.prev, t.switched, t.cost, t.costSource, t.provenance, t.level, t.mask, t.errors, t.greedy?.id ?? null,
+    t.candidates.map((c) => [c.model.id, c.score]), t.target, t.detail]);
+}
+
+/** The columns of an episodes row the writer sets (episodeRow's keys), for updating a followed episode in place. */
+const EPISODE_COLUMNS = [
+  'run_id', 'ext_id', 'task_id', 'task_type', 'task_category', 'split', 'difficulty', 'final_score', 'score_lo', 'score_hi',
+  'score_norm', 'success', 'total_cost', 'logged_cost', 'grader_cost', 'n_turns', 'n_errors', 'n_switches', 'expected_steps',
+  'exit_reason', 'budget_usd', 'budget_mode', 'max_turns', 'train_step', 'source_id', 'unpriced_turns', 'parent_ext_id',
+  'parent_t', 'kind', 'agent', 'started_at',
+] as const;
+
 /** An episode already in the database under the run and id of one being written, with the file it came from. */
 interface StoredEpisode {
   id: number;
@@ -278,7 +295,12 @@ export class EpisodeWriter {
       insertActivity: db.prepare('INSERT INTO episode_activity (episode_id, last_at) VALUES (?, ?)'),
       insertEpisodeText: db.prepare('INSERT INTO episode_text (episode_id, task_text, policy_name, system_prompt, detail, outcome) VALUES (?, ?, ?, ?, ?, ?)'),
       insertMessages: db.prepare(`INSERT INTO messages (episode_id, t, seq, role, text, timestamp)
-        SELECT ?, value ->> 0, key, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)`),
+        SELECT ?, value ->> 0, key + ?, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)`),
+      updateEpisode: db.prepare(`UPDATE episodes SET ${EPISODE_COLUMNS.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id`),
+      deleteTurnsFrom: db.prepare('DELETE FROM turns WHERE episode_id = ? AND t >= ?'),
+      deleteMessagesFrom: db.prepare('DELETE FROM messages WHERE episode_id = ? AND (t >= ? OR t IS NULL)'),
+      deleteParts: ['episode_text', 'episode_activity', 'episode_models', 'episode_log_totals', 'grader_calls']
+        .map((table) => db.prepare(`DELETE FROM ${table} WHERE episode_id = ?`)),
       indexMessages: db.prepare('INSERT INTO message_fts (rowid, text) SELECT id, text FROM messages WHERE id >= ?'),
       insertTurn: db.prepare(`INSERT INTO turns (episode_id, t, model_id, prev_model_id, switched, action_type, tool,
         tokens_in, tokens_out, tokens_cached, cost, cost_source, latency_ms, propensity, error_mask, max_severity,
@@ -456,8 +478,8 @@ export class EpisodeWriter {
   }
 
   /** Inserts one episode; an episode with the same run and id is replaced (re-import of a changed file). */
-  write(logged: CanonicalEpisode, format: string, sourcePath: string, sourceId: number | null): WriteResult {
-    const r = this.resolve(logged);
+  write(logged: CanonicalEpisode, format: string, sourcePath: string, sourceId: number | null, resolved?: ResolvedEpisode): WriteResult {
+    const r = resolved ?? this.resolve(logged);
     const { ep } = r;
     const runId = this.runId(ep, format, sourcePath);
     const existing = this.s.findEpisode.get(runId, ep.episode_id) as StoredEpisode | undefined;
@@ -480,7 +502,51 @@ export class EpisodeWriter {
       this.flushText();
       this.s.deleteEpisode.run(existing.id);
     }
-    const info = this.s.insertEpisode.run({
+    const info = this.s.insertEpisode.run(this.episodeRow(r, runId, sourceId));
+    const episodeId = Number(info.lastInsertRowid);
+    this.writeParts(episodeId, r, episodeMessages(r.ep));
+    this.insertTurns(episodeId, r, 0);
+    return { episodeId, replaced: existing !== undefined, copyOf: null, repairedStrings: r.repairedStrings, reconciliation: r.reconciliation };
+  }
+
+  /**
+   * Writes an episode of a followed file (issue 36). `previous`: the digests of its turns as this writer last wrote
+   * them from the same file, or null. The turns before the first that differs stay as they are and the rest are
+   * written again, with the episode row and its sums; the rows are those `write` gives the same episode, so a
+   * followed file ends as a one-shot import of it. Anything else (no digests, another file's episode, a plan) is `write`.
+   */
+  writeFollowed(logged: CanonicalEpisode, format: string, sourcePath: string, sourceId: number, previous: readonly string[] | null): WriteResult & { digests: string[]; keptTurns: number } {
+    const r = this.resolve(logged);
+    const digests = r.turns.map(turnDigest);
+    const runId = this.runId(r.ep, format, sourcePath);
+    const existing = this.s.findEpisode.get(runId, r.ep.episode_id) as StoredEpisode | undefined;
+    const key = `${runId}\u0000${r.ep.episode_id}`;
+    const inPlace = existing !== undefined && previous !== null && existing.sourceId === sourceId && existing.nTurns === previous.length &&
+      !this.writtenInFile.has(key) && r.turns.every((t) => t.plan.length === 0);
+    if (!inPlace) return { ...this.write(logged, format, sourcePath, sourceId, r), digests, keptTurns: 0 };
+    this.writtenInFile.add(key);
+    let kept = 0;
+    while (kept < digests.length && kept < previous.length && digests[kept] === previous[kept]) kept++;
+    const id = existing.id;
+    // Deleting turn_text un-indexes it (trigger turn_text_ad): its rows must be in the index by then.
+    this.flushText();
+    this.s.deleteTurnsFrom.run(id, kept);
+    this.s.deleteMessagesFrom.run(id, kept);
+    for (const del of this.s.deleteParts) del.run(id);
+    this.s.updateEpisode.run({ ...this.episodeRow(r, runId, sourceId), id });
+    // The messages before turn `kept` reached unchanged turns (a turn's inputs are in its digest): only the rest are new.
+    const rows = JSON.parse(episodeMessages(r.ep) ?? '[]') as [number | null, ...unknown[]][];
+    const firstNew = rows.findIndex(([t]) => t === null || t >= kept);
+    const newRows = firstNew === -1 ? [] : rows.slice(firstNew);
+    this.writeParts(id, r, newRows.length ? JSON.stringify(newRows) : null, firstNew === -1 ? rows.length : firstNew);
+    this.insertTurns(id, r, kept);
+    return { episodeId: id, replaced: true, copyOf: null, repairedStrings: r.repairedStrings, reconciliation: r.reconciliation, digests, keptTurns: kept };
+  }
+
+  /** The episodes row of a resolved episode (insertEpisode's and updateEpisode's parameters). */
+  private episodeRow(r: ResolvedEpisode, runId: number, sourceId: number | null) {
+    const { ep } = r;
+    return {
       run_id: runId,
       ext_id: ep.episode_id,
       task_id: ep.task.id ?? null,
@@ -512,16 +578,22 @@ export class EpisodeWriter {
       kind: ep.kind ?? null,
       agent: r.agent,
       started_at: ep.started_at ?? null,
-    });
-    const episodeId = Number(info.lastInsertRowid);
+    };
+  }
+
+  /**
+   * Everything of an episode but its row and its turns: text, activity, per-model sums, log totals, graders, and
+   * the messages of `messages` (episodeMessages' rows, numbered from `messagesFrom`).
+   */
+  private writeParts(episodeId: number, r: ResolvedEpisode, messages: string | null, messagesFrom = 0): void {
+    const { ep } = r;
     const lastAt = lastActivityOf(ep);
     if (lastAt !== null) this.s.insertActivity.run(episodeId, lastAt);
     this.s.insertEpisodeText.run(
       episodeId, ep.task.text ?? null, ep.policy?.name ?? null, ep.system_prompt ?? null, episodeDetail(ep), outcomeExplanation(ep),
     );
-    const messages = episodeMessages(ep);
     if (messages !== null) {
-      const info = this.s.insertMessages.run(episodeId, messages);
+      const info = this.s.insertMessages.run(episodeId, messagesFrom, messages);
       // One INSERT … SELECT numbers its rows consecutively: the first is the last less the count.
       this.unindexedMessagesFrom ??= Number(info.lastInsertRowid) - info.changes + 1;
     }
@@ -559,8 +631,11 @@ export class EpisodeWriter {
         episodeId, x.model.id, x.g.tokens?.in ?? null, x.g.tokens?.out ?? null, x.cost, x.costSource, x.g.text ?? null,
       );
     }
+  }
 
-    for (const t of r.turns) {
+  /** Inserts the episode's turns from turn index `from` on, with what hangs off each turn. */
+  private insertTurns(episodeId: number, r: ResolvedEpisode, from: number): void {
+    for (const t of r.turns.slice(from)) {
       const { turn } = t;
       const turnInfo = this.s.insertTurn.run({
         episode_id: episodeId,
@@ -601,6 +676,5 @@ export class EpisodeWriter {
         for (const dep of sub.depends_on) this.s.insertPlanEdge.run(episodeId, turn.plan?.round, dep, sub.id);
       }
     }
-    return { episodeId, replaced: existing !== undefined, copyOf: null, repairedStrings: r.repairedStrings, reconciliation: rec };
   }
 }

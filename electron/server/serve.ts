@@ -13,6 +13,7 @@ import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApi, openApiDatabase } from '../services/api.ts';
 import { dispatch } from '../services/dispatch.ts';
+import { createDataEvents, type DataEvents } from '../live/dataEvents.ts';
 import type { RouteLensApi } from '../../shared/api.ts';
 import type { ClickHouseStoreUrl } from '../store/storeUrl.ts';
 
@@ -31,6 +32,8 @@ export interface ServeOptions {
 export interface RunningServer {
   url: string;
   token: string;
+  /** Whether the change timer runs (only while a window listens on /events); null on a store. */
+  readonly live?: { readonly polling: boolean } | null;
   close(): Promise<void>;
 }
 
@@ -106,15 +109,46 @@ async function readBody(req: IncomingMessage, limit: number): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** What the server answers from: a SQLite database or a ClickHouse store, and how to let go of it. */
-async function backendOf(options: ServeOptions): Promise<{ api: RouteLensApi; close(): Promise<void> }> {
+/** Where a window listens for changes (Server-Sent Events). */
+export const EVENTS_PATH = '/events';
+
+/**
+ * One window's event stream: each LiveEvent as one `data:` line of JSON (an alert's carries its id), until the
+ * window goes away; its listener goes with it, and with the last one the timer stops. A store has no events: 204
+ * tells the browser's EventSource not to come back.
+ */
+function streamEvents(req: IncomingMessage, res: ServerResponse, events: DataEvents | null): void {
+  if (!events) {
+    res.writeHead(204, { 'Cache-Control': 'no-store' });
+    return void res.end();
+  }
+  res.writeHead(200, {
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Security-Policy': CSP,
+  });
+  // After a broken connection the browser asks again in 2 s; the window then checks what it missed (sessionSlice).
+  res.write('retry: 2000\n\n');
+  const unsubscribe = events.subscribe((event) => {
+    res.write(`${event.type === 'alert' ? `id: ${event.alert.id}\n` : ''}data: ${JSON.stringify(event)}\n\n`);
+  });
+  req.once('close', unsubscribe);
+  res.once('close', unsubscribe);
+}
+
+/**
+ * What the server answers from: a SQLite database or a ClickHouse store, how to let go of it, and what its windows
+ * hear when it changes (`events`: a SQLite database only; nothing follows files into a store).
+ */
+async function backendOf(options: ServeOptions): Promise<{ api: RouteLensApi; events: DataEvents | null; close(): Promise<void> }> {
   if (options.store) {
     // Loaded only for a store: serving a SQLite file starts as fast as before.
     const { ClickHouseStore } = await import('../store/clickhouse/schema/connection.ts');
     const { createStoreApi } = await import('../services/storeApi.ts');
     const store = new ClickHouseStore(options.store);
     try {
-      return { api: await createStoreApi(store), close: () => store.close() };
+      return { api: await createStoreApi(store), events: null, close: () => store.close() };
     } catch (e) {
       await store.close();
       throw e;
@@ -123,9 +157,12 @@ async function backendOf(options: ServeOptions): Promise<{ api: RouteLensApi; cl
   if (!options.dbPath) throw new TypeError('serve needs a database or a store');
   // Read-only: serve starts and answers while another process imports; its own writes open their own connection.
   const db = openApiDatabase(options.dbPath);
+  const events = createDataEvents(db);
   return {
     api: createApi(db, options.dbPath),
+    events,
     close: async () => {
+      events.close();
       db.close();
     },
   };
@@ -159,7 +196,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? randomBytes(24).toString('hex');
   const staticDir = resolve(options.staticDir ?? defaultStaticDir);
-  const { api, close: closeBackend } = await backendOf(options);
+  const { api, events, close: closeBackend } = await backendOf(options);
   let allowedHosts: Set<string> = new Set();
   let allowedOrigins: Set<string> = new Set();
 
@@ -201,6 +238,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     if (!sameToken(presented, token)) {
       return send(res, 401, 'RouteLens: open the URL that `routelens serve` printed (it carries the access token).');
     }
+    if (url.pathname === EVENTS_PATH && req.method === 'GET') return streamEvents(req, res, events);
     if (url.pathname.startsWith('/api/')) {
       if (req.method !== 'POST') return send(res, 405, 'use POST');
       let payload: unknown;
@@ -235,6 +273,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   return {
     url: `http://127.0.0.1:${port}/?token=${token}`,
     token,
+    live: events,
     close: () =>
       new Promise<void>((done) => {
         server.closeAllConnections();

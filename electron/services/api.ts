@@ -32,6 +32,7 @@ import { compareServices } from './compareService.ts';
 import { replayServices } from './replayService.ts';
 import { analysisServices, analysisThreadFor } from './analysisService.ts';
 import { WriteQueue } from './writeQueue.ts';
+import { liveServices } from '../live/liveServices.ts';
 
 /** `linesOf`: how a long episode's lines are read (createApi keeps the last episode's, so its pages cost no re-read). */
 export function episodeDetail(db: Db, episodeId: number, around?: number, linesOf: (id: number) => EpisodeLines = (id) => episodeLines(db, id)): EpisodeDetail {
@@ -204,9 +205,10 @@ export function dataVersionOf(db: Db): () => number {
  * Writes never use it: import jobs open their own connection, estimator jobs write from a worker, and all
  * of them take turns in one WriteQueue for `path`.
  */
-export function createApi(db: Db, path = db.name): RouteLensApi {
+export function createApi(db: Db, path = db.name, options: { writes?: WriteQueue } = {}): RouteLensApi {
   const memory = db.memory || path === '' || path === ':memory:';
-  const writes = new WriteQueue(memory ? null : path);
+  // `serve` passes its queue: the folder follower it starts writes in the same turns.
+  const writes = options.writes ?? new WriteQueue(memory ? null : path);
   const jobs = new ImportJobs(db, path, writes);
   const thread = analysisThreadFor(db, path);
   const count = (table: string): number => db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
@@ -243,5 +245,6 @@ export function createApi(db: Db, path = db.name): RouteLensApi {
     ...replayServices(db, thread),
     ...analysisServices(db, thread),
     ...estimatorServices(db, path, writes),
+    ...liveServices(db, path, writes),
   };
 }

@@ -32,6 +32,7 @@ const NOT_ON_STORE: Record<string, string> = {
   replay: 'the policy lab', policyDiff: 'the policy lab', episodePolicyChoices: 'the policy lab', exportFrontierFigure: 'the policy lab',
   startEstimatorJob: 'training and scoring estimators', estimatorJobStatus: 'training and scoring estimators',
   cancelEstimatorJob: 'training and scoring estimators', setEstimatorInUse: 'estimators', renameEstimator: 'estimators', whatIf: 'what-if',
+  followedFolders: 'following folders', followFolders: 'following folders', unfollowFolder: 'following folders',
 };
 
 /** The message a window shows for a call the store does not answer (one line, the way out included). */
@@ -65,6 +66,8 @@ export async function createStoreApi(store: ClickHouseStore): Promise<RouteLensA
       store: 'clickhouse',
     }),
     listRuns: async () => listRunsOnStore(store),
+    // Nothing follows files into a store: no session on it is live.
+    liveSessions: async () => [],
     listModels: async () => listModelsOnStore(store),
     queryEpisodes: async (input) => queryEpisodesOnStore(store, EpisodeQuery.parse(input)),
     // The store reads a long episode whole and pages it here: its rows stay on the server, not in one answer.

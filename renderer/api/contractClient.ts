@@ -58,5 +58,9 @@ export function contractClient(transport: Transport): RouteLensApi {
     compare: checked('compare', apiContract.compare.output),
     exportCompareFigure: checked('exportCompareFigure', apiContract.exportCompareFigure.output),
     exportFrontierFigure: checked('exportFrontierFigure', apiContract.exportFrontierFigure.output),
+    liveSessions: checked('liveSessions', apiContract.liveSessions.output),
+    followedFolders: checked('followedFolders', apiContract.followedFolders.output),
+    followFolders: checked('followFolders', apiContract.followFolders.output),
+    unfollowFolder: checked('unfollowFolder', apiContract.unfollowFolder.output),
   };
 }
