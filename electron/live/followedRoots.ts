@@ -17,7 +17,7 @@ export function checkedFolder(path: string): string {
   const trimmed = path.trim();
   if (!isAbsolute(trimmed)) throw new InputError(`${JSON.stringify(trimmed)} is not an absolute path: give the whole path of the folder`);
   const folder = resolve(trimmed);
-  let isFolder = false;
+  let isFolder: boolean;
   try {
     isFolder = statSync(folder).isDirectory();
   } catch {

@@ -1,6 +1,7 @@
 // Issue 36 item 3: an open window hears about writes without a reload. serve's /events stream says 'data' when
 // another connection commits (here an import, as a CLI import or `routelens watch` would) and 'alert' for each new
 // row of `alerts`; the timer behind it runs only while a window listens.
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +9,6 @@ import { LiveEvent } from '../../shared/apiLive.ts';
 import { openDatabase } from '../db/database.ts';
 import { importPaths } from '../importers/pipeline.ts';
 import { useSuiteTempDir } from '../testing/tmp.ts';
-import { writeFileSync } from 'node:fs';
 import { EVENTS_PATH, startServer, type RunningServer } from './serve.ts';
 
 const example = fileURLToPath(new URL('../../fixtures/canonical/example.jsonl', import.meta.url));
@@ -32,13 +32,14 @@ function listen(signal: AbortSignal) {
   const opened = fetch(url, { headers: { 'x-routelens-token': server.token }, signal }).then(async (res) => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    const reader = (res.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
     let buffered = '';
     void (async () => {
       for (;;) {
         const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
         if (done) return;
-        buffered += value;
+        buffered += decoder.decode(value, { stream: true });
         let end: number;
         while ((end = buffered.indexOf('\n\n')) >= 0) {
           const block = buffered.slice(0, end);
