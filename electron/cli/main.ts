@@ -48,6 +48,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
     load: () => import('./export.ts'),
   },
   doctor: { summary: 'check a database for damage (full integrity check) and say what can be recovered', load: () => import('./doctor.ts') },
+  alerts: { summary: 'add, remove and list alert rules (rate>5/h, model~opus streak>20, errors>=3 in 5) and the alerts they fired', load: () => import('./alerts.ts') },
 };
 
 /** The commands that take `--store URL` so far; the others say so and ask for `--db FILE`. */
