@@ -31,6 +31,21 @@ export class FakeWebContents extends Emitter {
   }
 }
 
+/** Electron's Notification: records what was shown; `supported` as a desktop without a notification daemon would say. */
+export class FakeNotification extends Emitter {
+  static supported = true;
+  static shown: FakeNotification[] = [];
+  static isSupported(): boolean {
+    return FakeNotification.supported;
+  }
+  constructor(readonly options: { title: string; body: string }) {
+    super();
+  }
+  show(): void {
+    FakeNotification.shown.push(this);
+  }
+}
+
 export class FakeWindow extends Emitter {
   static all: FakeWindow[] = [];
   readonly webContents = new FakeWebContents();
@@ -132,6 +147,7 @@ function createFake() {
       showErrorBox: vi.fn(),
     },
     shell: { openExternal: vi.fn(async () => undefined) },
+    Notification: FakeNotification,
   };
   return { module, app, ipcHandlers, session, protocolHandlers, menu, ready: () => resolveReady() };
 }

@@ -13,6 +13,7 @@ import {
   dialog,
   ipcMain,
   Menu,
+  Notification,
   protocol,
   session,
   shell,
@@ -23,6 +24,8 @@ import type { RouteLensApi } from '../../shared/api.ts';
 import type { Db } from '../db/dbHandle.ts';
 import { buildDemo } from '../demo.ts';
 import { createApi, openApiDatabase } from '../services/api.ts';
+import { createDataEvents, type DataEvents } from '../live/dataEvents.ts';
+import { forwardLiveEvents, LIVE_EVENT_CHANNEL } from './liveEvents.ts';
 import { chooseDatabase, dbArg, type DbChoice } from './dbPath.ts';
 import { createSenderCheck, registerApiHandlers } from './ipc.ts';
 import {
@@ -43,7 +46,7 @@ const RENDERER_DIR = join(appRoot, 'dist', 'renderer');
 
 let mainWindow: BrowserWindow | null = null;
 let status: StatusPage | null = null;
-let current: { db: Db; path: string; api: RouteLensApi } | null = null;
+let current: { db: Db; path: string; api: RouteLensApi; events: DataEvents; stopForwarding: () => void } | null = null;
 let lastStatusLoad = 0;
 
 /** The packaged app cannot write inside its own bundle: its demo database lives in the user-data folder. */
@@ -55,8 +58,29 @@ function demoPath(): string {
 function openDb(path: string): void {
   const db = openApiDatabase(path);
   const previous = current;
-  current = { db, path, api: createApi(db, path) };
-  previous?.db.close();
+  const events = createDataEvents(db);
+  // The window hears the database change (an import, `routelens watch`), and each new alert also as a notification.
+  const stopForwarding = forwardLiveEvents(
+    events,
+    (event) => {
+      if (mainWindow && !mainWindow.isDestroyed()) mainWindow.webContents.send(LIVE_EVENT_CHANNEL, event);
+    },
+    Notification,
+    () => {
+      if (!mainWindow || mainWindow.isDestroyed()) return;
+      if (mainWindow.isMinimized()) mainWindow.restore();
+      mainWindow.focus();
+    },
+  );
+  current = { db, path, api: createApi(db, path), events, stopForwarding };
+  closeCurrent(previous);
+}
+
+function closeCurrent(open: typeof current): void {
+  if (!open) return;
+  open.stopForwarding();
+  open.events.close();
+  open.db.close();
 }
 
 function currentApi(): RouteLensApi {
@@ -241,7 +265,7 @@ if (!app.requestSingleInstanceLock()) {
   });
   app.on('window-all-closed', () => app.quit());
   app.on('will-quit', () => {
-    current?.db.close();
+    closeCurrent(current);
     current = null;
   });
   app.whenReady().then(start).catch(fatal);

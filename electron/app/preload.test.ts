@@ -4,11 +4,13 @@ import { API_NAMES } from '../../shared/api.ts';
 const bridge = vi.hoisted(() => ({
   exposed: new Map<string, unknown>(),
   invoke: vi.fn(async (_channel: string, _input: unknown): Promise<unknown> => ({ ok: true })),
+  on: vi.fn(),
+  removeListener: vi.fn(),
 }));
 
 vi.mock('electron', () => ({
   contextBridge: { exposeInMainWorld: (key: string, value: unknown) => bridge.exposed.set(key, value) },
-  ipcRenderer: { invoke: bridge.invoke, send: vi.fn(), on: vi.fn() },
+  ipcRenderer: { invoke: bridge.invoke, send: vi.fn(), on: bridge.on, removeListener: bridge.removeListener },
 }));
 
 let routelens: Record<string, (input?: unknown) => Promise<unknown>>;
@@ -19,8 +21,22 @@ beforeAll(async () => {
 });
 
 describe('preload', () => {
-  it('exposes window.routelens and nothing else', () => {
-    expect([...bridge.exposed.keys()]).toEqual(['routelens']);
+  it('exposes window.routelens and the live events, nothing else', () => {
+    expect([...bridge.exposed.keys()]).toEqual(['routelens', 'routelensLive']);
+  });
+
+  it('hands the window live events on their one channel, the payload without the IPC event, until it stops listening', () => {
+    const live = bridge.exposed.get('routelensLive') as { onEvent(l: (p: unknown) => void): () => void };
+    expect(Object.keys(live)).toEqual(['onEvent']);
+    expect(Object.isFrozen(live)).toBe(true);
+    const heard: unknown[] = [];
+    const stop = live.onEvent((p) => heard.push(p));
+    const [channel, forward] = bridge.on.mock.calls.at(-1) as unknown as [string, (event: unknown, payload: unknown) => void];
+    expect(channel).toBe('routelens-live:event');
+    forward({ sender: 'ipc internals' }, { type: 'data', version: 3 });
+    expect(heard).toEqual([{ type: 'data', version: 3 }]);
+    stop();
+    expect(bridge.removeListener).toHaveBeenCalledWith('routelens-live:event', forward);
   });
 
   it('exposes exactly one function per API call, no ipcRenderer, no generic invoke', () => {

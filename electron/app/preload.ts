@@ -7,6 +7,7 @@
 import { contextBridge, ipcRenderer } from 'electron';
 import type { RouteLensApi } from '../../shared/api.ts';
 import { channelOf, IPC_API_NAMES, ipcErrorMessage } from './channels.ts';
+import { LIVE_EVENT_CHANNEL } from './liveEvents.ts';
 
 export type Invoke = (channel: string, input: unknown) => Promise<unknown>;
 
@@ -27,4 +28,25 @@ export function createBridge(invoke: Invoke): RouteLensApi {
   return Object.freeze(Object.fromEntries(entries)) as RouteLensApi;
 }
 
+/** The parts of `ipcRenderer` the live bridge uses. */
+export interface LiveIpc {
+  on(channel: string, listener: (event: unknown, payload: unknown) => void): unknown;
+  removeListener(channel: string, listener: (event: unknown, payload: unknown) => void): unknown;
+}
+
+/**
+ * `window.routelensLive`: what the main process says when the database changes (liveEvents.ts), on its one channel.
+ * The renderer gets the payload alone, never the IPC event (it would carry `sender`), and validates it itself.
+ */
+export function createLiveBridge(ipc: LiveIpc): { onEvent(listener: (payload: unknown) => void): () => void } {
+  return Object.freeze({
+    onEvent(listener: (payload: unknown) => void) {
+      const forward = (_event: unknown, payload: unknown): void => listener(payload);
+      ipc.on(LIVE_EVENT_CHANNEL, forward);
+      return () => void ipc.removeListener(LIVE_EVENT_CHANNEL, forward);
+    },
+  });
+}
+
 contextBridge.exposeInMainWorld('routelens', createBridge((channel, input) => ipcRenderer.invoke(channel, input)));
+contextBridge.exposeInMainWorld('routelensLive', createLiveBridge(ipcRenderer));
