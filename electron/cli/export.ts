@@ -18,6 +18,7 @@ import { FontNotFoundError } from '../export/fonts.ts';
 import { listModels } from '../db/models.ts';
 import { storeUrlOf, type ClickHouseStoreUrl } from '../store/storeUrl.ts';
 import { openCheckedStore, STORE_OPTION } from './storeAccess.ts';
+import { dataExportRedactor, REDACT_OPTIONS, reportRedaction } from './redactFlags.ts';
 
 /** Where an export's numbers come from: a SQLite file, or a ClickHouse store (the same request, pushed down). */
 interface AnalysisSource {
@@ -51,7 +52,7 @@ function isFolder(path: string): boolean {
 export const command: Command = {
   usage:
     `routelens export ${ANALYSIS_IDS.join('|')} --db FILE|--store URL --out FIG.svg|.png|.pdf|.csv|FOLDER [--format svg|png|pdf|csv] [--run NAME...] [--draw RUN...] [--split NAME[,NAME]] [--episode ID] ` +
-    '[--theme light|dark] [--width PX] [--scale N] [--dpi N] [--min-n N] [--reference RUN] [--rho MODEL=R,...]\n\n' +
+    '[--theme light|dark] [--width PX] [--scale N] [--dpi N] [--min-n N] [--reference RUN] [--rho MODEL=R,...] [--redact-secrets] [--redact REGEX...]\n\n' +
     `  The format is --out's extension; with --out a folder, --format gives it and the file is named after the\n` +
     `  analysis, the runs and today (switch-cost_run-a+run-b_2026-11-24.png). The figure carries its title,\n` +
     `  runs and export date in a caption on top. PNG is 2× the figure's size unless --scale or --dpi is given\n` +
@@ -59,11 +60,14 @@ export const command: Command = {
     '  targets needs --episode; plan-dag with --episode draws that episode\'s DAGs.\n' +
     '  --split: only episodes of these splits (train, val, test_id, ood_test, …; the groups id and ood).\n' +
     `  --draw: the runs drawn (at most ${SIDE_BY_SIDE_MAX}) when more are selected than a figure draws; by default\n` +
-    '  those with the most scored episodes, as in the window. The figure names the runs it leaves out.',
+    '  those with the most scored episodes, as in the window. The figure names the runs it leaves out.\n' +
+    '  --redact-secrets (.csv only): keys, tokens and home-folder user names in the text cells (run, model, episode\n' +
+    '  and task names) become placeholders; off by default, as the data is mostly numbers. --redact REGEX adds a\n' +
+    '  pattern and turns it on. What was redacted is printed to stderr.',
   options: {
     db: { type: 'string' }, ...STORE_OPTION, out: { type: 'string' }, format: { type: 'string' }, run: { type: 'string', multiple: true }, draw: { type: 'string', multiple: true }, split: { type: 'string' }, episode: { type: 'string' },
     theme: { type: 'string' }, width: { type: 'string' }, scale: { type: 'string' }, dpi: { type: 'string' },
-    'min-n': { type: 'string' }, reference: { type: 'string' }, rho: { type: 'string' },
+    'min-n': { type: 'string' }, reference: { type: 'string' }, rho: { type: 'string' }, ...REDACT_OPTIONS,
   },
   allowPositionals: true,
   async run(values, positionals) {
@@ -92,6 +96,8 @@ export const command: Command = {
     if (scale !== undefined && dpi !== undefined) throw new UsageError('give --scale or --dpi, not both');
     if ((scale !== undefined || dpi !== undefined) && format.data !== 'png') throw new UsageError('--scale and --dpi apply to .png only');
     const minN = values['min-n'] === undefined ? undefined : intFlag(values, 'min-n', 1, 1);
+    const redactor = dataExportRedactor(values);
+    if (redactor !== undefined && format.data !== 'csv') throw new UsageError('--redact-secrets and --redact apply to .csv (a figure\'s data)');
     const request: AnalysisRequest = {
       id: id.data,
       runs: (values.run as string[] | undefined) ?? [],
@@ -114,6 +120,8 @@ export const command: Command = {
       }
       let file;
       try {
+        // Every string of the response is a name or id some CSV cell may carry; the numbers stay as they are.
+        if (redactor !== undefined) response = redactor.value(response);
         file = await figureFile(response, { format: format.data, theme, width, scale, dpi, modelColor: modelColorFrom(await source.models()) });
       } catch (e) {
         // No font on this machine: the user can fix that (the message says how), so it is not our bug.
@@ -124,6 +132,7 @@ export const command: Command = {
       const path = folder ? join(out, file.filename) : out;
       writeFileSync(path, file.data);
       err(`wrote ${path} (${format.data}, ${file.data.length.toLocaleString('en-US')} bytes)`);
+      reportRedaction(redactor);
       return 0;
     } finally {
       await source.close();

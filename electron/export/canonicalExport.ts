@@ -20,6 +20,7 @@ import {
 } from '../../shared/canonical.ts';
 import { severityFromLevel } from '../../shared/formulas.ts';
 import { nameRecord } from '../../shared/nameRecord.ts';
+import type { Redactor } from '../../shared/redact.ts';
 import type { Db } from '../db/dbHandle.ts';
 import { storedOutcome } from '../db/storedOutcome.ts';
 
@@ -306,9 +307,15 @@ function episodeOf(e: EpisodeRowRaw, page: Page): CanonicalEpisode {
 
 /**
  * Writes every episode of `db` to `out` (through `out.partial`, renamed when complete: a failed export leaves no
- * half-written file under the name). Throws RangeError for a path it cannot write.
+ * half-written file under the name). Throws RangeError for a path it cannot write. With `redactor`, every string
+ * of each episode (text, names, ids alike; keys stay) goes through it before the line is checked and written.
  */
-export async function exportCanonical(db: Db, out: string, progress?: (episodes: number, total: number) => void): Promise<CanonicalExportReport> {
+export async function exportCanonical(
+  db: Db,
+  out: string,
+  progress?: (episodes: number, total: number) => void,
+  redactor?: Redactor,
+): Promise<CanonicalExportReport> {
   const file = resolve(out);
   if (existsSync(file) && statSync(file).isDirectory()) throw new RangeError(`${out}: is a folder (give the file to write)`);
   if (!existsSync(dirname(file)) || !statSync(dirname(file)).isDirectory()) throw new RangeError(`${out}: no such folder ${dirname(file)}`);
@@ -330,7 +337,7 @@ export async function exportCanonical(db: Db, out: string, progress?: (episodes:
       const page = readPage(s, rows.map((r) => r.id));
       let chunk = '';
       for (const e of rows) {
-        const ep = episodeOf(e, page);
+        const ep = redactor === undefined ? episodeOf(e, page) : redactor.value(episodeOf(e, page));
         // A line this export writes must import: anything else is RouteLens's bug, reported as such (exit 2).
         const checked = parseCanonicalEpisode(ep);
         if (!checked.success) throw new Error(`episode "${e.ext_id}" of run "${e.run}" would not re-import: ${describeIssue(checked.error)}`);

@@ -14,6 +14,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmdirSync,
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
+import type { Redactor } from '../../shared/redact.ts';
 import type { Db } from '../db/dbHandle.ts';
 
 type Kind = 'VARCHAR' | 'BIGINT' | 'DOUBLE' | 'BOOLEAN';
@@ -121,8 +122,16 @@ export interface ParquetReport {
   tables: Record<string, number>;
 }
 
-/** Writes every table under `outDir` (which must be empty or absent); `onProgress` gets rows written so far. */
-export async function exportParquet(db: Db, outDir: string, onProgress?: (table: string, rows: number) => void): Promise<ParquetReport> {
+/**
+ * Writes every table under `outDir` (which must be empty or absent); `onProgress` gets rows written so far. With
+ * `redactor`, every VARCHAR cell goes through it, the run's name too (before it becomes a folder name).
+ */
+export async function exportParquet(
+  db: Db,
+  outDir: string,
+  onProgress?: (table: string, rows: number) => void,
+  redactor?: Redactor,
+): Promise<ParquetReport> {
   const out = resolve(outDir);
   if (existsSync(out)) {
     if (!statSync(out).isDirectory()) throw new RangeError(`${outDir}: is a file (export-data writes into an empty or new folder)`);
@@ -141,7 +150,7 @@ export async function exportParquet(db: Db, outDir: string, onProgress?: (table:
     const instance = await DuckDBInstance.create(join(scratch, 'export.duckdb'));
     const con = await instance.connect();
     try {
-      for (const [name, spec] of Object.entries(PARQUET_TABLES)) report.tables[name] = await writeTable(db, con, name, spec, join(staging, name), onProgress);
+      for (const [name, spec] of Object.entries(PARQUET_TABLES)) report.tables[name] = await writeTable(db, con, name, spec, join(staging, name), onProgress, redactor);
     } finally {
       con.closeSync();
       instance.closeSync();
@@ -162,20 +171,29 @@ export async function exportParquet(db: Db, outDir: string, onProgress?: (table:
 }
 
 /** One table into `target`, one Parquet file per run; returns its row count. */
-async function writeTable(db: Db, con: DuckDBConnection, name: string, spec: TableSpec, target: string, onProgress?: (table: string, rows: number) => void): Promise<number> {
+async function writeTable(
+  db: Db,
+  con: DuckDBConnection,
+  name: string,
+  spec: TableSpec,
+  target: string,
+  onProgress?: (table: string, rows: number) => void,
+  redactor?: Redactor,
+): Promise<number> {
   // Every spec's first column is the run: `run` becomes the partition (folder) value, `run_name` the name in full.
   const [, ...rest] = spec.columns;
   await con.run(`CREATE TABLE ${name} (run VARCHAR, run_name VARCHAR, ${rest.map(([c, k]) => `${c} ${k}`).join(', ')})`);
   const appender = await con.createAppender(name);
   const partitions = new Map<string, string>();
   let n = 0;
+  const text = (v: unknown): unknown => (redactor !== undefined && typeof v === 'string' ? redactor.text(v) : v);
   for (const row of db.prepare(spec.sql).raw().iterate() as Iterable<unknown[]>) {
-    const run = String(row[0]);
+    const run = String(text(row[0]));
     let partition = partitions.get(run);
     if (partition === undefined) partitions.set(run, (partition = partitionValue(run)));
     appender.appendVarchar(partition);
     appender.appendVarchar(run);
-    rest.forEach(([, kind], i) => append(appender, kind, row[i + 1]));
+    rest.forEach(([, kind], i) => append(appender, kind, kind === 'VARCHAR' ? text(row[i + 1]) : row[i + 1]));
     appender.endRow();
     if (++n % 100_000 === 0) {
       appender.flushSync();
