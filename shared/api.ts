@@ -12,6 +12,7 @@ import { replayContract } from './apiReplay.ts';
 import { nameRecord } from './nameRecord.ts';
 import { TURN_PAGE } from './turnPage.ts';
 import { analysisContract } from './apiAnalysis.ts';
+import { alertsContract } from './apiAlerts.ts';
 import { liveContract } from './apiLive.ts';
 
 const id = z.number().int().nonnegative();
@@ -393,6 +394,7 @@ export const apiContract = {
   ...analysisContract,
   ...estimatorContract,
   ...liveContract,
+  ...alertsContract,
 } as const;
 
 export type ApiContract = typeof apiContract;

@@ -79,6 +79,10 @@ const api: RouteLensApi = {
   followedFolders: vi.fn(async () => []),
   followFolders: vi.fn(async () => []),
   unfollowFolder: vi.fn(async () => []),
+  alertRules: vi.fn(async () => []),
+  setAlertRule: vi.fn(async () => []),
+  removeAlertRule: vi.fn(async () => []),
+  alerts: vi.fn(async () => []),
 };
 
 const ours = (id = 1): IpcInvokeEventLike => ({ sender: { id }, senderFrame: { url: 'app://routelens/index.html#/runs', parent: null } });

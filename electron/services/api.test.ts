@@ -48,6 +48,7 @@ describe('API contract through dispatch', () => {
         runs: ['run-a'], format: 'pdf',
       },
       liveSessions: {}, followedFolders: {}, followFolders: { paths: [tempDir()] }, unfollowFolder: { path: tempDir() },
+      alertRules: {}, setAlertRule: { rule: 'model ~ Opus streak > 20' }, removeAlertRule: { rule: 'model~opus streak>20' }, alerts: {},
     };
     for (const name of API_NAMES) {
       const r = await call(name, inputs[name]);
@@ -71,6 +72,16 @@ describe('API contract through dispatch', () => {
     expect(await call('renameEstimator', { estimatorId: id, name: '   ' })).toMatchObject({ ok: false, error: { kind: 'input' } });
     expect(await call('renameEstimator', { estimatorId: id, name: 'a\u202Eb' })).toMatchObject({ ok: false, error: { kind: 'input' } });
     expect(await call('renameEstimator', { estimatorId: 99999, name: 'x' })).toMatchObject({ ok: false, error: { kind: 'not_found' } });
+  });
+
+  it('alert rules: saved in their canonical spelling through the write queue; a wrong rule is an input error with the parser message', async () => {
+    expect(await call('setAlertRule', { rule: 'rate > 5/h' })).toMatchObject({ ok: true, value: [{ rule: 'rate>5/h', enabled: true, error: null }] });
+    expect(await call('setAlertRule', { rule: 'rate>5/h', enabled: false })).toMatchObject({ ok: true, value: [{ rule: 'rate>5/h', enabled: false }] });
+    expect(await call('setAlertRule', { rule: 'rate>5/x' })).toEqual({
+      ok: false, error: { kind: 'input', message: 'setAlertRule: rule "rate>5/x": column 8: expected a time unit after "/" (m, h or d), found "x"' },
+    });
+    expect(await call('removeAlertRule', { rule: 'rate > 5/h' })).toEqual({ ok: true, value: [] });
+    expect(await call('removeAlertRule', { rule: 'rate>5/h' })).toMatchObject({ ok: false, error: { kind: 'not_found' } });
   });
 
   it('says not_found for an episode that does not exist', async () => {

@@ -33,6 +33,7 @@ import { replayServices } from './replayService.ts';
 import { analysisServices, analysisThreadFor } from './analysisService.ts';
 import { WriteQueue } from './writeQueue.ts';
 import { liveServices } from '../live/liveServices.ts';
+import { alertServices } from './alertService.ts';
 
 /** `linesOf`: how a long episode's lines are read (createApi keeps the last episode's, so its pages cost no re-read). */
 export function episodeDetail(db: Db, episodeId: number, around?: number, linesOf: (id: number) => EpisodeLines = (id) => episodeLines(db, id)): EpisodeDetail {
@@ -246,5 +247,6 @@ export function createApi(db: Db, path = db.name, options: { writes?: WriteQueue
     ...analysisServices(db, thread),
     ...estimatorServices(db, path, writes),
     ...liveServices(db, path, writes),
+    ...alertServices(db, path, writes),
   };
 }

@@ -33,6 +33,7 @@ const NOT_ON_STORE: Record<string, string> = {
   startEstimatorJob: 'training and scoring estimators', estimatorJobStatus: 'training and scoring estimators',
   cancelEstimatorJob: 'training and scoring estimators', setEstimatorInUse: 'estimators', renameEstimator: 'estimators', whatIf: 'what-if',
   followedFolders: 'following folders', followFolders: 'following folders', unfollowFolder: 'following folders',
+  setAlertRule: 'alert rules', removeAlertRule: 'alert rules',
 };
 
 /** The message a window shows for a call the store does not answer (one line, the way out included). */
@@ -68,6 +69,9 @@ export async function createStoreApi(store: ClickHouseStore): Promise<RouteLensA
     listRuns: async () => listRunsOnStore(store),
     // Nothing follows files into a store: no session on it is live.
     liveSessions: async () => [],
+    // No watcher writes into a store, so no rule is evaluated there: none to list, none fired.
+    alertRules: async () => [],
+    alerts: async () => [],
     listModels: async () => listModelsOnStore(store),
     queryEpisodes: async (input) => queryEpisodesOnStore(store, EpisodeQuery.parse(input)),
     // The store reads a long episode whole and pages it here: its rows stay on the server, not in one answer.

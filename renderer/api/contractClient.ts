@@ -62,5 +62,9 @@ export function contractClient(transport: Transport): RouteLensApi {
     followedFolders: checked('followedFolders', apiContract.followedFolders.output),
     followFolders: checked('followFolders', apiContract.followFolders.output),
     unfollowFolder: checked('unfollowFolder', apiContract.unfollowFolder.output),
+    alertRules: checked('alertRules', apiContract.alertRules.output),
+    setAlertRule: checked('setAlertRule', apiContract.setAlertRule.output),
+    removeAlertRule: checked('removeAlertRule', apiContract.removeAlertRule.output),
+    alerts: checked('alerts', apiContract.alerts.output),
   };
 }
