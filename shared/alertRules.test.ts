@@ -1,6 +1,6 @@
 // The alert rule grammar and its evaluation, with worked examples (docs/alerts.md states the same rules).
 import { describe, expect, it } from 'vitest';
-import { evaluateRule, parseRule, type AlertCall, type AlertRule } from './alertRules.ts';
+import { describeRule, evaluateRule, parseRule, type AlertCall, type AlertRule } from './alertRules.ts';
 
 function rule(text: string): AlertRule {
   const parsed = parseRule(text);
@@ -66,6 +66,22 @@ describe('parseRule', () => {
       const parsed = parseRule(text);
       expect(parsed.ok ? `parsed as ${parsed.text}` : parsed.error, text).toBe(error);
     }
+  });
+
+  it('says in words what a rule watches for', () => {
+    expect(['rate>5/h', 'rate>=0.5/m in 30m', 'cost>10', 'model~opus streak>20', 'streak>=50', 'errors>=3 in 5', 'errors>2 in 10m', 'errors=0', 'calls<=200', 'model~opus switches>1']
+      .map((text) => describeRule(rule(text)))).toEqual([
+      'spend of more than $5/h over the last 10 min',
+      'spend of at least $0.50/m over the last 30 min',
+      'more than $10 spent so far',
+      'more than 20 calls in a row to models matching "opus"',
+      'at least 50 calls in a row to one model',
+      'at least 3 calls with errors within 5 calls in a row',
+      'more than 2 calls with errors in the last 10 min',
+      'exactly 0 calls with errors so far',
+      'at most 200 calls',
+      'more than 1 model switch onto models matching "opus"',
+    ]);
   });
 
   it('gives the column as a number for the editor to point at', () => {

@@ -457,3 +457,29 @@ export function evaluateRule(rule: AlertRule, calls: readonly AlertCall[], now: 
   if (cmp === '<' && m.known >= limit) return { outcome: 'quiet', message };
   return { outcome: 'unknown', message: `cannot tell: ${message}` };
 }
+
+const CMP_WORDS: Record<Comparator, string> = { '>': 'more than', '>=': 'at least', '<': 'less than', '<=': 'at most', '=': 'exactly' };
+const amountText = (x: number): string => (Number.isInteger(x) ? `$${x}` : Number.isInteger(Math.round(x * 1e6) / 1e4) ? `$${x.toFixed(2)}` : usdText(x));
+
+/** What a rule watches for, in words (the rule editor shows it under the rule as it is typed). */
+export function describeRule(rule: AlertRule): string {
+  const c = rule.condition;
+  const cmp = CMP_WORDS[c.cmp];
+  const to = rule.model === null ? '' : ` to models matching "${rule.model}"`;
+  switch (c.measure) {
+    case 'rate':
+      return `spend${to} of ${cmp} ${amountText(c.usd)}/${c.per} over the last ${durationWords(c.window)}`;
+    case 'cost':
+      return `${cmp} ${amountText(c.usd)} spent${to} so far`;
+    case 'calls':
+      return `${cmp} ${plural(c.n, 'call')}${to}`;
+    case 'streak':
+      return `${cmp} ${plural(c.n, 'call')} in a row${rule.model === null ? ' to one model' : to}`;
+    case 'switches':
+      return `${cmp} ${plural(c.n, 'model switch', 'model switches')}${rule.model === null ? '' : ` onto models matching "${rule.model}"`}`;
+    case 'errors': {
+      const within = c.within === null ? ' so far' : 'calls' in c.within ? ` within ${plural(c.within.calls, 'call')} in a row` : ` in the last ${durationWords(c.within.time)}`;
+      return `${cmp} ${plural(c.n, 'call')}${to} with errors${within}`;
+    }
+  }
+}
