@@ -16,6 +16,7 @@ import { openDatabase } from '../db/database.ts';
 import { compareFigureFile } from '../export/compareFigureFile.ts';
 import { listModels } from '../db/models.ts';
 import { openCheckedStore, STORE_OPTION } from './storeAccess.ts';
+import { dataExportRedactor, REDACT_OPTIONS, reportRedaction } from './redactFlags.ts';
 import { storeUrlOf, type ClickHouseStoreUrl } from '../store/storeUrl.ts';
 
 /** `--a r1,r2` (or `--a r1 --a r2`): run ids by name; a name that holds a comma is taken whole when it exists. */
@@ -142,7 +143,7 @@ function figureOf(given: unknown, outFile: string | undefined): { id: CompareFig
 export const command: Command = {
   usage: [
     'routelens compare --db FILE|--store URL --a RUN[,RUN] --b RUN[,RUN] [--a-where FIELD=VALUE] [--b-where FIELD=VALUE] [--a-label L] [--b-label L]',
-    '                  [--counterfactual MODEL] [--bootstrap N] [--seed S] [--json] [--out FILE.csv]',
+    '                  [--counterfactual MODEL] [--bootstrap N] [--seed S] [--json] [--out FILE.csv [--redact-secrets] [--redact REGEX...]]',
     `                  [--figure ${COMPARE_FIGURE_IDS.join('|')} --out FILE.svg|.png|.pdf|.csv [--theme light|dark]]`,
     '',
     `A side is runs, or runs split by a field (${COMPARE_FIELDS.join(', ')}): --a r1 --a-where model=gpt-5 --b r1 --b-where model=kimi-k2.`,
@@ -150,6 +151,9 @@ export const command: Command = {
     "and Newcombe's 95% interval; score and cost: 95% paired bootstrap intervals. --counterfactual MODEL prices every",
     "call on MODEL (replay's pricing). --out writes every paired task as CSV; with --figure, that figure (as the",
     'window exports it: captioned, vector PDF) or its data.',
+    '--redact-secrets (a .csv only): keys, tokens and home-folder user names in its text cells (task ids, run and',
+    'model names) become placeholders; off by default, as the data is mostly numbers. --redact REGEX adds a pattern',
+    'and turns it on. What was redacted is printed to stderr.',
   ].join('\n'),
   options: {
     db: { type: 'string' },
@@ -167,6 +171,7 @@ export const command: Command = {
     out: { type: 'string' },
     figure: { type: 'string' },
     theme: { type: 'string' },
+    ...REDACT_OPTIONS,
   },
   async run(values) {
     const store = storeUrlOf(values);
@@ -176,6 +181,12 @@ export const command: Command = {
     if (outFile !== undefined && outFile.trim() === '') throw new UsageError('--out needs a file name');
     const figure = figureOf(values.figure, outFile);
     const csv = figure ? undefined : outFile;
+    const redactor = dataExportRedactor(values);
+    if (redactor !== undefined && csv === undefined && figure?.format !== 'csv') {
+      throw new UsageError('--redact-secrets and --redact apply to --out FILE.csv (the paired tasks or a figure\'s data)');
+    }
+    // Every string of the result is a name or id some CSV cell may carry; the numbers stay as they are.
+    const written = (r: CompareResult): CompareResult => (redactor === undefined ? r : redactor.value(r));
     const theme = values.theme ?? 'light';
     if (theme !== 'light' && theme !== 'dark') throw new UsageError(`--theme is light or dark (got "${v(String(theme))}")`);
     const source = store ? await storeSource(store) : dbSource(requireDb(values));
@@ -195,14 +206,15 @@ export const command: Command = {
         throw e;
       }
       if (csv) {
-        writeFileSync(csv, compareTasksCsv(result));
+        writeFileSync(csv, compareTasksCsv(written(result)));
         err(`wrote ${v(csv)}: ${result.tasks.length} paired tasks`);
       }
       if (figure && outFile) {
-        const file = await compareFigureFile(result, figure.id, { format: figure.format, theme, modelColor: modelColorFrom(await source.models()) });
+        const file = await compareFigureFile(written(result), figure.id, { format: figure.format, theme, modelColor: modelColorFrom(await source.models()) });
         writeFileSync(outFile, file.data);
         err(`wrote ${v(outFile)}: ${figure.id} (${file.data.length.toLocaleString('en-US')} bytes)`);
       }
+      reportRedaction(redactor);
       if (values.json) return print(result);
       printSummary(result);
       return 0;

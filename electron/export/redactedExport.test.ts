@@ -29,8 +29,9 @@ beforeAll(async () => {
   db = join(dir, 'secrets.db');
   const lines = readFileSync('fixtures/canonical/example.jsonl', 'utf8').split('\n').filter(Boolean).slice(0, 3);
   const planted = lines.map((line, i) => {
-    const ep = JSON.parse(line) as { run: string; task: { text: string }; turns: { observation?: string; action: { text?: string } }[] };
+    const ep = JSON.parse(line) as { run: string; task: { id: string; text: string }; turns: { observation?: string; action: { text?: string } }[] };
     ep.run = i === 0 ? `eval ${SECRETS.ticket}` : 'eval-plain';
+    if (i < 2) ep.task.id = `boil ${SECRETS.ticket}`; // one task in both runs: compare pairs it
     ep.task.text += ` (workspace /home/${SECRETS.user}/tasks)`;
     const turn = ep.turns[0]!;
     turn.action.text = `env | grep KEY; cat /Users/${SECRETS.user}/.netrc`;
@@ -158,5 +159,27 @@ describe('export ANALYSIS --out FILE.csv', () => {
     const svg = await routelens('export', 'pareto', '--db', db, '--out', join(dir, 'pareto.svg'), '--redact-secrets');
     expect(svg.code).toBe(1);
     expect(svg.stderr).toMatch(/apply to \.csv/);
+  });
+});
+
+describe('compare --out FILE.csv', () => {
+  it('redacts the paired tasks\' text cells with the flags, and refuses them with no CSV to write', async () => {
+    const sides = ['--a', `eval ${SECRETS.ticket}`, '--b', 'eval-plain', '--bootstrap', '0'];
+    const plain = join(dir, 'tasks.csv');
+    const before = await routelens('compare', '--db', db, ...sides, '--out', plain);
+    expect(before.code, before.stderr).toBe(0);
+    expect(readFileSync(plain, 'utf8')).toContain(`boil ${SECRETS.ticket}`);
+
+    const out = join(dir, 'tasks-redacted.csv');
+    const r = await routelens('compare', '--db', db, ...sides, '--out', out, '--redact-secrets', '--redact', 'ACME-[0-9]+');
+    expect(r.code, r.stderr).toBe(0);
+    const csv = readFileSync(out, 'utf8');
+    expect(csv).not.toContain(SECRETS.ticket);
+    expect(csv).toContain('boil [redacted: custom pattern]');
+    expect(r.stderr).toMatch(/^redacted: \d+ custom pattern match(es)?$/m);
+
+    const none = await routelens('compare', '--db', db, ...sides, '--redact-secrets');
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/^routelens compare: --redact-secrets and --redact apply to --out FILE\.csv/);
   });
 });
