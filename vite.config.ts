@@ -4,16 +4,31 @@
  * The build emits scripts and styles as files only: both hosts send a CSP without 'unsafe-inline'.
  */
 import react from '@vitejs/plugin-react';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vite';
+import { build, defineConfig, type Plugin } from 'vite';
+import { caseViewerConfig } from './vite.case.config.ts';
+
+// ROUTELENS_RENDERER_OUT lets parallel work build and serve its own copy (serve.ts reads the same variable).
+const outDir = process.env.ROUTELENS_RENDERER_OUT || fileURLToPath(new URL('./dist/renderer', import.meta.url));
+
+/** The shared case's viewer (vite.case.config.ts) is built with the renderer, into its case/ folder. */
+function caseViewer(): Plugin {
+  return {
+    name: 'routelens-case-viewer',
+    apply: 'build',
+    async closeBundle() {
+      await build(caseViewerConfig(join(outDir, 'case')));
+    },
+  };
+}
 
 export default defineConfig({
   root: fileURLToPath(new URL('./renderer', import.meta.url)),
   base: './',
-  plugins: [react()],
+  plugins: [react(), caseViewer()],
   build: {
-    // ROUTELENS_RENDERER_OUT lets parallel work build and serve its own copy (serve.ts reads the same variable).
-    outDir: process.env.ROUTELENS_RENDERER_OUT || fileURLToPath(new URL('./dist/renderer', import.meta.url)),
+    outDir,
     emptyOutDir: true,
     target: 'es2022',
     sourcemap: true,

@@ -33,7 +33,7 @@ export default defineConfig({
     // Each project says which files it runs: a project extending this config would add to a list set here.
     exclude: EXCLUDE,
     reporters: ['default', './test/summaryReporter.ts'],
-    globalSetup: ['./test/buildCli.ts'],
+    globalSetup: ['./test/buildCli.ts', './test/buildCaseViewer.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

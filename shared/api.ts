@@ -13,6 +13,7 @@ import { nameRecord } from './nameRecord.ts';
 import { TURN_PAGE } from './turnPage.ts';
 import { analysisContract } from './apiAnalysis.ts';
 import { alertsContract } from './apiAlerts.ts';
+import { caseContract } from './apiCase.ts';
 import { liveContract } from './apiLive.ts';
 
 const id = z.number().int().nonnegative();
@@ -393,6 +394,7 @@ export const apiContract = {
   ...replayContract,
   ...analysisContract,
   ...estimatorContract,
+  ...caseContract,
   ...liveContract,
   ...alertsContract,
 } as const;

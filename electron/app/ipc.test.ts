@@ -75,6 +75,9 @@ const api: RouteLensApi = {
   renameEstimator: vi.fn(async () => {
     throw new NotFoundError('not under test');
   }),
+  shareCase: vi.fn(async () => {
+    throw new NotFoundError('not under test');
+  }),
   liveSessions: vi.fn(async () => []),
   followedFolders: vi.fn(async () => []),
   followFolders: vi.fn(async () => []),

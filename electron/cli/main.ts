@@ -47,6 +47,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
       'pareto, switch-cost, error-recovery, usage-by-turn, lift, plan-dag, budget-modes, usage-ratio, confusion, targets, calibration, embeddings',
     load: () => import('./export.ts'),
   },
+  'export-html': {
+    summary: 'share an episode, a run or a comparison as one self-contained HTML file (offline, secrets redacted)',
+    load: () => import('./exportHtml.ts'),
+  },
   doctor: { summary: 'check a database for damage (full integrity check) and say what can be recovered', load: () => import('./doctor.ts') },
   alerts: { summary: 'add, remove and list alert rules (rate>5/h, model~opus streak>20, errors>=3 in 5) and the alerts they fired', load: () => import('./alerts.ts') },
 };

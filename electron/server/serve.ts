@@ -10,10 +10,10 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createApi, openApiDatabase } from '../services/api.ts';
 import { dispatch } from '../services/dispatch.ts';
 import { createDataEvents, type DataEvents } from '../live/dataEvents.ts';
+import { rendererDir } from './rendererDir.ts';
 import type { RouteLensApi } from '../../shared/api.ts';
 import type { ClickHouseStoreUrl } from '../store/storeUrl.ts';
 
@@ -68,7 +68,7 @@ const MIME: Record<string, string> = {
 
 const ERROR_STATUS = { input: 400, not_found: 404, busy: 503, damaged: 503, internal: 500 } as const;
 
-export const defaultStaticDir = process.env.ROUTELENS_RENDERER_OUT || fileURLToPath(new URL('../../dist/renderer/', import.meta.url));
+export const defaultStaticDir = rendererDir;
 
 function sameToken(a: string | undefined, b: string): boolean {
   if (!a) return false;

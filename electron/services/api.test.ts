@@ -47,6 +47,7 @@ describe('API contract through dispatch', () => {
         figure: { estimator: 'DR', policies: [{ policy: 'logged', cost: 0.02, score: 0.6, ci: [0.5, 0.7], color: '#44AABB' }, { policy: 'cheapest', cost: null, score: null, ci: null, color: '#BB6655', missing: 'no price' }] },
         runs: ['run-a'], format: 'pdf',
       },
+      shareCase: { episode: 1 },
       liveSessions: {}, followedFolders: {}, followFolders: { paths: [tempDir()] }, unfollowFolder: { path: tempDir() },
       alertRules: {}, setAlertRule: { rule: 'model ~ Opus streak > 20' }, removeAlertRule: { rule: 'model~opus streak>20' }, alerts: {},
     };

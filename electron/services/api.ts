@@ -32,6 +32,7 @@ import { compareServices } from './compareService.ts';
 import { replayServices } from './replayService.ts';
 import { analysisServices, analysisThreadFor } from './analysisService.ts';
 import { WriteQueue } from './writeQueue.ts';
+import { caseServices } from './caseService.ts';
 import { liveServices } from '../live/liveServices.ts';
 import { alertServices } from './alertService.ts';
 
@@ -215,7 +216,7 @@ export function createApi(db: Db, path = db.name, options: { writes?: WriteQueue
   const count = (table: string): number => db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
   const dataVersion = dataVersionOf(db);
   const linesOf = lastEpisodeLines(db, dataVersion);
-  return {
+  const api: Omit<RouteLensApi, 'shareCase'> = {
     dbInfo: async () => {
       // One read transaction, so the counts and the version describe the same committed state.
       const read = db.transaction(() => ({
@@ -249,4 +250,6 @@ export function createApi(db: Db, path = db.name, options: { writes?: WriteQueue
     ...liveServices(db, path, writes),
     ...alertServices(db, path, writes),
   };
+  // A shared case is read through the calls above, as the window reads it.
+  return { ...api, ...caseServices(api, path) };
 }

@@ -25,6 +25,7 @@ import {
 import { onlyEpisode } from './episodeRef.ts';
 import { pagedDetail } from './episodePages.ts';
 import { InputError } from './serviceErrors.ts';
+import { caseServices } from './caseService.ts';
 
 /** Calls a ClickHouse store does not answer yet, and what each needs. */
 const NOT_ON_STORE: Record<string, string> = {
@@ -97,5 +98,6 @@ export async function createStoreApi(store: ClickHouseStore): Promise<RouteLensA
       return { filename: file.filename, mime: file.mime, data_base64: file.data.toString('base64') };
     },
   };
-  return api;
+  // A shared case reads a store's episodes, runs and comparisons as the window does.
+  return { ...api, ...caseServices(api, store.shown) };
 }

@@ -58,6 +58,7 @@ export function contractClient(transport: Transport): RouteLensApi {
     compare: checked('compare', apiContract.compare.output),
     exportCompareFigure: checked('exportCompareFigure', apiContract.exportCompareFigure.output),
     exportFrontierFigure: checked('exportFrontierFigure', apiContract.exportFrontierFigure.output),
+    shareCase: checked('shareCase', apiContract.shareCase.output),
     liveSessions: checked('liveSessions', apiContract.liveSessions.output),
     followedFolders: checked('followedFolders', apiContract.followedFolders.output),
     followFolders: checked('followFolders', apiContract.followFolders.output),
