@@ -20,6 +20,7 @@ interface CommandEntry {
 export const COMMANDS: Record<string, CommandEntry> = {
   simulate: { summary: 'generate trajectories with planted, known effects (and a .truth.json beside them)', load: () => import('./simulate.ts') },
   import: { summary: 'import trajectory logs (files or folders) into a database', load: () => import('./import.ts') },
+  watch: { summary: 'follow agents\' logs as they are written: import each change, one line per change, alerts', load: () => import('./watch.ts') },
   info: { summary: 'list the runs in a database', load: () => import('./info.ts') },
   analyze: { summary: `run an analysis: ${ANALYSES.join(', ')}`, load: () => import('./analyze.ts') },
   serve: { summary: 'serve the app to a browser on 127.0.0.1 (with an access token)', load: () => import('./serve.ts') },

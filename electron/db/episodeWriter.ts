@@ -543,6 +543,19 @@ export class EpisodeWriter {
     return { episodeId: id, replaced: true, copyOf: null, repairedStrings: r.repairedStrings, reconciliation: r.reconciliation, digests, keptTurns: kept };
   }
 
+  /** True when the episode is in the database from the source `sourceId`, with as many turns. */
+  isFrom(logged: CanonicalEpisode, sourceId: number): boolean {
+    const runId = this.s.findRun.get(wellFormed(logged.run).value) as number | undefined;
+    if (runId === undefined) return false;
+    const stored = this.s.findEpisode.get(runId, wellFormed(logged.episode_id).value) as StoredEpisode | undefined;
+    return stored !== undefined && stored.sourceId === sourceId && stored.nTurns === logged.turns.length;
+  }
+
+  /** The digests writeFollowed gives the episode's turns: a followed file resumed from its cursor is not written again. */
+  digestsOf(logged: CanonicalEpisode): string[] {
+    return this.resolve(logged).turns.map(turnDigest);
+  }
+
   /** The episodes row of a resolved episode (insertEpisode's and updateEpisode's parameters). */
   private episodeRow(r: ResolvedEpisode, runId: number, sourceId: number | null) {
     const { ep } = r;

@@ -19,7 +19,7 @@ export interface LineReaderOptions {
 }
 
 /** One line's bytes as text: strict UTF-8, a byte order mark dropped from the file's first line, a CR ending dropped. */
-function lineText(decoder: TextDecoder, buf: Uint8Array, file: string, lineNo: number, firstOfFile: boolean): string {
+export function lineText(decoder: TextDecoder, buf: Uint8Array, file: string, lineNo: number, firstOfFile: boolean): string {
   try {
     let text = decoder.decode(buf);
     if (firstOfFile && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
