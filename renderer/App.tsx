@@ -14,6 +14,10 @@ import { useAppStore, useOnStore } from './store/index.ts';
 import { DATA_POLL_MS } from './store/sessionSlice.ts';
 import { useGlobalKeys } from './useGlobalKeys.ts';
 import { ImportHost } from './views/import/ImportHost.tsx';
+import { AlertBanners } from './live/AlertBanner.tsx';
+import { FollowFoldersHost } from './live/FollowFoldersDialog.tsx';
+import { useLiveStore } from './live/liveStore.ts';
+import { useLiveEvents } from './live/useLiveEvents.ts';
 
 const RunsView = lazy(() => import('./views/runs/RunsView.tsx'));
 const EpisodesView = lazy(() => import('./views/episodes/EpisodesView.tsx'));
@@ -82,8 +86,11 @@ function NotOnStore({ what }: { what: string }) {
 
 export function App() {
   const status = useAppStore((s) => s.status);
-  const dialogOpen = useAppStore((s) => s.importOpen);
+  const importOpen = useAppStore((s) => s.importOpen);
+  const followOpen = useLiveStore((s) => s.followOpen);
+  const dialogOpen = importOpen || followOpen;
   useGlobalKeys();
+  useLiveEvents();
 
   useEffect(() => {
     const { loadSession, syncFromHash } = useAppStore.getState();
@@ -99,9 +106,10 @@ export function App() {
   }, []);
 
   useEffect(() => {
-    // Writes commit elsewhere too (a CLI import, a score job): refresh when the database's data version moves.
+    // Writes commit elsewhere too (a CLI import, a score job): refresh when the database's data version moves. While
+    // the live event stream is up it says so itself (useLiveEvents); this asks only where there is none (a store).
     const timer = setInterval(() => {
-      if (document.visibilityState === 'hidden') return;
+      if (document.visibilityState === 'hidden' || useLiveStore.getState().connected) return;
       useAppStore.getState().checkForChanges().catch(() => undefined); // the next tick asks again
     }, DATA_POLL_MS);
     return () => clearInterval(timer);
@@ -127,6 +135,8 @@ export function App() {
         </div>
       </div>
       <ImportHost />
+      <FollowFoldersHost />
+      <AlertBanners />
       <CommandPalette />
       <ShortcutHelp />
     </>

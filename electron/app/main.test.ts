@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -189,6 +189,19 @@ describe('desktop main process', () => {
     expect(menuItem('View', 'Toggle Developer Tools')?.role).toBe('toggleDevTools');
     menuItem('View', 'Reload')?.click?.();
     expect(win().webContents.reload).toHaveBeenCalled();
+  });
+
+  it('File → Follow folders… remembers the folders picked in the open database; a file is refused, saying why', async () => {
+    const folder = join(tempDir(), 'agent-logs');
+    mkdirSync(folder, { recursive: true });
+    electron.dialog.showOpenDialog.mockResolvedValueOnce({ canceled: false, filePaths: [folder] });
+    menuItem('File', 'Follow folders…')?.click?.();
+    await vi.waitFor(async () => expect(await call('followedFolders', {})).toMatchObject([{ path: folder }]));
+    const errors = electron.dialog.showErrorBox.mock.calls.length;
+    electron.dialog.showOpenDialog.mockResolvedValueOnce({ canceled: false, filePaths: [join(tempDir(), 'nowhere')] });
+    menuItem('File', 'Follow folders…')?.click?.();
+    await vi.waitFor(() => expect(electron.dialog.showErrorBox.mock.calls.length).toBe(errors + 1));
+    expect(await call('unfollowFolder', { path: folder })).toEqual([]);
   });
 
   it('File → Open database… switches the services to the chosen file and reloads the UI', async () => {

@@ -24,6 +24,7 @@ import type { RouteLensApi } from '../../shared/api.ts';
 import type { Db } from '../db/dbHandle.ts';
 import { buildDemo } from '../demo.ts';
 import { createApi, openApiDatabase } from '../services/api.ts';
+import { dispatch } from '../services/dispatch.ts';
 import { createDataEvents, type DataEvents } from '../live/dataEvents.ts';
 import { forwardLiveEvents, LIVE_EVENT_CHANNEL } from './liveEvents.ts';
 import { chooseDatabase, dbArg, type DbChoice } from './dbPath.ts';
@@ -154,6 +155,18 @@ async function chooseAndOpenDatabase(): Promise<void> {
   if (!result.canceled && path) switchDatabase(path);
 }
 
+/**
+ * File → Follow folders…: the system's folder picker, then the same call the window's dialog makes (checked by
+ * dispatch); the window hears the change like any other write and its dialog lists the folder.
+ */
+async function chooseFoldersToFollow(): Promise<void> {
+  const options: OpenDialogOptions = { title: 'Follow folders agents write their logs to', properties: ['openDirectory', 'multiSelections'] };
+  const result = mainWindow ? await dialog.showOpenDialog(mainWindow, options) : await dialog.showOpenDialog(options);
+  if (result.canceled || result.filePaths.length === 0 || !current) return;
+  const answer = await dispatch(current.api, 'followFolders', { paths: result.filePaths });
+  if (!answer.ok) dialog.showErrorBox('RouteLens could not follow that folder', answer.error.message);
+}
+
 async function confirmExternal(url: string): Promise<boolean> {
   const options = {
     type: 'question' as const,
@@ -175,6 +188,7 @@ export function menuTemplate(dev: boolean, isMac: boolean): MenuItemConstructorO
       label: 'File',
       submenu: [
         { label: 'Open database…', accelerator: 'CmdOrCtrl+O', click: () => void chooseAndOpenDatabase() },
+        { label: 'Follow folders…', click: () => void chooseFoldersToFollow() },
         { type: 'separator' },
         { label: 'Quit', accelerator: 'CmdOrCtrl+Q', role: 'quit' },
       ],

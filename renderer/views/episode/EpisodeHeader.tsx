@@ -16,6 +16,8 @@ import type { Density } from './inspectorLayout.ts';
 import { OutcomePanel, OutcomeSummary, OutcomeToggle } from './OutcomePanel.tsx';
 import type { TurnLine } from './useEpisodeTurns.ts';
 import { fromFirstLine } from '../../format/conversationBlocks.ts';
+import { EpisodeLiveBadge } from '../../live/LiveBadge.tsx';
+import { LiveStrip } from '../../live/LiveStrip.tsx';
 
 /** Turns and cost per model; a model's cost is unknown (null, shown '—') as soon as one of its turns has no known cost. */
 function modelUsage(turns: readonly TurnLine[]): Map<string, { turns: number; cost: number | null }> {
@@ -194,6 +196,7 @@ export function EpisodeHeader({
         <VisibleName name={ep.ext_id} />
       </h1>
       <OutcomeToggle episode={ep} />
+      <EpisodeLiveBadge episodeId={ep.id} />
     </>
   );
 
@@ -223,6 +226,7 @@ export function EpisodeHeader({
           </dl>
           <DensityToggle density={density} onDensity={onDensity} />
         </div>
+        <LiveStrip episodeId={ep.id} />
         <OutcomePanel episode={ep} />
         {ep.task_text && <TaskText text={ep.task_text} lines={1} />}
       </header>
@@ -239,6 +243,7 @@ export function EpisodeHeader({
         {title}
         {ep.exit_reason && <span className="tag">{ep.exit_reason}</span>}
       </div>
+      <LiveStrip episodeId={ep.id} />
       <dl className="episode-stats">
         <div>
           <dt>Total cost</dt>

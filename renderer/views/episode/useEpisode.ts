@@ -1,7 +1,12 @@
-/** Loads one episode for the inspector; the last few stay cached so Back/Forward between episodes is instant. */
-import { useEffect, useState } from 'react';
+/**
+ * Loads one episode for the inspector; the last few stay cached so Back/Forward between episodes is instant. When the
+ * database changes (`dataVersion`: an import, a followed log written) the open episode is read again and replaces
+ * the one shown in place, at the turn shown; until it arrives, and if it fails, the one shown stays.
+ */
+import { useEffect, useRef, useState } from 'react';
 import type { EpisodeDetail } from '../../../shared/api.ts';
 import { api, ApiCallError, errorMessage } from '../../api/index.ts';
+import { useAppStore } from '../../store/index.ts';
 
 export type EpisodeLoad =
   | { status: 'loading' }
@@ -22,10 +27,33 @@ function remember(id: number, detail: EpisodeDetail): void {
   }
 }
 
-/** `around`: the turn a long episode is opened at (its page comes with it); read at the first load only. */
+/** `around`: the turn a long episode is opened at (its page comes with it), and the turn shown when it is read again. */
 export function useEpisode(episodeId: number, around?: number | null): EpisodeLoad {
   const cached = cache.get(episodeId);
   const [load, setLoad] = useState<EpisodeLoad>(cached ? { status: 'ready', detail: cached } : { status: 'loading' });
+  const dataVersion = useAppStore((s) => s.dataVersion);
+  const seenVersion = useRef(dataVersion);
+  const turnShown = useRef(around);
+  turnShown.current = around;
+
+  useEffect(() => {
+    if (dataVersion === seenVersion.current) return;
+    seenVersion.current = dataVersion;
+    // Every cached episode may be out of date now; the open one is read again at once.
+    for (const id of [...cache.keys()]) if (id !== episodeId) cache.delete(id);
+    let live = true;
+    const at = turnShown.current;
+    api.getEpisode(at == null ? { id: episodeId } : { id: episodeId, around: at }).then(
+      (detail) => {
+        remember(episodeId, detail);
+        if (live) setLoad({ status: 'ready', detail });
+      },
+      () => undefined, // keep what is shown: the episode may be being rewritten; the next change asks again
+    );
+    return () => {
+      live = false;
+    };
+  }, [dataVersion, episodeId]);
 
   useEffect(() => {
     if (cache.has(episodeId)) return;

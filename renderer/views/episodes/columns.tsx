@@ -9,6 +9,7 @@ import { KnownCost } from '../../components/figures.tsx';
 import { ModelDot } from '../../components/ModelChip.tsx';
 import { VisibleName, visibleTitle } from '../../components/VisibleName.tsx';
 import { formatCost, formatCount, formatScore, formatUnit } from '../../format/numbers.ts';
+import { EpisodeLiveBadge } from '../../live/LiveBadge.tsx';
 import { OutcomeCell } from './OutcomeCell.tsx';
 
 /** A loaded row with its absolute position in the sorted result. */
@@ -52,7 +53,12 @@ export const episodeColumns = helper.columns([
   helper.accessor((r) => r.row.ext_id, {
     id: 'ext_id',
     header: 'Episode',
-    cell: (info) => <span className="cell-clamp is-name mono" title={visibleTitle(info.getValue())}><VisibleName name={info.getValue()} /></span>,
+    cell: (info) => (
+      <span className="episode-id-cell">
+        <EpisodeLiveBadge episodeId={info.row.original.row.id} compact />
+        <span className="cell-clamp is-name mono" title={visibleTitle(info.getValue())}><VisibleName name={info.getValue()} /></span>
+      </span>
+    ),
   }),
   helper.accessor((r) => r.row.run, {
     id: 'run',

@@ -7,6 +7,7 @@ import { formatCost, formatCount, formatPercent, formatUnit } from '../../format
 import { onListRowKey } from '../../listRowKeys.ts';
 import { formatHash } from '../../routing/route.ts';
 import { useAppStore } from '../../store/index.ts';
+import { RunLiveBadge } from '../../live/LiveBadge.tsx';
 import { LogTotalsBadge } from './LogTotalsBadge.tsx';
 import type { RunSort, RunSortKey } from './runsTableModel.ts';
 
@@ -52,6 +53,7 @@ function RunRow({ run, isNew }: { run: RunSummary; isNew: boolean }) {
         <div className="run-name" data-testid="run-name" title={visibleTitle(run.name)}>
           <VisibleName name={run.name} />
         </div>
+        <RunLiveBadge runId={run.id} />
         {isNew && (
           <div className="run-new">
             <span className="badge run-new-badge">just imported</span>

@@ -11,8 +11,10 @@ import { SearchIcon } from '../../components/icons.tsx';
 import { NoRunsYet } from '../../components/NoRunsYet.tsx';
 import { plural } from '../../format/numbers.ts';
 import { useAppStore } from '../../store/index.ts';
+import { FollowFoldersButton } from '../../live/FollowFoldersDialog.tsx';
+import { useLiveStore } from '../../live/liveStore.ts';
 import { RunsTable } from './RunsTable.tsx';
-import { costSummary, DEFAULT_RUN_SORT, filterRuns, importedFirst, nextSort, sortRuns, type RunSort } from './runsTableModel.ts';
+import { costSummary, DEFAULT_RUN_SORT, filterRuns, importedFirst, liveFirst, nextSort, sortRuns, type RunSort } from './runsTableModel.ts';
 import './runs.css';
 
 export default function RunsView() {
@@ -26,13 +28,15 @@ export default function RunsView() {
   const query = filter.since === importedRuns ? filter.text : '';
   const setQuery = (text: string) => setFilter({ text, since: importedRuns });
   const [sort, setSort] = useState<RunSort>(DEFAULT_RUN_SORT);
+  const liveRuns = useLiveStore((s) => s.liveRuns);
   const selected = useMemo(() => (runIds.length === 0 ? runs : runs.filter((r) => runIds.includes(r.id))), [runs, runIds]);
   const shownImported = useMemo(() => runs.filter((r) => importedRuns.includes(r.name) && !selected.includes(r)), [runs, importedRuns, selected]);
   const rows = useMemo(() => {
     const sorted = sortRuns(filterRuns([...selected, ...shownImported], query), sort);
-    // A column the user sorts by decides; the table's own order puts what was just imported first.
-    return sort === DEFAULT_RUN_SORT ? importedFirst(sorted, importedRuns) : sorted;
-  }, [selected, shownImported, query, sort, importedRuns]);
+    // A column the user sorts by decides; the table's own order puts runs with a session running first, then what
+    // was just imported.
+    return sort === DEFAULT_RUN_SORT ? liveFirst(importedFirst(sorted, importedRuns), liveRuns) : sorted;
+  }, [selected, shownImported, query, sort, importedRuns, liveRuns]);
   if (runs.length === 0) return <NoRunsYet />;
 
   // The summary counts what the table lists.
@@ -67,6 +71,7 @@ export default function RunsView() {
           )}
         </div>
         <div className="view-header-actions">
+          <FollowFoldersButton />
           <ImportButton />
         </div>
       </div>

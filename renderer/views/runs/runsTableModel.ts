@@ -56,6 +56,11 @@ export function importedFirst(runs: readonly RunSummary[], names: readonly strin
   return [...imported, ...runs.filter((r) => !rank.has(r.name))];
 }
 
+/** Runs with a session running first (in their order), then the rest: live sessions are what a watcher looks at. */
+export function liveFirst(runs: readonly RunSummary[], live: ReadonlySet<number>): RunSummary[] {
+  return [...runs.filter((r) => live.has(r.id)), ...runs.filter((r) => !live.has(r.id))];
+}
+
 /** The next sort after a click on a column's header: its first direction, then the other one. */
 export function nextSort(current: RunSort, key: RunSortKey): RunSort {
   if (current.key !== key) return { key, dir: FIRST_DIR[key] };
