@@ -85,7 +85,7 @@ describe('parseRule', () => {
   });
 
   it('gives the column as a number for the editor to point at', () => {
-    expect(parseRule('rate>5/x')).toMatchObject({ ok: false, column: 8 });
+    expect(parseRule('rate>5/x')).toMatchObject({ ok: false, column: 8, reason: 'expected a time unit after "/" (m, h or d), found "x"' });
   });
 });
 

@@ -46,7 +46,8 @@ export interface AlertRule {
   condition: AlertCondition;
 }
 
-export type ParsedRule = { ok: true; rule: AlertRule; text: string } | { ok: false; error: string; column: number };
+/** A failure's `error` names the rule and the column (for a terminal); `reason` is what is wrong alone (for an editor showing the rule). */
+export type ParsedRule = { ok: true; rule: AlertRule; text: string } | { ok: false; error: string; column: number; reason: string };
 
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 /** The window `rate` reads when the rule names none: the issue's "cost rate over the last 10 minutes". */
@@ -242,14 +243,20 @@ function parseRuleOrThrow(text: string): AlertRule {
 /** A rule's text → its parts, or what is wrong and at which column (1-based), as `rule "…": column N: …`. */
 export function parseRule(text: string): ParsedRule {
   const shown = text.length > 60 ? `${text.slice(0, 57)}…` : text;
-  if (text.length > MAX_RULE_LENGTH) return { ok: false, error: `rule "${shown}": longer than ${MAX_RULE_LENGTH} characters`, column: MAX_RULE_LENGTH + 1 };
-  if (text.trim() === '') return { ok: false, error: 'rule "": empty (e.g. rate>5/h, cost>10, model~opus streak>20, errors>=3 in 5)', column: 1 };
+  if (text.length > MAX_RULE_LENGTH) {
+    const reason = `longer than ${MAX_RULE_LENGTH} characters`;
+    return { ok: false, error: `rule "${shown}": ${reason}`, column: MAX_RULE_LENGTH + 1, reason };
+  }
+  if (text.trim() === '') {
+    const reason = 'empty (e.g. rate>5/h, cost>10, model~opus streak>20, errors>=3 in 5)';
+    return { ok: false, error: `rule "": ${reason}`, column: 1, reason };
+  }
   try {
     const rule = parseRuleOrThrow(text);
     return { ok: true, rule, text: formatRule(rule) };
   } catch (e) {
     if (!(e instanceof RuleSyntaxError)) throw e;
-    return { ok: false, error: `rule "${shown}": column ${e.at + 1}: ${e.message}`, column: e.at + 1 };
+    return { ok: false, error: `rule "${shown}": column ${e.at + 1}: ${e.message}`, column: e.at + 1, reason: e.message };
   }
 }
 

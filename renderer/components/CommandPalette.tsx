@@ -15,8 +15,10 @@ import { GLOBAL_KEYS, keyLabel, matches } from '../shortcuts.ts';
 import { useAppStore } from '../store/index.ts';
 import { focusEpisodeSearch } from '../useGlobalKeys.ts';
 import { ANALYSIS_PAGES } from '../views/analyses/catalog.ts';
+import { useAlertRulesDialog } from '../views/alerts/alertRulesDialogState.ts';
 import {
   AnalysesIcon,
+  BellIcon,
   CompareIcon,
   EpisodesIcon,
   EstimatorIcon,
@@ -214,6 +216,10 @@ export function CommandPalette() {
   }
   entries.push(
     { id: 'action-import', group: 'Actions', words: ['import logs', 'open files', 'add runs'], icon: <ImportIcon />, label: 'Import logs…', onSelect: run(() => openImport()) },
+    {
+      id: 'action-alert-rules', group: 'Actions', words: ['alert rules', 'alerts', 'notify', 'spend rate', 'watch'], icon: <BellIcon />, label: 'Alert rules…',
+      onSelect: run(() => useAlertRulesDialog.getState().setOpen(true)),
+    },
     {
       id: 'action-theme', group: 'Actions', words: ['theme', 'switch theme', 'dark theme', 'light theme', 'colours'], icon: theme === 'dark' ? <SunIcon /> : <MoonIcon />,
       label: `Switch to the ${theme === 'dark' ? 'light' : 'dark'} theme`,

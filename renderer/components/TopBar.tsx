@@ -3,7 +3,8 @@ import { plural } from '../format/numbers.ts';
 import { useAppStore } from '../store/index.ts';
 import { useOverlays } from '../overlays.ts';
 import { GLOBAL_KEYS, keyLabel } from '../shortcuts.ts';
-import { DatabaseIcon, MoonIcon, SearchIcon, SunIcon } from './icons.tsx';
+import { useAlertRulesDialog } from '../views/alerts/alertRulesDialogState.ts';
+import { BellIcon, DatabaseIcon, MoonIcon, SearchIcon, SunIcon } from './icons.tsx';
 import { RunSelector } from './RunSelector.tsx';
 
 function baseName(path: string): string {
@@ -50,6 +51,16 @@ export function TopBar() {
         {keyLabel(GLOBAL_KEYS.palette.keys[0]).map((cap) => (
           <kbd key={cap}>{cap}</kbd>
         ))}
+      </button>
+      <button
+        type="button"
+        className="btn btn-ghost btn-icon"
+        onClick={() => useAlertRulesDialog.getState().setOpen(true)}
+        title="Alert rules: what to be told about while logs are followed (spend rate, cost, a model streak, errors)"
+        aria-label="Alert rules"
+        data-testid="alert-rules-button"
+      >
+        <BellIcon />
       </button>
       <button
         type="button"

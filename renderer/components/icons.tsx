@@ -143,3 +143,10 @@ export const ImportIcon = () => (
     <path d="M4 15v3.5A1.5 1.5 0 0 0 5.5 20h13a1.5 1.5 0 0 0 1.5-1.5V15" />
   </Icon>
 );
+
+export const BellIcon = () => (
+  <Icon size={16}>
+    <path d="M6 16V11a6 6 0 0 1 12 0v5l1.5 2h-15z" />
+    <path d="M10 20.5a2 2 0 0 0 4 0" />
+  </Icon>
+);
