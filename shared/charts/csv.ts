@@ -48,3 +48,60 @@ export function toCsv(header: string[], rows: CsvValue[][]): string {
   const decimals = header.map(csvDecimals);
   return [header, ...rows].map((r) => r.map((v, i) => cell(v, decimals[i] ?? 4)).join(',')).join('\r\n') + '\r\n';
 }
+
+/** A cell `toCsv` writes for a number, a boolean or nothing: not text, so a text pass leaves it alone. */
+const NOT_TEXT = /^(?:-?(?:\d+(?:\.\d+)?|\.\d+)(?:e[+-]?\d+)?|true|false|)$/i;
+
+/**
+ * `csv` (as `toCsv` writes it) with every text cell passed through `map` (a redaction): the header row, numbers,
+ * booleans and empty cells stay as they are, a quoted cell is mapped inside its quotes and quoted again. For a CSV
+ * the window received whole from the core, where the values it came from are no longer at hand.
+ */
+export function mapCsvTextCells(csv: string, map: (text: string) => string): string {
+  let out = '';
+  let i = 0;
+  let header = true;
+  while (i < csv.length) {
+    let cell: string;
+    let quoted = false;
+    if (csv[i] === '"') {
+      quoted = true;
+      let j = i + 1;
+      cell = '';
+      for (;;) {
+        const q = csv.indexOf('"', j);
+        if (q < 0) {
+          cell += csv.slice(j);
+          j = csv.length;
+          break;
+        }
+        cell += csv.slice(j, q);
+        if (csv[q + 1] === '"') {
+          cell += '"';
+          j = q + 2;
+        } else {
+          j = q + 1;
+          break;
+        }
+      }
+      i = j;
+    } else {
+      const comma = csv.indexOf(',', i);
+      const eol = csv.indexOf('\r\n', i);
+      const end = Math.min(comma < 0 ? csv.length : comma, eol < 0 ? csv.length : eol);
+      cell = csv.slice(i, end);
+      i = end;
+    }
+    const mapped = header || NOT_TEXT.test(cell) ? cell : map(cell);
+    out += quoted || /[",\r\n]/.test(mapped) ? `"${mapped.replaceAll('"', '""')}"` : mapped;
+    if (csv.startsWith('\r\n', i)) {
+      out += '\r\n';
+      i += 2;
+      header = false;
+    } else if (csv[i] === ',') {
+      out += ',';
+      i += 1;
+    }
+  }
+  return out;
+}

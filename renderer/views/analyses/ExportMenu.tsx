@@ -2,14 +2,19 @@
  * Export of one figure: SVG, PNG at 2× or at a chosen DPI, PDF, or its data as CSV, the same menu for every
  * figure. Who makes the file is the caller's `save`: for an analysis the core draws it from the same layout
  * at the width shown (analysisSaver → exportFigure), for Compare and the policy lab from what the window drew.
- * Either way the file carries a caption (title, runs, date) and is named after them.
+ * Either way the file carries a caption (title, runs, date) and is named after them. "Redact secrets" passes the
+ * CSV's text cells (run, model, episode and task names) through shared/redact.ts before it is saved, as the CLI's
+ * --redact-secrets does; off by default, like the CLI's, for data that is mostly numbers. The menu then stays open
+ * on a line saying what was redacted.
  */
 import { useState } from 'react';
 import type { AnalysisRequest } from '../../../shared/analysisResults.ts';
 import type { ExportFigureResult, FigureFormat } from '../../../shared/apiAnalysis.ts';
+import { mapCsvTextCells } from '../../../shared/charts/csv.ts';
 import type { ThemeName } from '../../../shared/charts/theme.ts';
+import { Redactor } from '../../../shared/redact.ts';
 import { api, errorMessage } from '../../api/index.ts';
-import { downloadBase64 } from '../../charts/download.ts';
+import { base64Bytes, downloadBase64, downloadText } from '../../charts/download.ts';
 import { Popover } from '../../components/Popover.tsx';
 
 type Format = FigureFormat;
@@ -19,7 +24,12 @@ export interface ExportChoice {
   format: FigureFormat;
   scale?: number;
   dpi?: number;
+  /** A CSV with its text cells redacted. */
+  redact?: boolean;
 }
+
+/** What saving said: for a redacted CSV, what was redacted (one line); else nothing. */
+export type SaveOutcome = { redaction: string } | undefined;
 
 interface Choice {
   key: string;
@@ -50,7 +60,7 @@ export interface DrawnFileOptions {
 }
 
 /** A figure's files drawn by the core (`draw` asks for one), at the width shown, downloaded as it names them. */
-export function coreSaver(draw: (options: DrawnFileOptions) => Promise<ExportFigureResult>, width: number, theme: ThemeName): (choice: ExportChoice) => Promise<void> {
+export function coreSaver(draw: (options: DrawnFileOptions) => Promise<ExportFigureResult>, width: number, theme: ThemeName): (choice: ExportChoice) => Promise<SaveOutcome> {
   return async (choice) => {
     const file = await draw({
       format: choice.format,
@@ -59,26 +69,42 @@ export function coreSaver(draw: (options: DrawnFileOptions) => Promise<ExportFig
       ...(choice.scale ? { scale: choice.scale } : {}),
       ...(choice.dpi ? { dpi: choice.dpi } : {}),
     });
+    if (choice.redact === true && choice.format === 'csv') {
+      const redactor = new Redactor({ enabled: true, extra: [] });
+      const csv = new TextDecoder().decode(base64Bytes(file.data_base64));
+      downloadText(file.filename, mapCsvTextCells(csv, (text) => redactor.text(text)), file.mime);
+      return { redaction: redactor.summary() };
+    }
     downloadBase64(file.filename, file.mime, file.data_base64);
+    return undefined;
   };
 }
 
 /** An analysis figure's files, drawn by the core at the width shown. */
-export function analysisSaver(request: AnalysisRequest, width: number, theme: ThemeName): (choice: ExportChoice) => Promise<void> {
+export function analysisSaver(request: AnalysisRequest, width: number, theme: ThemeName): (choice: ExportChoice) => Promise<SaveOutcome> {
   return coreSaver((options) => api.exportFigure({ request, ...options }), width, theme);
 }
 
-export function ExportMenu({ save, testId = 'export-menu' }: { save(choice: ExportChoice): Promise<void>; testId?: string }) {
+export function ExportMenu({ save, testId = 'export-menu' }: { save(choice: ExportChoice): Promise<SaveOutcome>; testId?: string }) {
   const [dpi, setDpi] = useState(300);
+  const [redact, setRedact] = useState(false);
   const [busy, setBusy] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
+  const [redacted, setRedacted] = useState<string | null>(null);
 
   const run = async (choice: Choice, close: () => void) => {
     setBusy(choice.key);
     setProblem(null);
+    setRedacted(null);
     try {
-      await save({ format: choice.format, ...(choice.scale ? { scale: choice.scale } : {}), ...(choice.dpi ? { dpi } : {}) });
-      close();
+      const outcome = await save({
+        format: choice.format,
+        ...(choice.scale ? { scale: choice.scale } : {}),
+        ...(choice.dpi ? { dpi } : {}),
+        ...(choice.format === 'csv' && redact ? { redact: true } : {}),
+      });
+      if (outcome !== undefined) setRedacted(outcome.redaction);
+      else close();
     } catch (err) {
       setProblem(errorMessage(err));
     } finally {
@@ -118,6 +144,16 @@ export function ExportMenu({ save, testId = 'export-menu' }: { save(choice: Expo
               )}
             </div>
           ))}
+          <label className="export-redact" title="API keys and tokens, private keys, env-dump secrets, bearer headers and home-folder user names in the CSV's text cells become placeholders">
+            <input type="checkbox" checked={redact} onChange={(e) => setRedact(e.target.checked)} data-testid="export-redact" />
+            <span>Redact secrets</span>
+            <span className="faint">in the CSV's names</span>
+          </label>
+          {redacted && (
+            <div className="export-redacted" role="status" data-testid="export-redacted">
+              CSV saved; {redacted}
+            </div>
+          )}
           {problem && (
             <div className="export-problem" role="alert">
               {problem}

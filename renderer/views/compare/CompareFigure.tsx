@@ -10,10 +10,10 @@ import { SceneSvg } from '../../charts/SceneSvg.tsx';
 import type { MarkLink } from '../../../shared/charts/scene.ts';
 import { useElementWidth } from '../../charts/useElementWidth.ts';
 import { useAppStore } from '../../store/index.ts';
-import { coreSaver, ExportMenu, type ExportChoice } from '../analyses/ExportMenu.tsx';
+import { coreSaver, ExportMenu, type ExportChoice, type SaveOutcome } from '../analyses/ExportMenu.tsx';
 
 /** A Compare figure's files, drawn by the core from the same comparison at the width shown (vector PDF). */
-function compareSaver(request: CompareInput, figure: CompareFigureId, width: number, theme: ThemeName): (choice: ExportChoice) => Promise<void> {
+function compareSaver(request: CompareInput, figure: CompareFigureId, width: number, theme: ThemeName): (choice: ExportChoice) => Promise<SaveOutcome> {
   return coreSaver((options) => api.exportCompareFigure({ request, figure, ...options }), width, theme);
 }
 
