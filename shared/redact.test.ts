@@ -238,6 +238,14 @@ describe('Redactor: value, counts, summary, off', () => {
     expect(r.counts()).toEqual({ 'github-token': 1, 'slack-token': 1, 'home-user': 1 });
   });
 
+  it('value() keeps the keys\' order, and a __proto__ key of parsed JSON as a key', () => {
+    const parsed = JSON.parse('{"schema":"v1","run":"/home/eve/r","n":1,"__proto__":{"polluted":"/home/eve"},"turns":[{"b":"x","a":"y"}]}') as object;
+    const out = redactor().value(parsed);
+    expect(JSON.stringify(out)).toBe('{"schema":"v1","run":"/home/[user]/r","n":1,"__proto__":{"polluted":"/home/[user]"},"turns":[{"b":"x","a":"y"}]}');
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it('value() survives nesting far deeper than the stack', () => {
     let deep: unknown = `/home/dave`;
     for (let i = 0; i < 200_000; i++) deep = [deep];

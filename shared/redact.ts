@@ -345,16 +345,21 @@ export class Redactor {
     ];
     for (let job = stack.pop(); job !== undefined; job = stack.pop()) {
       const { from, into, key } = job;
-      if (typeof from === 'string') into[key] = this.text(from);
+      if (typeof from === 'string') put(into, key, this.text(from));
       else if (Array.isArray(from)) {
         const copy: unknown[] = new Array<unknown>(from.length);
-        into[key] = copy;
+        put(into, key, copy);
         from.forEach((item, i) => stack.push({ from: item, into: copy as unknown as Record<number, unknown>, key: i }));
       } else if (isPlainObject(from)) {
         const copy: Record<string, unknown> = {};
-        into[key] = copy;
-        for (const [k, item] of Object.entries(from)) stack.push({ from: item, into: copy, key: k });
-      } else into[key] = from;
+        put(into, key, copy);
+        // Every key set now, in order, so the copy's keys keep the original's order (JSON written from it reads the
+        // same); strings and containers are put again, in place, when their turn on the stack comes.
+        for (const [k, item] of Object.entries(from)) {
+          put(copy, k, item);
+          if (typeof item === 'string' || (typeof item === 'object' && item !== null)) stack.push({ from: item, into: copy, key: k });
+        }
+      } else put(into, key, from);
     }
     return root.v as T;
   }
@@ -378,6 +383,12 @@ export class Redactor {
     });
     return parts.length === 0 ? 'redacted: nothing found' : `redacted: ${parts.join(', ')}`;
   }
+}
+
+/** `into[key] = value`, where a key `__proto__` (JSON.parse makes it an own key of a hostile log's object) stays a key. */
+function put(into: Record<string | number, unknown>, key: string | number, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(into, key, { value, writable: true, enumerable: true, configurable: true });
+  else into[key] = value;
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {

@@ -80,6 +80,9 @@ describe('export-data --format jsonl', () => {
     expect(bytes).toContain('DATABASE_PASSWORD=[redacted: environment secret]');
     expect(bytes).toContain('/home/[user]/tasks');
     expect(bytes).toContain('"run":"eval [redacted: custom pattern]"');
+    // The same lines as without the flags, but for the placeholders: keys in the same order.
+    const plain = readFileSync(join(dir, 'plain.jsonl'), 'utf8').split('\n');
+    bytes.split('\n').forEach((line, i) => expect(Object.keys(JSON.parse(line || '{}') as object)).toEqual(Object.keys(JSON.parse(plain[i] || '{}') as object)));
     // Three episodes, each with the same plants: a key, a token, a password, two home folders, the ticket.
     expect(r.stderr).toMatch(
       /^redacted: 3 OpenAI keys, 3 GitHub tokens, 3 environment secrets, 6 home-folder user names, \d+ custom pattern matches$/m,
