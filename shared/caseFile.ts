@@ -14,6 +14,9 @@ export const CASE_DATA_ID = 'routelens-case';
 
 export type CaseKind = 'episode' | 'run' | 'compare';
 
+/** A run's case carries this many sessions in full (with their subagents); the others are listed. */
+export const RUN_EPISODES_IN_FULL = 20;
+
 /** What the file says about itself: its footer. */
 export interface CaseAbout {
   version: string;

@@ -7,7 +7,7 @@ import { basename } from 'node:path';
 import { TURN_PAGE, type EpisodeDetail, type RouteLensApi } from '../../shared/api.ts';
 import type { AnalysisResponse } from '../../shared/analysisResults.ts';
 import type { CompareInput } from '../../shared/apiCompare.ts';
-import { CASE_FORMAT, type CaseData, type CaseKind } from '../../shared/caseFile.ts';
+import { CASE_FORMAT, RUN_EPISODES_IN_FULL, type CaseData, type CaseKind } from '../../shared/caseFile.ts';
 import { Redactor } from '../../shared/redact.ts';
 import { InputError, NotFoundError } from '../services/serviceErrors.ts';
 import { cutTexts, type CutCount } from './textCut.ts';
@@ -17,8 +17,6 @@ export type CaseSource = Pick<RouteLensApi, 'dbInfo' | 'listRuns' | 'listModels'
 
 export type CaseRequest = { episode: number } | { run: number } | { compare: CompareInput };
 
-/** A run's case carries this many sessions in full (with their subagents); the others are listed. */
-export const RUN_EPISODES_IN_FULL = 20;
 /** A session tree deeper or wider than this is not a session any more; the rest is left out. */
 const MAX_TREE = 500;
 /** The Episodes list's own page limit. */

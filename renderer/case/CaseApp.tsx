@@ -10,7 +10,7 @@ import type { CaseAbout, CaseData } from '../../shared/caseFile.ts';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { KnownCost, OutcomeBadge } from '../components/figures.tsx';
 import { ModelChip } from '../components/ModelChip.tsx';
-import { formatCount, plural } from '../format/numbers.ts';
+import { formatCost, formatCount, plural } from '../format/numbers.ts';
 import { formatHash, type Route } from '../routing/route.ts';
 import { useAppStore } from '../store/index.ts';
 import { CompareStats } from '../views/compare/CompareStats.tsx';
@@ -21,6 +21,7 @@ import { DEFAULT_RUN_SORT, nextSort, type RunSort } from '../views/runs/runsTabl
 import InspectorView from '../views/episode/InspectorView.tsx';
 import '../views/analyses/analyses.css';
 import '../views/compare/compare.css';
+import '../views/policy/policy.css';
 import '../views/runs/runs.css';
 
 const summaryRoute = (data: CaseData): Route => (data.kind === 'compare' ? { view: 'compare' } : { view: 'runs' });
@@ -73,9 +74,11 @@ function CaseView({ data, route }: { data: CaseData; route: Route }) {
           <h1>Compare</h1>
           <span className="muted">B − A, paired by task</span>
         </div>
-        <CompareStats result={result} />
-        <CostAttribution result={result} />
-        <TaskTable result={result} />
+        <div className="compare-result">
+          <CompareStats result={result} />
+          <CostAttribution result={result} />
+          <TaskTable result={result} />
+        </div>
       </div>
     );
   }
@@ -108,7 +111,7 @@ function CaseBar({ data, route }: { data: CaseData; route: Route }) {
         )}
         {data.episodes.length > (data.start === null ? 0 : 1) && (
           <label className="case-episodes">
-            <span className="field-label">Episodes in this file</span>
+            <span className="field-label">In this file</span>
             <select
               value={shown ?? ''}
               onChange={(e) => e.target.value && navigate({ view: 'episode', episodeId: Number(e.target.value), turn: null })}
@@ -181,13 +184,15 @@ function RowOf({ row, carried }: { row: EpisodeRow; carried: boolean }) {
       <td>{row.task_category ?? '—'}</td>
       <td className="num">{formatCount(row.n_turns)}</td>
       <td className="num">
-        <KnownCost known={row.known_cost} unpriced={row.unpriced_turns} short />
+        {row.total_cost === null ? <KnownCost known={row.known_cost} unpriced={row.unpriced_turns} short /> : formatCost(row.total_cost)}
       </td>
       <td className="num">{formatCount(row.n_errors)}</td>
-      <td className="case-models">
-        {row.models.map((m) => (
-          <ModelChip key={m} name={m} />
-        ))}
+      <td>
+        <div className="case-models">
+          {row.models.map((m) => (
+            <ModelChip key={m} name={m} />
+          ))}
+        </div>
       </td>
       <td>
         <OutcomeBadge success={row.success} score={row.score_norm} />

@@ -7,6 +7,7 @@ import { useState, type ReactNode } from 'react';
 import type { ShareCaseRequest } from '../../shared/apiCase.ts';
 import { api, errorMessage } from '../api/index.ts';
 import { downloadText } from '../charts/download.ts';
+import { ShareIcon } from './icons.tsx';
 import { Popover } from './Popover.tsx';
 import './shareCase.css';
 
@@ -16,14 +17,17 @@ export function ShareCaseButton({
   what,
   request,
   children,
+  compact = false,
   testId = 'share-case',
 }: {
-  /** What the file holds, in words ("this episode and its subagents"). */
+  /** What the file holds, in words ("this episode and its subagents: …"). */
   what: string;
   /** Null while there is nothing to share (the panel says why through `children`). */
   request: Omit<ShareCaseRequest, 'redact'> | null;
   /** Choices of what to share, above the redaction box (the Runs view's run). */
   children?: ReactNode;
+  /** In a crowded row (the inspector's): icon only on a narrow window, the words in its title. */
+  compact?: boolean;
   testId?: string;
 }) {
   const [redact, setRedact] = useState(true);
@@ -42,13 +46,20 @@ export function ShareCaseButton({
   };
 
   return (
-    <Popover testId={testId} button={<span>Share as HTML…</span>} buttonTitle="Save one HTML file that opens in any browser, offline" align="end">
+    <Popover
+      testId={testId}
+      button={
+        <span className={compact ? 'share-case-label is-compact' : 'share-case-label'}>
+          <ShareIcon />
+          <span className="share-case-words">Share as HTML…</span>
+        </span>
+      }
+      buttonTitle="Share as HTML: save one file that opens in any browser, offline"
+      align="end"
+    >
       {() => (
         <div className="share-case" aria-label="Share as HTML">
-          <p className="share-case-what">
-            One HTML file of {what} that opens in any browser, offline, with nothing loaded from anywhere: the conversation, its
-            timeline, models, costs and errors.
-          </p>
+          <p className="share-case-what">One HTML file of {what}. It opens in any browser, offline, and loads nothing from anywhere.</p>
           {children}
           <label className="share-case-redact">
             <input type="checkbox" checked={redact} onChange={(e) => setRedact(e.target.checked)} data-testid={`${testId}-redact`} />

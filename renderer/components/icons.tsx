@@ -150,3 +150,12 @@ export const BellIcon = () => (
     <path d="M10 20.5a2 2 0 0 0 4 0" />
   </Icon>
 );
+
+/** A page with an arrow out of it: sharing a case as a file. */
+export const ShareIcon = () => (
+  <Icon>
+    <path d="M14 3h-8a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-6" />
+    <path d="M15 3h6v6" />
+    <path d="M10 14 21 3" />
+  </Icon>
+);

@@ -13,6 +13,7 @@ import { Progress } from '../policy/Progress.tsx';
 import { CompareFigure } from './CompareFigure.tsx';
 import { compareInput } from './compareForm.ts';
 import { CompareStats } from './CompareStats.tsx';
+import { ShareCaseButton } from '../../components/ShareCaseButton.tsx';
 import { useCompare } from './compareStore.ts';
 import { CostAttribution } from './CostAttribution.tsx';
 import { SidePicker } from './SidePicker.tsx';
@@ -72,6 +73,11 @@ export default function CompareView() {
       <div className="view-header view-header-tight">
         <h1>Compare</h1>
         <span className="muted">Two runs, groups of runs or one run split by a field, paired by task. Differences are B − A.</span>
+        {result && shownRequest && (
+          <div className="view-header-actions">
+            <ShareCaseButton what="this comparison: its statistics, cost by model and per-task table" request={{ compare: shownRequest }} />
+          </div>
+        )}
       </div>
       <form
         className="compare-form"

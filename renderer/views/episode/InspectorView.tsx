@@ -6,6 +6,7 @@
  */
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { EmptyState, ErrorNotice } from '../../components/EmptyState.tsx';
+import { ShareCaseButton } from '../../components/ShareCaseButton.tsx';
 import { INSPECTOR_PANEL_KEYS, type TurnKeyActions } from '../../shortcuts.ts';
 import { useAppStore } from '../../store/index.ts';
 import { useKeyTable } from '../../useKeyTable.ts';
@@ -150,6 +151,7 @@ export default function InspectorView({ episodeId, turn, q, at }: { episodeId: n
             >
               Debugger <kbd>d</kbd>
             </PanelToggle>
+            <ShareCaseButton what="this episode and its subagents: the conversation with its timeline, models, costs and errors" request={{ episode: episodeId }} compact />
           </TurnNav>
           <div className="inspector-body" data-side={sideOpen ? 'open' : 'closed'}>
             <TurnList

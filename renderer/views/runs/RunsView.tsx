@@ -14,6 +14,7 @@ import { useAppStore } from '../../store/index.ts';
 import { FollowFoldersButton } from '../../live/FollowFoldersDialog.tsx';
 import { useLiveStore } from '../../live/liveStore.ts';
 import { RunsTable } from './RunsTable.tsx';
+import { ShareRunButton } from './ShareRunButton.tsx';
 import { costSummary, DEFAULT_RUN_SORT, filterRuns, importedFirst, liveFirst, nextSort, sortRuns, type RunSort } from './runsTableModel.ts';
 import './runs.css';
 
@@ -72,6 +73,7 @@ export default function RunsView() {
         </div>
         <div className="view-header-actions">
           <FollowFoldersButton />
+          <ShareRunButton runs={rows} />
           <ImportButton />
         </div>
       </div>
