@@ -25,17 +25,20 @@
  *     - a name whose last part describes the secret instead of holding it: `…_FILE`, `…_PATH`, `…_DIR`,
  *       `…_URL`, `…_TYPE`, `…_ENABLED`, `…_LIMIT`, `…_COUNT`, `…_TTL`, `…_TIMEOUT`, `SSH_AUTH_SOCK`, … (so
  *       `TOKEN_LIMIT=4096` and `API_KEY_FILE=/run/key` stay);
- *     - a value of digits only when any part of the name counts or bounds something (`MAX_TOKEN=4096`,
- *       `AUTH_RETRY_COUNT=3`); a digits-only PASSWORD is still a secret;
+ *     - a value of digits only, unless the name says PASSWORD, PASSWD, PWD, PASS, PASSPHRASE, SECRET or PIN:
+ *       generated keys and tokens are never digits only, so `MAX_TOKEN=8192` and `CHARS_PER_TOKEN = 4` are
+ *       settings, while `PASSWORD=123456` is still a secret;
+ *     - SWE-bench's `PASS_TO_PASS` / `FAIL_TO_PASS` test lists;
  *     - values that are no literal: empty, `true`/`false`/`none`/`null`/…, `$VAR` / `${VAR}` / `%VAR%` /
  *       `<your-key>` references, masks (`****`, `xxxx`), code (`os.environ["X"]`, `process.env.KEY`,
- *       `getToken()`), the name itself (`TOKEN = token`); after `:` also a plain word (`API_KEY: string`).
+ *       `getToken()`), the name itself (`TOKEN = token`); after `:` also a word or identifier without digits
+ *       (`API_KEY: string`, `TOKEN: TokenCounter`, a type annotation).
  *   Lower- and camel-case names (`api_key=…` in Python, `apiKey: props.key`) are code far more often than
  *   secrets and are left to the shaped rules above; so `const key = props.key` stays;
  * - home-folder user names: `/home/NAME`, `/Users/NAME`, `C:\Users\NAME`, `C:\\Users\\NAME` (JSON's escape),
  *   `C:/Users/NAME` become `/home/[user]`… A path must start the word (`example.com/home/x` is a URL, not a
  *   home); `/home/` alone stays; shared and generic container accounts (Shared, Public, Default, user,
- *   ubuntu, runner, root, …) are not a person and stay.
+ *   ubuntu, runner, root, …) and documentation's stand-ins (`/home/NAME`, `/Users/you`) are not a person and stay.
  * - the user's own patterns (`--redact REGEX`), last, as kind `custom`.
  *
  * Hostile input: every pattern is linear. Quantifiers are bounded, each pattern opens with a look-behind so a
@@ -115,20 +118,23 @@ const DESCRIBING_WORDS = new Set([
   'prefix', 'suffix', 'format', 'version', 'algorithm', 'alg', 'provider', 'method', 'kind', 'region', 'scope',
   'scopes', 'env', 'var', 'field', 'location', 'strategy', 'source', 'helper', 'store', 'backend', 'command',
   'cmd', 'level', 'policy', 'rotation', 'interval', 'retries', 'budget', 'usage', 'seconds', 'ms', 'days',
-  'domain', 'samesite', 'secure', 'httponly', 'age',
+  'domain', 'samesite', 'secure', 'httponly', 'age', 'counter', 'counters', 'estimate', 'estimator',
 ]);
-/** Parts that make a digits-only value a number of things rather than a secret. */
-const COUNTING_WORDS = new Set([
-  'limit', 'limits', 'count', 'max', 'min', 'size', 'length', 'len', 'num', 'number', 'ttl', 'timeout',
-  'retries', 'retry', 'budget', 'tokens', 'port', 'expiry', 'expires', 'seconds', 'ms', 'days', 'window',
-]);
+/**
+ * Words naming something a person chose: a digits-only value is a secret only under one of these (a PIN, a
+ * numeric password). Under KEY, TOKEN or AUTH alone it is a count or a setting (`CHARS_PER_TOKEN = 4`,
+ * `MAX_TOKEN=8192`, `TOKEN_LIMIT=4096`): generated keys and tokens are never digits only.
+ */
+const PASSWORD_WORDS = new Set(['password', 'passwd', 'pwd', 'pass', 'passphrase', 'secret', 'pin']);
+/** Names that hold a secret word and no secret: SWE-bench's lists of tests (`PASS_TO_PASS: […]`). */
+const NOT_SECRET_NAMES = new Set(['PASS_TO_PASS', 'FAIL_TO_PASS', 'PASS_TO_FAIL', 'FAIL_TO_FAIL']);
 const NOT_LITERAL = /^(?:true|false|yes|no|on|off|null|none|nil|undefined|empty)$/i;
 
 /** 'strong' when the name says it holds a secret, 'key' when only a bare KEY part does, else undefined. */
 function envNameSecrecy(name: string): 'strong' | 'key' | undefined {
   const parts = name.toLowerCase().split('_').filter((p) => p !== '');
   const last = parts[parts.length - 1];
-  if (last === undefined || DESCRIBING_WORDS.has(last)) return undefined;
+  if (last === undefined || DESCRIBING_WORDS.has(last) || NOT_SECRET_NAMES.has(name)) return undefined;
   if (parts.some((p) => SECRET_WORDS.has(p))) return 'strong';
   const key = parts.indexOf('key');
   if (key < 0) return undefined;
@@ -144,10 +150,11 @@ function envValueIsSecret(value: string, match: RegExpExecArray, afterColon: boo
   if (/^(?:\.{3}|…|\*{3})|(?:\.{3}|…|\*{3})$/.test(value) || /^your[-_ ]/i.test(value)) return false;
   if (/[()[\]{}]/.test(value) || /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(value)) return false; // code
   const parts = name.toLowerCase().split('_');
-  if (/^[0-9]+$/.test(value) && parts.some((p) => COUNTING_WORDS.has(p))) return false;
+  if (/^[0-9]+$/.test(value) && !parts.some((p) => PASSWORD_WORDS.has(p))) return false;
   const lowered = value.toLowerCase();
   if (lowered === name.toLowerCase() || parts.includes(lowered)) return false; // `TOKEN = token`, `SECRET_KEY='secret'`
-  if (afterColon && /^[A-Za-z][a-z]*$/.test(value)) return false; // `API_KEY: string`, `TOKEN: Required`
+  // After a colon, a word or identifier without digits is a type or a label (`API_KEY: string`, `TOKEN: TokenCounter`).
+  if (afterColon && /^[A-Za-z_$][A-Za-z_$]*$/.test(value)) return false;
   if (secrecy === 'key') return value.length >= 8 && hasDigit(value) && /[A-Za-z]/.test(value);
   return true;
 }
@@ -156,6 +163,8 @@ function envValueIsSecret(value: string, match: RegExpExecArray, afterColon: boo
 const GENERIC_HOMES = new Set([
   'shared', 'public', 'default', 'default user', 'all users', 'guest', 'user', 'ubuntu', 'runner', 'root', 'admin',
   'vscode', 'node', 'app', 'ec2-user', 'codespace', 'jovyan', 'docker',
+  // and the stand-ins of documentation: `/home/NAME`, `/Users/you`, `/home/me/.claude`
+  'name', 'username', 'yourname', 'your-name', 'you', 'me', 'someone', 'example',
 ]);
 
 /** ENV: `export ` / a quote (JSON's `\"` too) / the UPPER_SNAKE name / closing quote / `=` or `:`. */
