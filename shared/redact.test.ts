@@ -38,6 +38,7 @@ describe('Redactor: each kind', () => {
     ['aws-key', `aws_access_key_id = ${FAKE.awsId}`, FAKE.awsId, 'aws_access_key_id = [redacted: AWS key]'],
     ['aws-key', `"AccessKeyId": "${FAKE.awsSession}"`, FAKE.awsSession, '"AccessKeyId": "[redacted: AWS key]"'],
     ['aws-key', `aws_secret_access_key = ${FAKE.awsSecret}`, FAKE.awsSecret, 'aws_secret_access_key = [redacted: AWS key]'],
+    ['aws-key', `aws_session_token=IQoJb3JpZ2luX2VjEJr//////////wEaCXVz${FAKE.awsSecret}+x/y=`, FAKE.awsSecret, 'aws_session_token=[redacted: AWS key]'],
     ['github-token', `git clone https://${FAKE.github}@github.com/acme/app`, FAKE.github, 'https://[redacted: GitHub token]@github.com'],
     ['github-token', `GH_PAT ${FAKE.githubPat} end`, FAKE.githubPat, 'GH_PAT [redacted: GitHub token] end'],
     ['slack-token', `token=${FAKE.slack}`, FAKE.slack, 'token=[redacted: Slack token]'],
@@ -287,7 +288,7 @@ describe('Redactor: hostile input', () => {
     const openings = [
       'eyJ', 'eyJabcdefghij.', 'sk-', 'sk-ant-', 'AIza', 'AKIA', 'ghp_', 'xoxb-', '-----BEGIN PRIVATE KEY-----',
       '-----BEGIN RSA PRIVATE KEY-----\nMIIE', 'API_KEY=', 'export TOKEN="', 'Authorization: Bearer ', 'bearer ',
-      '/home/', '/Users/', 'C:\\Users\\', 'C:\\Users\\a b c d e f g h ', '-home-', 'aws_secret_access_key = ',
+      '/home/', '/Users/', 'C:\\Users\\', 'C:\\Users\\a b c d e f g h ', '-home-', 'aws_secret_access_key = ', 'aws_session_token=',
       'A_'.repeat(40), 'a'.repeat(50), '\\n', '-',
     ];
     const run = Math.ceil((5 * 1024 * 1024) / openings.length);

@@ -11,8 +11,8 @@
  *
  * What is caught (placeholders say the kind, `[redacted: OpenAI key]`; home folders keep the folder):
  * - keys and tokens by their shape: Anthropic `sk-ant-…`, OpenAI (and OpenAI-style) `sk-…` / `sk-proj-…`,
- *   Google `AIza…` (39 characters), AWS access key ids `AKIA…` / `ASIA…` (20) and the value of
- *   `aws_secret_access_key = …` (40), GitHub `ghp_ gho_ ghu_ ghs_ ghr_ github_pat_…`, Slack `xox[abprs]-…`,
+ *   Google `AIza…` (39 characters), AWS access key ids `AKIA…` / `ASIA…` (20) and the values of
+ *   `aws_secret_access_key = …` (40) and `aws_session_token = …`, GitHub `ghp_ gho_ ghu_ ghs_ ghr_ github_pat_…`, Slack `xox[abprs]-…`,
  *   JWTs `eyJ….eyJ….signature`, PEM private key blocks (BEGIN … PRIVATE KEY through END, or to the end of the
  *   base64 when a log cut the block short). A `sk-` or `xox…-` body must hold a digit or both letter cases,
  *   so kebab-case words (`sk-button-primary-…`) stay;
@@ -213,6 +213,13 @@ const RULES: readonly Rule[] = [
     kind: 'aws-key',
     pattern: rx(
       String.raw`${after('A-Za-z0-9_')}(?<keep>(?:aws_?)?secret_?access_?key(?:\\?["'])?[ \t]{0,8}[:=][ \t]{0,8}(?:\\?["'])?)(?<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`,
+      'gi',
+    ),
+  },
+  {
+    kind: 'aws-key', // a session's token (STS), as ~/.aws/credentials writes it
+    pattern: rx(
+      String.raw`${after('A-Za-z0-9_')}(?<keep>aws_?session_?token(?:\\?["'])?[ \t]{0,8}[:=][ \t]{0,8}(?:\\?["'])?)(?<secret>[A-Za-z0-9/+=]{16,4096})`,
       'gi',
     ),
   },
