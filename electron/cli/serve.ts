@@ -12,7 +12,8 @@ export const command: Command = {
     const port = values.port === undefined ? 0 : Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be a number from 0 to 65535');
     const store = storeUrlOf(values);
-    const server = await startServer(store ? { store, port } : { dbPath: requireDb(values), port });
+    // The folders the window follows ("Follow folders…") print what they import, as `routelens watch` does.
+    const server = await startServer(store ? { store, port } : { dbPath: requireDb(values), port, onWatchEvent: (e) => out(e.line) });
     out(`RouteLens is serving ${store ? describeStore(store) : String(values.db)} at ${server.url}`);
     out('Open that URL in a browser (it carries this launch\'s access token). Ctrl+C stops.');
     await untilSignalled(server);

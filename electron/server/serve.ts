@@ -13,6 +13,10 @@ import { extname, join, normalize, resolve, sep } from 'node:path';
 import { createApi, openApiDatabase } from '../services/api.ts';
 import { dispatch } from '../services/dispatch.ts';
 import { createDataEvents, type DataEvents } from '../live/dataEvents.ts';
+import { createFolderFollower, type FolderFollower } from '../live/folderFollower.ts';
+import { listFollowedRoots } from '../live/followedRoots.ts';
+import { WriteQueue } from '../services/writeQueue.ts';
+import { startWatching, type WatchEvent } from '../watch/startWatching.ts';
 import { rendererDir } from './rendererDir.ts';
 import type { RouteLensApi } from '../../shared/api.ts';
 import type { ClickHouseStoreUrl } from '../store/storeUrl.ts';
@@ -27,6 +31,8 @@ export interface ServeOptions {
   staticDir?: string;
   /** Fixed token (tests); a random one per launch otherwise. */
   token?: string;
+  /** Hears the folder follower's lines (what changed, what it could not read). */
+  onWatchEvent?: (e: WatchEvent) => void;
 }
 
 export interface RunningServer {
@@ -34,6 +40,8 @@ export interface RunningServer {
   token: string;
   /** Whether the change timer runs (only while a window listens on /events); null on a store. */
   readonly live?: { readonly polling: boolean } | null;
+  /** The folders followed now ("Follow folders…"); null on a store. */
+  readonly following?: Pick<FolderFollower, 'paths'> | null;
   close(): Promise<void>;
 }
 
@@ -141,14 +149,16 @@ function streamEvents(req: IncomingMessage, res: ServerResponse, events: DataEve
  * What the server answers from: a SQLite database or a ClickHouse store, how to let go of it, and what its windows
  * hear when it changes (`events`: a SQLite database only; nothing follows files into a store).
  */
-async function backendOf(options: ServeOptions): Promise<{ api: RouteLensApi; events: DataEvents | null; close(): Promise<void> }> {
+async function backendOf(
+  options: ServeOptions,
+): Promise<{ api: RouteLensApi; events: DataEvents | null; follower: FolderFollower | null; close(): Promise<void> }> {
   if (options.store) {
     // Loaded only for a store: serving a SQLite file starts as fast as before.
     const { ClickHouseStore } = await import('../store/clickhouse/schema/connection.ts');
     const { createStoreApi } = await import('../services/storeApi.ts');
     const store = new ClickHouseStore(options.store);
     try {
-      return { api: await createStoreApi(store), events: null, close: () => store.close() };
+      return { api: await createStoreApi(store), events: null, follower: null, close: () => store.close() };
     } catch (e) {
       await store.close();
       throw e;
@@ -156,12 +166,40 @@ async function backendOf(options: ServeOptions): Promise<{ api: RouteLensApi; ev
   }
   if (!options.dbPath) throw new TypeError('serve needs a database or a store');
   // Read-only: serve starts and answers while another process imports; its own writes open their own connection.
-  const db = openApiDatabase(options.dbPath);
+  const dbPath = options.dbPath;
+  const db = openApiDatabase(dbPath);
   const events = createDataEvents(db);
+  // The follower writes in the same turns as the window's imports and jobs.
+  const writes = new WriteQueue(dbPath);
+  const api = createApi(db, dbPath, { writes });
+  const follower = createFolderFollower({
+    dbPath,
+    queue: writes,
+    listRoots: () => listFollowedRoots(db).map((r) => r.path),
+    start: startWatching,
+    onEvent: options.onWatchEvent,
+  });
+  // Following starts after the server answers (its first read of a big folder runs in the background), and starts
+  // again over the new list whenever the window adds or removes a folder.
+  const refollow = (): void => void follower.restart().catch(() => undefined);
   return {
-    api: createApi(db, options.dbPath),
+    api: {
+      ...api,
+      followFolders: async (input) => {
+        const list = await api.followFolders(input);
+        refollow();
+        return list;
+      },
+      unfollowFolder: async (input) => {
+        const list = await api.unfollowFolder(input);
+        refollow();
+        return list;
+      },
+    },
     events,
+    follower,
     close: async () => {
+      await follower.stop();
       events.close();
       db.close();
     },
@@ -196,7 +234,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? randomBytes(24).toString('hex');
   const staticDir = resolve(options.staticDir ?? defaultStaticDir);
-  const { api, events, close: closeBackend } = await backendOf(options);
+  const { api, events, follower, close: closeBackend } = await backendOf(options);
   let allowedHosts: Set<string> = new Set();
   let allowedOrigins: Set<string> = new Set();
 
@@ -268,12 +306,15 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     server.listen(options.port ?? 0, host, () => resolveListen());
   });
   const port = (server.address() as AddressInfo).port;
+  // The remembered folders are followed once the server answers: their first read may take a while.
+  void follower?.restart().catch(() => undefined);
   allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
   allowedOrigins = new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
   return {
     url: `http://127.0.0.1:${port}/?token=${token}`,
     token,
     live: events,
+    following: follower,
     close: () =>
       new Promise<void>((done) => {
         server.closeAllConnections();
