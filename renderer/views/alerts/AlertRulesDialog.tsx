@@ -63,9 +63,18 @@ function AlertRulesDialog() {
           setRules(list);
           after?.();
         },
-        (err: unknown) => setProblem(errorMessage(err)),
+        (err: unknown) => {
+          setProblem(errorMessage(err));
+          // Whatever was shown ahead of the answer goes back to what the database holds.
+          api.alertRules({}).then(setRules, () => undefined);
+        },
       )
       .finally(() => setBusy(false));
+  };
+  // A checkbox answers the click at once; the list the core answers replaces it.
+  const toggle = (rule: string, enabled: boolean) => {
+    setRules((list) => list?.map((r) => (r.rule === rule ? { ...r, enabled } : r)) ?? list);
+    change(() => api.setAlertRule({ rule, enabled }));
   };
   const add = (e: FormEvent) => {
     e.preventDefault();
@@ -100,7 +109,7 @@ function AlertRulesDialog() {
                   key={r.rule}
                   rule={r}
                   busy={busy}
-                  onToggle={(enabled) => change(() => api.setAlertRule({ rule: r.rule, enabled }))}
+                  onToggle={(enabled) => toggle(r.rule, enabled)}
                   onRemove={() => change(() => api.removeAlertRule({ rule: r.rule }))}
                 />
               ))}
