@@ -26,6 +26,10 @@ import { buildDemo } from '../demo.ts';
 import { createApi, openApiDatabase } from '../services/api.ts';
 import { dispatch } from '../services/dispatch.ts';
 import { createDataEvents, type DataEvents } from '../live/dataEvents.ts';
+import { createFolderFollower, refollowingApi, type FolderFollower } from '../live/folderFollower.ts';
+import { listFollowedRoots } from '../live/followedRoots.ts';
+import { WriteQueue } from '../services/writeQueue.ts';
+import { startWatching } from '../watch/startWatching.ts';
 import { forwardLiveEvents, LIVE_EVENT_CHANNEL } from './liveEvents.ts';
 import { chooseDatabase, dbArg, type DbChoice } from './dbPath.ts';
 import { createSenderCheck, registerApiHandlers } from './ipc.ts';
@@ -47,7 +51,7 @@ const RENDERER_DIR = join(appRoot, 'dist', 'renderer');
 
 let mainWindow: BrowserWindow | null = null;
 let status: StatusPage | null = null;
-let current: { db: Db; path: string; api: RouteLensApi; events: DataEvents; stopForwarding: () => void } | null = null;
+let current: { db: Db; path: string; api: RouteLensApi; events: DataEvents; stopForwarding: () => void; follower: FolderFollower } | null = null;
 let lastStatusLoad = 0;
 
 /** The packaged app cannot write inside its own bundle: its demo database lives in the user-data folder. */
@@ -73,15 +77,26 @@ function openDb(path: string): void {
       mainWindow.focus();
     },
   );
-  current = { db, path, api: createApi(db, path), events, stopForwarding };
+  // The folders this database remembers are followed while it is open, writing in the window's write queue.
+  const writes = new WriteQueue(path);
+  const follower = createFolderFollower({
+    dbPath: path,
+    queue: writes,
+    listRoots: () => listFollowedRoots(db).map((r) => r.path),
+    start: startWatching,
+    onEvent: (e) => console.log(e.line),
+  });
+  current = { db, path, api: refollowingApi(createApi(db, path, { writes }), follower), events, stopForwarding, follower };
   closeCurrent(previous);
+  void follower.restart().catch(() => undefined);
 }
 
+/** Lets go of a database: its follower first (its last write finishes), then its events and connection. */
 function closeCurrent(open: typeof current): void {
   if (!open) return;
   open.stopForwarding();
   open.events.close();
-  open.db.close();
+  void open.follower.stop().finally(() => open.db.close());
 }
 
 function currentApi(): RouteLensApi {

@@ -5,6 +5,7 @@
  * quick add-then-remove never leaves two watchers on one database.
  */
 import { statSync } from 'node:fs';
+import type { RouteLensApi } from '../../shared/api.ts';
 import type { WatchEvent, WatchOptions, Watching } from '../watch/startWatching.ts';
 
 export interface FolderFollower {
@@ -62,6 +63,24 @@ export function createFolderFollower(options: FolderFollowerOptions): FolderFoll
       }),
     get paths() {
       return current?.paths ?? [];
+    },
+  };
+}
+
+/** `api` whose folder changes restart `follower` over the new list (not awaited: a big folder's first read is long). */
+export function refollowingApi(api: RouteLensApi, follower: FolderFollower): RouteLensApi {
+  const refollow = (): void => void follower.restart().catch(() => undefined);
+  return {
+    ...api,
+    followFolders: async (input) => {
+      const list = await api.followFolders(input);
+      refollow();
+      return list;
+    },
+    unfollowFolder: async (input) => {
+      const list = await api.unfollowFolder(input);
+      refollow();
+      return list;
     },
   };
 }

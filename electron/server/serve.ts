@@ -13,7 +13,7 @@ import { extname, join, normalize, resolve, sep } from 'node:path';
 import { createApi, openApiDatabase } from '../services/api.ts';
 import { dispatch } from '../services/dispatch.ts';
 import { createDataEvents, type DataEvents } from '../live/dataEvents.ts';
-import { createFolderFollower, type FolderFollower } from '../live/folderFollower.ts';
+import { createFolderFollower, refollowingApi, type FolderFollower } from '../live/folderFollower.ts';
 import { listFollowedRoots } from '../live/followedRoots.ts';
 import { WriteQueue } from '../services/writeQueue.ts';
 import { startWatching, type WatchEvent } from '../watch/startWatching.ts';
@@ -179,23 +179,9 @@ async function backendOf(
     start: startWatching,
     onEvent: options.onWatchEvent,
   });
-  // Following starts after the server answers (its first read of a big folder runs in the background), and starts
-  // again over the new list whenever the window adds or removes a folder.
-  const refollow = (): void => void follower.restart().catch(() => undefined);
   return {
-    api: {
-      ...api,
-      followFolders: async (input) => {
-        const list = await api.followFolders(input);
-        refollow();
-        return list;
-      },
-      unfollowFolder: async (input) => {
-        const list = await api.unfollowFolder(input);
-        refollow();
-        return list;
-      },
-    },
+    // Following starts after the server answers (startServer), and again whenever the window changes the folders.
+    api: refollowingApi(api, follower),
     events,
     follower,
     close: async () => {
