@@ -160,6 +160,8 @@ describe('evaluateRule', () => {
     const joined = renumber([...calls(12, { model: 'claude-opus-4' }), ...calls(12, { model: 'claude-opus-4.1' })]);
     expect(evaluateRule(rule('model~OPUS streak>20'), joined, NOW).message).toBe('24 calls in a row to claude-opus-4, claude-opus-4.1 (rule model~opus streak>20)');
     expect(evaluateRule(rule('streak>20'), joined, NOW)).toEqual({ outcome: 'quiet', message: '12 calls in a row to claude-opus-4 (rule streak>20)' });
+    const many = renumber(['opus-a', 'opus-b', 'opus-c', 'opus-d', 'opus-e'].flatMap((model) => calls(2, { model })));
+    expect(evaluateRule(rule('model~opus streak>5'), many, NOW).message).toBe('10 calls in a row to opus-a, opus-b, opus-c and 2 more (rule model~opus streak>5)');
     expect(evaluateRule(rule('model~gemini streak>0'), list, NOW)).toEqual({ outcome: 'quiet', message: 'no calls to models matching "gemini" (rule model~gemini streak>0)' });
   });
 

@@ -398,7 +398,9 @@ function measure(rule: AlertRule, calls: readonly AlertCall[], now: number): Mea
           bestModels = [...runModels];
         }
       });
-      const names = bestModels.sort().join(', ');
+      // A filter can join many models in one streak (a log may name thousands): the message stays one short line.
+      const sorted = bestModels.sort();
+      const names = sorted.length > 3 ? `${sorted.slice(0, 3).join(', ')} and ${sorted.length - 3} more` : sorted.join(', ');
       return { known: best, text: best === 0 ? `no calls${modelWords(rule)}` : `${plural(best, 'call')} in a row to ${names}`, uncounted: [] };
     }
     case 'errors': {
