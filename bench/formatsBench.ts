@@ -60,7 +60,7 @@ function dirBytes(files: string[]): number {
 }
 
 /** The Claude Code tree of about `megabytes` MiB, built once. Returns its folder and files. */
-function claudeTree(cache: string, megabytes: number, log: (s: string) => void): { dir: string; files: string[]; copies: number } {
+export function claudeTree(cache: string, megabytes: number, log: (s: string) => void): { dir: string; files: string[]; copies: number } {
   const perCopy = SOURCES.reduce((a, s) => a + statSync(join(SAMPLES, s.from)).size, 0);
   const copies = Math.max(1, Math.round((megabytes * 2 ** 20) / perCopy));
   const dir = join(cache, `formats-claude-code-${copies}`, 'projects');

@@ -13,6 +13,7 @@
  *   compare    Compare on two runs of N episodes each vs DuckDB computing the same paired table (bench/compareBench.ts)
  *   store      import into a 2-shard ClickHouse cluster vs ClickHouse's own JSONEachRow insert; analyses on the cluster (bench/storeBench.ts)
  *   cli        `routelens --help` and `info --json` start times vs a bare `node -e ''`, and peak RSS (bench/cliBench.ts)
+ *   watch      `routelens watch` on a ~/.claude/projects tree while calls are appended vs re-importing each changed file (bench/watchBench.ts)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -31,8 +32,9 @@ import { readResults, writeResults, type Results } from './report.ts';
 import { benchScoring } from './scoring.ts';
 import { benchStore } from './storeBench.ts';
 import { benchTrain } from './trainBench.ts';
+import { benchWatch } from './watchBench.ts';
 
-const BENCHMARKS = ['import', 'analyses', 'scoring', 'train', 'paint', 'ui', 'formats', 'compare', 'store', 'cli'] as const;
+const BENCHMARKS = ['import', 'analyses', 'scoring', 'train', 'paint', 'ui', 'formats', 'compare', 'store', 'cli', 'watch'] as const;
 type Benchmark = (typeof BENCHMARKS)[number];
 const REFERENCE_EPISODES = 29_693;
 
@@ -42,6 +44,7 @@ const HELP = `usage: npm run bench -- [options]
   --only LIST        comma-separated subset of ${BENCHMARKS.join(', ')} (default: all)
   --repeat N         timed repeats of each analysis pair and of the compare pair (default 5) and of the import pair (default 1)
   --cli-runs N       rounds of the CLI start benchmark, each case once per round (default 15)
+  --watch-mb N       size of the ~/.claude/projects tree the watch benchmark follows, MiB (default 1024)
   --import-repeat N  override the import pair's repeats
   --scoring-rows N   histories to score (default: every turn of the dataset)
   --train-rows N     training rows for the train benchmark (default 30000, from the sw-random run)
@@ -66,6 +69,7 @@ const { values } = parseArgs({
     'store-scale': { type: 'string' },
     repeat: { type: 'string' },
     'cli-runs': { type: 'string' },
+    'watch-mb': { type: 'string' },
     'import-repeat': { type: 'string' },
     'scoring-rows': { type: 'string' },
     'train-rows': { type: 'string' },
@@ -106,8 +110,8 @@ mkdirSync(cache, { recursive: true });
 const m = machine();
 log(`RouteLens bench — ${m.date}, ${m.cpuModel}, nproc ${m.nproc}, ${m.memoryGiB} GiB, Node ${m.node}, load ${m.loadAverage.start}`);
 log(`dataset: scienceworld, ${fmt(episodes)} episodes, seed ${seed} (cache ${cache})`);
-// The formats, compare and cli benchmarks bring their own data: the simulated dataset is built only for the others.
-const reference: Dataset = only.every((b) => b === 'formats' || b === 'compare' || b === 'cli') ? { jsonl: [], db: '', episodes: 0, turns: 0 } : referenceDataset(cache, episodes, seed, log);
+// The formats, compare, cli and watch benchmarks bring their own data: the simulated dataset is built only for the others.
+const reference: Dataset = only.every((b) => b === 'formats' || b === 'compare' || b === 'cli' || b === 'watch') ? { jsonl: [], db: '', episodes: 0, turns: 0 } : referenceDataset(cache, episodes, seed, log);
 log(`  ${fmt(reference.episodes)} episodes, ${fmt(reference.turns)} turns`);
 const datasetInfo = { episodes: reference.episodes, turns: reference.turns, seed };
 const results: Results = {};
@@ -226,6 +230,18 @@ if (only.includes('cli')) {
   log(`cli: --help ${ratio('help').toFixed(2)}× (goal ≤ ${CLI_GOALS.help}), info --json ${ratio('info').toFixed(2)}× (goal ≤ ${CLI_GOALS.info}) the bare start`);
 }
 
+if (only.includes('watch')) {
+  const megabytes = intOption('watch-mb', 1024);
+  log(`\nwatch (routelens watch on a ~/.claude/projects tree of ${megabytes} MiB while calls are appended, vs re-importing each changed file whole)`);
+  const started = measured(null);
+  const w = await benchWatch(cache, megabytes, log);
+  results.watch = close({ ...started, dataset: { episodes: w.files, turns: 0, seed: 0 }, result: w });
+  log(
+    `watch: p50 ${fmt(w.ours.p50Ms)} ms, p95 ${fmt(w.ours.p95Ms)} ms (goal p50 < 2,000 ms); baseline p50 ${fmt(w.baseline.p50Ms)} ms, p95 ${fmt(w.baseline.p95Ms)} ms; ` +
+      `latency ratio ${w.latencyRatio.toFixed(2)}, CPU ratio ${w.cpuRatio.toFixed(2)}; idle ${(w.ours.idleCpuShare * 100).toFixed(1)}% of a core`,
+  );
+}
+
 const runFile = join(cache, `results-${episodes}-s${seed}.json`);
 if (Object.keys(results).length > 0) {
   writeFileSync(runFile, `${JSON.stringify(results, null, 1)}\n`);
@@ -244,5 +260,6 @@ const missed =
   (results.scoring && results.scoring.result.ratio < 0.7) ||
   (results.ui && !results.ui.result.passed) ||
   (results.compare && (results.compare.result.ratio === null || Math.max(results.compare.result.warmMs, results.compare.result.coldMs) >= COMPARE_GOAL_MS)) ||
-  results.cli?.result.cases.some((c) => (c.id === 'help' && c.ratio > CLI_GOALS.help) || (c.id === 'info' && c.ratio > CLI_GOALS.info));
+  results.cli?.result.cases.some((c) => (c.id === 'help' && c.ratio > CLI_GOALS.help) || (c.id === 'info' && c.ratio > CLI_GOALS.info)) ||
+  (results.watch && (results.watch.result.ours.p50Ms >= 2000 || results.watch.result.ours.missed > 0));
 if (missed) log('some goals were missed (see above)');

@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AnalysesBenchResult } from './analysesBench.ts';
 import type { CliBenchResult } from './cliBench.ts';
+import type { WatchBenchResult } from './watchBench.ts';
 import { COMPARE_GOAL_MS, type CompareBenchResult } from './compareBench.ts';
 import type { FormatsBenchResult } from './formatsBench.ts';
 import type { ImportBenchResult } from './importBench.ts';
@@ -35,6 +36,8 @@ export interface Results {
   store?: Measured<StoreBenchResult>;
   /** Issue 39: how long `routelens` takes to start. */
   cli?: Measured<CliBenchResult>;
+  /** Issue 36: `routelens watch` following a tree while calls are appended; `dataset.episodes` counts the tree's files. */
+  watch?: Measured<WatchBenchResult>;
 }
 
 export function readResults(path: string): Results {
@@ -144,6 +147,10 @@ export function renderMarkdown(r: Results): string {
       if (!c || !bare) continue;
       lines.push(`| start of \`${c.command}\` | ${int(c.medianMs)} ms | bare \`node -e ''\` ${int(bare.medianMs)} ms | ${c.ratio.toFixed(2)}× | ≤ ${goal}× | ${verdict(c.ratio <= goal)} |`);
     }
+  }
+  if (r.watch) {
+    const x = r.watch.result;
+    lines.push(`| \`routelens watch\`: write to committed, p50 (${x.writes} calls, ${x.writesPerSec}/s, ${x.megabytes} MiB tree) | ${int(x.ours.p50Ms)} ms | re-importing each changed file ${int(x.baseline.p50Ms)} ms | ${x.latencyRatio.toFixed(2)}× faster | p50 < 2 s | ${verdict(x.ours.p50Ms < 2000 && x.ours.missed === 0)} |`);
   }
   if (r.import) {
     lines.push(`| main-process peak RSS (import, then every analysis) | ${mib(r.import.result.peakRssAfterAnalyses)} | | | | |`);
@@ -451,6 +458,29 @@ export function renderMarkdown(r: Results): string {
       '| | median ms | × bare start | peak RSS |',
       '|---|---|---|---|',
       ...x.cases.map((c) => `| ${c.id.endsWith('-source') ? `\`${c.command}\` from source through tsx` : `\`${c.command}\``} | ${int(c.medianMs)} | ${c.ratio.toFixed(2)}× | ${mib(c.peakRss)} |`),
+    );
+  }
+  if (r.watch) {
+    const x = r.watch.result;
+    const row = (name: string, w: typeof x.ours): string =>
+      `| ${name} | ${int(w.p50Ms)} | ${int(w.p95Ms)} | ${w.missed} | ${w.cpuSecondsWriting.toFixed(1)} | ${(w.idleCpuShare * 100).toFixed(1)}% | ${mib(w.peakRss)} |`;
+    lines.push(
+      '',
+      '## Following logs live (issue 36)',
+      '',
+      `Measured ${machineLine(r.watch.machine)}.`,
+      '',
+      `\`npm run bench -- --only watch\` (bench/watchBench.ts): the formats benchmark's ~/.claude/projects tree of ${x.megabytes} MiB`,
+      `(${int(x.files)} files), already followed once (the first watch read and imported it in ${x.firstWatchSeconds.toFixed(1)} s), is followed by`,
+      `\`routelens watch --json\` (the CLI bundle) while ${x.writes} real calls (a tool call with its result, ids made unique) are appended to`,
+      `${x.sessions} of its session files at ${x.writesPerSec} writes/s. The baseline hears the same file-system events and imports each changed`,
+      'file again whole (importPaths: hash, parse, the episode replaced). Latency: from the write to the follower\'s line saying the',
+      `change is committed. CPU: the child's user + system seconds during the writes; idle: over ${x.idleSeconds} s before them.`,
+      '',
+      '| | p50 ms | p95 ms | not committed | CPU s | idle CPU | peak RSS |',
+      '|---|---|---|---|---|---|---|',
+      row('`routelens watch`', x.ours),
+      row('re-import each changed file (baseline)', x.baseline),
     );
   }
   lines.push('');

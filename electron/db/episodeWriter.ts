@@ -4,6 +4,7 @@
  * detected by the rules, and the AEC targets. The caller owns the transaction (one per source file) and calls
  * flushText() before committing it (the full-text index is filled in one statement per transaction).
  */
+import { createHash } from 'node:crypto';
 import { OUTCOME_EXPLANATION_KEYS, type CanonicalEpisode, type CanonicalTurn, type TurnError } from '../../shared/canonical.ts';
 import { SEVERITY_LEVEL, aecTargets, maxSeverity, normaliseScore, type AecTarget } from '../../shared/formulas.ts';
 import type { ErrorRules } from '../analysis/errorRules.ts';
@@ -87,9 +88,12 @@ export function episodeMessages(ep: CanonicalEpisode): string | null {
  * it (model, switch, cost, errors, candidates, target). Equal digests write equal rows.
  */
 function turnDigest(t: ResolvedEpisode['turns'][number]): string {
-  return JSON.stringify([t.turn, t.model.id, t.prev, t.switched, t.cost, t.costSource, t.provenance, t.level, t.mask, t.errors, t.greedy?.id ?? null,
-    t.candidates.map((c) => [c.model.id, c.score]), t.target, t.detail]);
+  // Hashed: a followed episode's digests are held in memory, and a turn's JSON holds its whole tool output.
+  return digestText(JSON.stringify([t.turn, t.model.id, t.prev, t.switched, t.cost, t.costSource, t.provenance, t.level, t.mask, t.errors, t.greedy?.id ?? null,
+    t.candidates.map((c) => [c.model.id, c.score]), t.target, t.detail]));
 }
+
+const digestText = (text: string): string => createHash('sha256').update(text).digest('base64');
 
 /** The columns of an episodes row the writer sets (episodeRow's keys), for updating a followed episode in place. */
 const EPISODE_COLUMNS = [

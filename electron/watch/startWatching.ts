@@ -6,7 +6,7 @@
  * SQLite's write lock, which a manual import waits for.
  */
 import { readdirSync, statSync, statfsSync, watch, type FSWatcher } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { defaultErrorRules } from '../analysis/errorRules.ts';
 import { fireAlerts, type FiredAlert } from '../alerts/fireAlerts.ts';
 import { openDatabase, type WriteWait } from '../db/database.ts';
@@ -119,6 +119,8 @@ export async function startWatching(options: WatchOptions): Promise<Watching> {
   const writer = new EpisodeWriter(db, defaultErrorRules());
   const emit = (e: WatchEvent): void => options.onEvent?.(e);
   const followers = new Map<string, FileFollower>();
+  /** Files followed before whose content is as committed: not held in memory until they change. */
+  const dormant = new Set<string>();
   /** Files read and found not to be logs, by size and mtime: read again only when they change. */
   const notLogs = new Map<string, string>();
   /** Files refused, by what was refused (said once until the file changes). */
@@ -142,10 +144,18 @@ export async function startWatching(options: WatchOptions): Promise<Watching> {
   };
 
   /** A follower for a file seen for the first time by this process: resumed from its cursor row when that still fits. */
-  const followerFor = async (path: string): Promise<FileFollower | null> => {
+  const followerFor = async (path: string, reasked: boolean): Promise<FileFollower | null> => {
     const known = followers.get(path);
     if (known) return known;
     if (notRegularFile(path) !== null) return null;
+    const row = cursorRowOf(db, path);
+    const st = statSync(path, { throwIfNoEntry: false });
+    if (!reasked && row?.state === 'following' && st !== undefined && st.size === row.size && Math.floor(st.mtimeMs) === row.mtime_ms) {
+      // As committed: nothing is read (a tree of a gigabyte starts in the time of a stat per file) until it changes.
+      dormant.add(path);
+      return null;
+    }
+    dormant.delete(path);
     const sk = statKey(path);
     if (notLogs.get(path) === sk) return null;
     const importer = detectImporter(readHead(path), basename(path));
@@ -155,8 +165,6 @@ export async function startWatching(options: WatchOptions): Promise<Watching> {
     }
     const f = new FileFollower(path, importer);
     followers.set(path, f);
-    counts.files = followers.size;
-    const row = cursorRowOf(db, path);
     if (row !== undefined && row.state !== 'deleted') await resume(f, row.source_id, row.cursor, row.size, row.mtime_ms);
     return f;
   };
@@ -188,7 +196,7 @@ export async function startWatching(options: WatchOptions): Promise<Watching> {
 
   const handle = async (path: string): Promise<void> => {
     const again = reask.delete(path);
-    const f = await followerFor(path);
+    const f = await followerFor(path, again);
     if (f === null) return;
     const change = await (async () => {
       try {
@@ -245,12 +253,13 @@ export async function startWatching(options: WatchOptions): Promise<Watching> {
     for (const a of fireAlerts(db, committed.episodes.map((e) => e.id))) {
       emit({ kind: 'alert', line: `alert: ${a.run} ${a.episode}: ${a.message}`, path, alert: a });
     }
-    // A sidechain reads its parent session: read again when the parent changed.
-    for (const other of followers.values()) {
-      if (other !== f && other.dependsOn() === path) {
-        reask.add(other.path);
-        dirty.add(other.path);
-      }
+    // A sidechain reads its parent session: read again when the parent changed (a dormant one sits in a folder
+    // named after the parent, as Claude Code's subagents do).
+    const folder = `${path.replace(/\.[^./\\]+$/, '')}${sep}`;
+    for (const other of [...followers.values()].filter((o) => o !== f && o.dependsOn() === path).map((o) => o.path)
+      .concat([...dormant].filter((d) => d.startsWith(folder)))) {
+      reask.add(other);
+      dirty.add(other);
     }
     if (catchingUp && Date.now() - Number((f.identity?.mtimeNs ?? 0n) / 1_000_000n) > IDLE_MS) followers.delete(path);
   };
@@ -351,11 +360,13 @@ export async function startWatching(options: WatchOptions): Promise<Watching> {
     }, pollEvery));
   }
   // Events can be lost (a full inotify queue): the followed files are looked at now and then all the same.
+  // A file not written for a while is let go (it becomes dormant: its cursor row matches it).
   timers.push(setInterval(() => {
     for (const f of followers.values()) {
       const id = f.identity;
       const st = statSync(f.path, { throwIfNoEntry: false, bigint: true });
       if (!st || id === null || st.size !== id.size || st.mtimeNs !== id.mtimeNs) touched(f.path);
+      else if (!dirty.has(f.path) && Date.now() - Number(st.mtimeNs / 1_000_000n) > IDLE_MS) followers.delete(f.path);
     }
   }, SAFETY_POLL_MS));
   for (const t of timers) t.unref?.();
@@ -363,7 +374,7 @@ export async function startWatching(options: WatchOptions): Promise<Watching> {
   return {
     paths: roots,
     ready,
-    stats: () => ({ ...counts }),
+    stats: () => ({ ...counts, files: followers.size + dormant.size }),
     async settled() {
       // The file system tells of a write a moment after it: changes made just before the call are waited for.
       await new Promise((r) => setTimeout(r, 3 * GATHER_MS));
