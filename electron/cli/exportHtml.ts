@@ -85,7 +85,13 @@ export const command: Command = {
       }
       const data = await gatherCase(createApi(db, ':memory:'), request, { redact, extra, version: routelensVersion(), database: path });
       const html = caseHtml(data, viewer);
-      writeFileSync(out, html);
+      try {
+        writeFileSync(out, html);
+      } catch (e) {
+        // A folder that is not there or not writable is the user's to fix.
+        if (e instanceof Error && 'code' in e && typeof e.code === 'string') throw new UsageError(`cannot write ${out} (${e.code})`);
+        throw e;
+      }
       err(redact ? data.about.redaction.summary : 'not redacted (--no-redact): the file holds the log text as it was');
       if (data.about.cut.texts > 0) {
         err(`cut: ${data.about.cut.texts} long texts kept to their head and tail (${data.about.cut.chars.toLocaleString('en-US')} characters left out)`);
