@@ -144,6 +144,12 @@ describe('evaluateRule', () => {
     expect(evaluateRule(rule('cost>20'), unknown, NOW)).toEqual({
       outcome: 'fires', message: '$22.50 spent so far; 1 call of unknown cost not counted (rule cost>20)',
     });
+    // A log that gives only the session's total (Copilot CLI's usage, SWE-agent's final cost): that total is the spend.
+    const untold = calls(5, { cost: null });
+    expect(evaluateRule(rule('cost>10'), untold, NOW, { totalUsd: 12.5 })).toEqual({ outcome: 'fires', message: "$12.50 spent so far (the log's total) (rule cost>10)" });
+    expect(evaluateRule(rule('cost<10'), untold, NOW, { totalUsd: 12.5 }).outcome).toBe('quiet');
+    // It is not split by model.
+    expect(evaluateRule(rule('model~opus cost>10'), untold, NOW, { totalUsd: 12.5 }).outcome).toBe('unknown');
     // $0 known and one unknown call: "cost<1" cannot be told (reading unknown as $0 would fire it).
     expect(evaluateRule(rule('cost<1'), [{ t: 0, model: 'x', cost: null, timestampMs: null, hasError: false }], NOW).outcome).toBe('unknown');
   });

@@ -292,6 +292,14 @@ export interface AlertCall {
 }
 
 /**
+ * What the log says of the episode as a whole. `totalUsd`: its cost as the log totals it (a session's usage totals,
+ * an agent's final cost) where its calls' costs are not given one by one; null when there is none.
+ */
+export interface AlertEpisode {
+  totalUsd: number | null;
+}
+
+/**
  * 'fires': the rule holds (on what is known, which suffices); 'quiet': it does not, for certain; 'unknown': calls
  * of unknown cost or time could decide it either way. `message` is one line saying what was measured.
  */
@@ -342,7 +350,7 @@ function inWindow(call: AlertCall, since: number): boolean | null {
   return call.timestampMs === null ? null : call.timestampMs > since;
 }
 
-function measure(rule: AlertRule, calls: readonly AlertCall[], now: number): Measured {
+function measure(rule: AlertRule, calls: readonly AlertCall[], now: number, episode: AlertEpisode): Measured {
   const c = rule.condition;
   const keep = matcher(rule);
   const chosen = calls.filter(keep);
@@ -351,7 +359,12 @@ function measure(rule: AlertRule, calls: readonly AlertCall[], now: number): Mea
   switch (c.measure) {
     case 'cost': {
       const known = chosen.reduce((a, x) => a + (x.cost ?? 0), 0);
-      return { known, text: `${usdText(known)} spent so far${modelWords(rule)}`, uncounted: unknownCost(chosen.filter((x) => x.cost === null).length) };
+      const unknown = chosen.filter((x) => x.cost === null).length;
+      // The log's total stands in for calls without their own cost; it cannot be split by model, so not with a filter.
+      if (unknown > 0 && rule.model === null && episode.totalUsd !== null && episode.totalUsd >= known) {
+        return { known: episode.totalUsd, text: `${usdText(episode.totalUsd)} spent so far (the log's total)`, uncounted: [] };
+      }
+      return { known, text: `${usdText(known)} spent so far${modelWords(rule)}`, uncounted: unknownCost(unknown) };
     }
     case 'rate': {
       const since = now - c.window.ms;
@@ -449,12 +462,13 @@ function limitOf(c: AlertCondition): number {
 }
 
 /**
- * Whether `rule` holds for an episode whose calls are `calls` (in turn order) at time `now` (ms). The true value
+ * Whether `rule` holds for an episode whose calls are `calls` (in turn order) at time `now` (ms); `episode`, what
+ * the log says of the whole (a total that stands in for calls of unknown cost in `cost` rules). The true value
  * of a measure is at least its known part, so with calls uncounted: `>`/`>=` fire when the known part already
  * holds, and a comparison the known part already breaks is quiet; anything else is 'unknown'.
  */
-export function evaluateRule(rule: AlertRule, calls: readonly AlertCall[], now: number): RuleOutcome {
-  const m = measure(rule, calls, now);
+export function evaluateRule(rule: AlertRule, calls: readonly AlertCall[], now: number, episode: AlertEpisode = { totalUsd: null }): RuleOutcome {
+  const m = measure(rule, calls, now, episode);
   const limit = limitOf(rule.condition);
   const cmp = rule.condition.cmp;
   const notes = m.uncounted.length > 0 ? `; ${m.uncounted.join(', ')}` : '';

@@ -21,9 +21,9 @@ interface TurnSpec {
   minutesAgo: number;
 }
 
-function episodeLine(run: string, id: string, turns: TurnSpec[]): string {
+function episodeLine(run: string, id: string, turns: TurnSpec[], total?: number): string {
   return JSON.stringify({
-    schema: 'routelens/v1', run, episode_id: id,
+    schema: 'routelens/v1', run, episode_id: id, ...(total === undefined ? {} : { cost_usd: total }),
     task: { id: `task-${id}`, type: 'coding', text: 'fix the bug' },
     outcome: { score: null, success: null },
     turns: turns.map((s, t) => ({
@@ -106,6 +106,12 @@ describe('fireAlerts', () => {
     await importLines('local.jsonl', [episodeLine('live', 'local', unknownCosts())]);
     expect(fireAlerts(db, [idOf('local')], NOW)).toEqual([]);
     expect(db.prepare('SELECT COUNT(*) FROM alerts').pluck().get()).toBe(0);
+  });
+
+  it("reads the log's total where its calls carry no cost of their own", async () => {
+    saveAlertRule(db, 'cost>2');
+    await importLines('total.jsonl', [episodeLine('live', 'total', unknownCosts(), 2.75)]);
+    expect(fireAlerts(db, [idOf('total')], NOW).map((a) => a.message)).toEqual(["$2.75 spent so far (the log's total) (rule cost>2)"]);
   });
 
   it('keeps what an episode fired when a re-import gives it a new id', async () => {

@@ -7,7 +7,7 @@
  * Each rule fires once per episode: alerts are keyed by run and episode names, so an episode rewritten by a
  * re-import keeps what it fired and does not fire it again.
  */
-import { evaluateRule, type AlertCall, type AlertRule } from '../../shared/alertRules.ts';
+import { evaluateRule, type AlertCall, type AlertEpisode, type AlertRule } from '../../shared/alertRules.ts';
 import type { Db } from '../db/dbHandle.ts';
 import { enabledAlertRules } from './alertRuleStore.ts';
 
@@ -21,7 +21,7 @@ export interface FiredAlert {
 }
 
 /** Rules that read time: only they need each turn's timestamp, which sits in turn_text.detail's JSON. */
-const readsTime = (rule: AlertRule): boolean =>
+export const readsTime = (rule: AlertRule): boolean =>
   rule.condition.measure === 'rate' || (rule.condition.measure === 'errors' && rule.condition.within !== null && 'time' in rule.condition.within);
 
 interface CallRow {
@@ -53,6 +53,15 @@ function callOf(r: CallRow): AlertCall {
   };
 }
 
+/**
+ * The episode's total as the log gives it, where its calls carry no cost of their own: the writer then keeps that
+ * total in episodes.total_cost with no unpriced turns (episodeWriter.ts: usage totals, an episode's own cost).
+ */
+export function alertEpisodeOf(db: Db, episodeId: number): AlertEpisode {
+  const row = db.prepare('SELECT total_cost, unpriced_turns FROM episodes WHERE id = ?').get(episodeId) as { total_cost: number; unpriced_turns: number } | undefined;
+  return { totalUsd: row && row.unpriced_turns === 0 ? row.total_cost : null };
+}
+
 /** The calls of one episode as the rules read them, in turn order. */
 export function alertCallsOf(db: Db, episodeId: number, withTime: boolean): AlertCall[] {
   return (db.prepare(withTime ? TIMED_CALLS_SQL : CALLS_SQL).all(episodeId) as CallRow[]).map(callOf);
@@ -79,8 +88,9 @@ export function fireAlerts(db: Db, episodeIds: number[], now: Date = new Date())
       const pending = rules.filter((r) => !done.has(r.text));
       if (pending.length === 0) continue;
       const calls = alertCallsOf(db, id, pending.some((r) => readsTime(r.rule)));
+      const episode = alertEpisodeOf(db, id);
       for (const { text, rule } of pending) {
-        const result = evaluateRule(rule, calls, at);
+        const result = evaluateRule(rule, calls, at, episode);
         if (result.outcome !== 'fires') continue;
         const row = insert.run(names.run, names.episode, text, firedAt, result.message);
         if (row.changes > 0) {

@@ -1,10 +1,11 @@
 // `routelens alerts` as a user runs it: rules added in any spelling, mistakes in one line with exit 1 and nothing
 // saved, --list with the alerts fired; alertRulesFromFlags as `watch --alert` calls it.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listAlertRules, saveAlertRule } from '../alerts/alertRuleStore.ts';
 import { openDatabase } from '../db/database.ts';
-import { runCli } from '../testing/cliChild.ts';
+import { REPO_ROOT, runCli } from '../testing/cliChild.ts';
 import { useTempDir } from '../testing/tmp.ts';
 import { alertRulesFromFlags } from './alerts.ts';
 import { UsageError } from './common.ts';
@@ -58,6 +59,28 @@ describe('routelens alerts', () => {
       expect([r.code, r.stderr, r.stdout], args.join(' ')).toEqual([1, `${message}\n`, '']);
     }
     expect(rulesIn(db)).toEqual([]);
+  });
+});
+
+describe('routelens alerts --check', () => {
+  it('says what each enabled rule would say of every episode, including what it cannot tell, and records nothing', async () => {
+    const db = freshDb();
+    const log = join(tempDir(), 'example.jsonl');
+    writeFileSync(log, readFileSync(join(REPO_ROOT, 'fixtures/canonical/example.jsonl')));
+    expect(runCli(['import', log, '--db', db]).code).toBe(0);
+    // Added and checked in one command.
+    const r = runCli(['alerts', '--db', db, '--add', 'switches>=4', '--add', 'rate>1/h', '--check', '--at', '2026-11-29T12:00:00Z']);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines.slice(0, 3)).toEqual(['added switches>=4', 'added rate>1/h', '2 enabled rule(s) over 13 episode(s) at 2026-11-29T12:00:00.000Z (nothing recorded):']);
+    // Two of the example's episodes switch model four times (the database's own count agrees).
+    expect(lines).toContain('  switches>=4: fires for 2, quiet for 11, cannot tell for 0');
+    // The example's calls carry no time: a rate cannot be told, and says why.
+    expect(lines).toContain('  rate>1/h: fires for 0, quiet for 0, cannot tell for 13');
+    expect(r.stdout).toMatch(/: cannot tell: \$0\.0000\/h over the last 10 min; \d+ calls without a time not counted \(rule rate>1\/h\)/);
+    expect(runCli(['alerts', '--db', db, '--list']).stdout).toContain('no alerts fired yet');
+    expect(runCli(['alerts', '--db', db, '--at', '2026-11-29T12:00:00Z']).stderr).toBe('routelens alerts: --at goes with --check (the moment the rules are checked at)\n');
+    expect(runCli(['alerts', '--db', db, '--check', '--at', 'noon']).stderr).toBe('routelens alerts: --at: "noon" is not a time (e.g. 2026-11-29T12:00:00Z)\n');
   });
 });
 

@@ -1,11 +1,13 @@
 /**
- * `routelens alerts --db FILE [--add RULE]... [--remove RULE]... [--enable RULE]... [--disable RULE]... [--list]`:
- * the alert rules of a database (docs/alerts.md) and the alerts they fired. `watch --alert RULE` saves its rules
+ * `routelens alerts --db FILE [--add RULE]... [--remove RULE]... [--enable RULE]... [--disable RULE]... [--list]
+ * [--check [--at TIME]]`: the alert rules of a database (docs/alerts.md), the alerts they fired, and a dry run of
+ * the rules over the episodes already imported. `watch --alert RULE` saves its rules
  * through alertRulesFromFlags, so the window, `alerts --list` and the watcher read the same rules.
  */
 import { parseRule } from '../../shared/alertRules.ts';
 import { visibleText as v } from '../../shared/displayText.ts';
 import { listAlerts } from '../alerts/alertLog.ts';
+import { checkAlertRules } from '../alerts/checkAlertRules.ts';
 import { listAlertRules, removeAlertRule, saveAlertRule } from '../alerts/alertRuleStore.ts';
 import { describeWait, openDatabase, waitForWriteTurn } from '../db/database.ts';
 import type { Db } from '../db/dbHandle.ts';
@@ -71,9 +73,32 @@ function applyChanges(db: Db, c: Changes): string[] {
   return done;
 }
 
+function atFlag(values: Record<string, unknown>): Date | null {
+  if (typeof values.at !== 'string') return null;
+  const ms = Date.parse(values.at);
+  if (!Number.isFinite(ms)) throw new UsageError(`--at: "${values.at}" is not a time (e.g. 2026-11-29T12:00:00Z)`);
+  return new Date(ms);
+}
+
+function printCheck(db: Db, at: Date, json: boolean): number {
+  const result = checkAlertRules(db, at);
+  if (json) return print({ at: at.toISOString(), ...result });
+  if (result.rules.length === 0) {
+    out('no enabled alert rules to check');
+    return 0;
+  }
+  out(`${result.rules.length} enabled rule(s) over ${result.episodes} episode(s) at ${at.toISOString()} (nothing recorded):`);
+  for (const r of result.rules) {
+    out(`  ${v(r.rule)}: fires for ${r.counts.fires}, quiet for ${r.counts.quiet}, cannot tell for ${r.counts.unknown}`);
+    for (const x of r.examples) out(`    ${v(x.run)} / ${v(x.episode)}: ${v(x.message)}`);
+  }
+  return 0;
+}
+
 export const command: Command = {
-  usage: 'routelens alerts --db FILE [--add RULE]... [--remove RULE]... [--enable RULE]... [--disable RULE]... [--list] [--json]\n' +
-    '  RULE: rate>5/h, cost>10, calls>200, switches>=5, model~opus streak>20, errors>=3 in 5, errors>=3 in 10m (docs/alerts.md)',
+  usage: 'routelens alerts --db FILE [--add RULE]... [--remove RULE]... [--enable RULE]... [--disable RULE]... [--list] [--check [--at TIME]] [--json]\n' +
+    '  RULE: rate>5/h, cost>10, calls>200, switches>=5, model~opus streak>20, errors>=3 in 5, errors>=3 in 10m (docs/alerts.md)\n' +
+    '  --check: what the enabled rules would say of every episode now (or --at TIME, ISO 8601), recording nothing',
   options: {
     db: { type: 'string' },
     add: { type: 'string', multiple: true },
@@ -81,6 +106,8 @@ export const command: Command = {
     enable: { type: 'string', multiple: true },
     disable: { type: 'string', multiple: true },
     list: { type: 'boolean' },
+    check: { type: 'boolean' },
+    at: { type: 'string' },
     json: { type: 'boolean' },
   },
   async run(values) {
@@ -102,10 +129,13 @@ export const command: Command = {
       } finally {
         writer.close();
       }
-      if (!values.list && !values.json) return 0;
+      if (!values.list && !values.check && !values.json) return 0;
     }
+    const at = atFlag(values);
+    if (at !== null && !values.check) throw new UsageError('--at goes with --check (the moment the rules are checked at)');
     const db = openDatabase(dbPath, { readonly: true });
     try {
+      if (values.check) return printCheck(db, at ?? new Date(), values.json === true);
       const rules = listAlertRules(db);
       const alerts = listAlerts(db, { last: LISTED_ALERTS });
       if (values.json) return print({ rules, alerts });
