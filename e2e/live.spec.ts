@@ -1,12 +1,13 @@
 /**
  * Live following in the window (issue 36 items 3–5): writes by another process show up without a reload — a run
  * imported by the CLI appears in the Runs view within seconds, first and marked running (its calls are stamped
- * minutes ago), its inspector header has the live strip; an alert row shows as a banner, once, that opens its
- * session.
+ * minutes ago), its inspector header has the live strip; a folder followed from the window's dialog is imported as
+ * an agent appends to its log, the open episode growing in place; an alert row shows as a banner, once, that opens
+ * its session.
  *
  * Its own `routelens serve` over its own database (the shared one stays as the other specs count it).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type RunningServer } from '../electron/server/serve.ts';
@@ -86,28 +87,90 @@ test('a run another process imports appears in Runs without a reload, first and 
     await inBothThemes(app, (theme) => page.screenshot({ path: `${SHOTS_DIR}live-inspector-${size.width}-${theme}.png` }));
   }
   await app.go('#/episodes');
-  await expect(page.locator('[data-testid="episode-row"][data-ext-id="session-live"]').getByTestId('live-badge')).toHaveCount(1);
+  const listed = page.locator('[data-testid="episode-row"][data-ext-id="session-live"]');
+  await listed.scrollIntoViewIfNeeded();
+  await expect(listed.getByTestId('live-badge')).toHaveCount(1);
   await page.screenshot({ path: `${SHOTS_DIR}live-episodes-1024-dark.png` });
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await app.setTheme('light');
+  await listed.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${SHOTS_DIR}live-episodes-1440-light.png` });
 });
 
-test('an alert written to the database shows once as a banner, whose click opens its session', async ({ app, page, live }) => {
+// The relative path typed first is refused by the server (HTTP 400), which the browser logs.
+test.describe(() => {
+  test.use({ allowedConsoleErrors: [/status of 400 .*\/api\/followFolders\)$/] });
+  test('a folder followed from the window: what an agent appends show in the open episode in place; an alert shows once as a banner that opens it', async ({ app, page, live }) => {
   await app.open('#/runs');
+  await page.evaluate(() => ((window as unknown as { stillHere: boolean }).stillHere = true));
+  const folder = join(live.dir, 'codex-sessions');
+  mkdirSync(folder);
+  await page.getByTestId('follow-folders-button').click();
+  const dialog = page.getByTestId('follow-dialog');
+  await expect(dialog.getByTestId('follow-none')).toBeVisible();
+  await dialog.getByTestId('follow-path').fill('relative/path');
+  await dialog.getByTestId('follow-add').click();
+  await expect(dialog.getByTestId('follow-problem')).toContainText('not an absolute path');
+  await dialog.getByTestId('follow-path').fill(folder);
+  await dialog.getByTestId('follow-add').click();
+  await expect(dialog.getByTestId('follow-item')).toHaveCount(1);
+  await expect(dialog.getByTestId('follow-item')).toContainText(folder);
+  // The window behind a dialog is inert (the theme button too): each theme's picture opens the dialog again.
+  for (const theme of ['light', 'dark'] as const) {
+    await page.keyboard.press('Escape');
+    await app.setTheme(theme);
+    await page.getByTestId('follow-folders-button').click();
+    await expect(dialog.getByTestId('follow-item')).toHaveCount(1);
+    await page.screenshot({ path: `${SHOTS_DIR}live-follow-dialog-1440-${theme}.png` });
+  }
+  await page.keyboard.press('Escape');
+  await app.setTheme('light');
+
+  // An agent starts writing its rollout there: the first 40 of its 110 lines.
+  const rollout = readFileSync('fixtures/samples/codex/vct-codex.jsonl', 'utf8').split('\n').filter((l) => l !== '');
+  const file = join(folder, 'rollout-live.jsonl');
+  writeFileSync(file, `${rollout.slice(0, 40).join('\n')}\n`);
+  const row = page.locator('[data-testid="run-row"]').filter({ has: page.getByTestId('live-badge') }).filter({ hasText: 'rollout-live.jsonl' });
+  await expect(row).toHaveCount(1, { timeout: 8000 });
+  await row.click();
+  await page.locator('[data-testid="episode-row"]').first().click();
+  await expect(page.getByTestId('inspector-view')).toHaveAttribute('data-state', 'ready');
+  const turns = page.getByTestId('episode-header').getByTestId('episode-turns');
+  const before = Number(await turns.textContent());
+  const id = await page.getByTestId('inspector-view').getAttribute('data-episode-id');
+  await app.go(`#/episode/${id}/turn/2`);
+  await expect(page).toHaveURL(/\/turn\/2$/);
+
+  // It writes the rest: the open episode grows where it is, at the turn shown, without a reload.
+  appendFileSync(file, `${rollout.slice(40).join('\n')}\n`);
+  await expect.poll(async () => Number(await turns.textContent()), { timeout: 8000 }).toBeGreaterThan(before);
+  await expect(page).toHaveURL(/\/turn\/2$/);
+  expect(await page.evaluate(() => (window as unknown as { stillHere?: boolean }).stillHere)).toBe(true);
+
+  // An alert fired for it (as `watch` records one) is a banner, once; a click opens the session.
+  const episode = await page.getByTestId('episode-title').textContent();
+  const run = await page.locator('.crumb-run').textContent();
+  await app.go('#/runs');
   const writer = openDatabase(live.dbPath);
   try {
     const fire = writer.prepare('INSERT INTO alerts (run, episode, rule, fired_at, message) VALUES (?, ?, ?, ?, ?)');
-    fire.run('sw-router-demo', 'boil_0_run1', 'rate>5/h', new Date().toISOString(), 'boil_0_run1 spends $6.12/h over 10 min (rule rate>5/h) <b>as text</b>');
+    fire.run(run, episode, 'errors>=3 in 5', new Date().toISOString(), `${episode}: 3 errors in the last 5 calls <b>as text</b>`);
     const banner = page.getByTestId('alert-banner');
     await expect(banner).toHaveCount(1, { timeout: 5000 });
-    await expect(banner).toContainText('boil_0_run1 spends $6.12/h over 10 min (rule rate>5/h) <b>as text</b>');
-    await inBothThemes(app, (theme) => page.screenshot({ path: `${SHOTS_DIR}live-alert-1440-${theme}.png` }));
+    await expect(banner).toContainText('3 errors in the last 5 calls <b>as text</b>');
+    for (const size of [{ width: 1440, height: 900 }, { width: 1024, height: 700 }]) {
+      await page.setViewportSize(size);
+      await inBothThemes(app, (theme) => page.screenshot({ path: `${SHOTS_DIR}live-alert-${size.width}-${theme}.png` }));
+    }
     // Another write: the window hears the change, and the alert it has shown stays one banner.
-    writer.prepare("INSERT INTO followed_roots (path, added_at) VALUES ('/tmp/elsewhere', ?)").run(new Date().toISOString());
+    writer.prepare("INSERT INTO followed_roots (path, added_at) VALUES ('/nowhere/else', ?)").run(new Date().toISOString());
     await page.waitForTimeout(1200);
     await expect(banner).toHaveCount(1);
     await banner.getByTestId('alert-open').click();
-    await expect(page.getByTestId('episode-title')).toHaveText('boil_0_run1');
+    await expect(page.getByTestId('episode-title')).toHaveText(episode ?? '');
     await expect(banner).toHaveCount(0);
   } finally {
     writer.close();
   }
+});
 });
