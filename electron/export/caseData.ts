@@ -19,7 +19,7 @@ export type CaseRequest = { episode: number } | { run: number } | { compare: Com
 
 /** A session tree deeper or wider than this is not a session any more; the rest is left out. */
 const MAX_TREE = 500;
-/** The Episodes list's own page limit. */
+/** The Episodes list's own page limit: a run's case lists at most this many sessions (the footer counts the rest). */
 const MAX_ROWS = 5000;
 
 export interface CaseOptions {
@@ -88,6 +88,7 @@ export async function gatherCase(source: CaseSource, request: CaseRequest, optio
   let title: string;
   let start: number | null = null;
   let caseRuns: typeof runs;
+  let sessions = 0;
   if ('episode' in request) {
     episodes = await episodeTree(source, request.episode, seen);
     const main = episodes[0] as EpisodeDetail;
@@ -96,7 +97,9 @@ export async function gatherCase(source: CaseSource, request: CaseRequest, optio
     caseRuns = runs.filter((r) => episodes.some((e) => e.episode.run_id === r.id));
   } else if ('run' in request) {
     const run = runById(request.run);
-    rows = (await source.queryEpisodes({ runIds: [run.id], sort: 'id', limit: MAX_ROWS })).rows;
+    const page = await source.queryEpisodes({ runIds: [run.id], sort: 'id', limit: MAX_ROWS });
+    rows = page.rows;
+    sessions = page.total;
     for (const row of rows.slice(0, RUN_EPISODES_IN_FULL)) episodes.push(...(await episodeTree(source, row.id, seen)));
     title = `Run ${run.name}`;
     caseRuns = [run];
@@ -136,7 +139,7 @@ export async function gatherCase(source: CaseSource, request: CaseRequest, optio
       exported_at: (options.now ?? new Date()).toISOString(),
       redaction: { enabled: options.redact, summary: redactor.summary(), counts },
       cut,
-      episodes_left_out: 'run' in request ? Math.max(0, rows.length - RUN_EPISODES_IN_FULL) : 0,
+      episodes_left_out: Math.max(0, sessions - RUN_EPISODES_IN_FULL),
     },
   };
 }
