@@ -16,10 +16,29 @@ export function useLiveEvents(): void {
   const ready = useAppStore((s) => s.status === 'ready');
 
   useEffect(() => {
-    if (!ready) return;
+    // Nothing follows files into a ClickHouse store and it has no event stream: the window's 3-s check stays.
+    if (!ready || useAppStore.getState().dbInfo?.store === 'clickhouse') return;
     const live = useLiveStore.getState();
+    // While a watcher commits several times a second, the window reads once per round, not once per event.
+    let checking = false;
+    let again = false;
+    const check = async (): Promise<void> => {
+      if (checking) {
+        again = true;
+        return;
+      }
+      checking = true;
+      try {
+        do {
+          again = false;
+          await useAppStore.getState().checkForChanges().catch(() => undefined);
+        } while (again);
+      } finally {
+        checking = false;
+      }
+    };
     const changed = (): void => {
-      useAppStore.getState().checkForChanges().catch(() => undefined);
+      void check();
       void useLiveStore.getState().refreshSessions();
     };
     void live.refreshSessions();
