@@ -137,6 +137,11 @@ export async function startWatching(options: WatchOptions): Promise<Watching> {
   const counts = { files: 0, calls: 0, commits: 0 };
 
   const notice = (path: string | null, line: string): void => emit({ kind: 'notice', line, path });
+  /** Whether a file's episodes have a parent whose launching turn is not known yet. */
+  const linkUnknown = {
+    get: (path: string): boolean => db.prepare(`SELECT EXISTS (SELECT 1 FROM episodes e JOIN followed_files f ON f.source_id = e.source_id
+      WHERE f.path = ? AND e.parent_ext_id IS NOT NULL AND e.parent_t IS NULL)`).pluck().get(path) === 1,
+  };
 
   const statKey = (path: string): string => {
     const st = statSync(path, { throwIfNoEntry: false, bigint: true });
@@ -234,10 +239,16 @@ export async function startWatching(options: WatchOptions): Promise<Watching> {
     const fresh = [...new Set(warned)].filter((w) => !f.said.has(w));
     for (const w of fresh) f.said.add(w);
     let committed: CommittedFile;
+    let fired: FiredAlert[];
     try {
-      const result = await write(() => commitFollowed(db, writer, f, episodes, fresh, options.onWait));
+      const result = await write(async () => {
+        const c = await commitFollowed(db, writer, f, episodes, fresh, options.onWait);
+        // Alerts are for sessions changing now: the first pass over logs already there fires none (their next change may).
+        return { c, fired: catchingUp ? [] : fireAlerts(db, c.episodes.map((e) => e.id)) };
+      });
       if (result === undefined) return;
-      committed = result;
+      committed = result.c;
+      fired = result.fired;
     } catch (e) {
       if (!(e instanceof ImportError)) throw e;
       return refuse(f, e.message);
@@ -250,14 +261,16 @@ export async function startWatching(options: WatchOptions): Promise<Watching> {
       counts.calls += Math.max(0, e.callsAdded);
       if (e.callsAdded !== 0 || change.kind !== 'unchanged' || again) emit({ kind: 'change', line: changeLine(e), path, committed });
     }
-    for (const a of fireAlerts(db, committed.episodes.map((e) => e.id))) {
+    for (const a of fired) {
       emit({ kind: 'alert', line: `alert: ${a.run} ${a.episode}: ${a.message}`, path, alert: a });
     }
     // A sidechain reads its parent session: read again when the parent changed (a dormant one sits in a folder
     // named after the parent, as Claude Code's subagents do).
+    // Only those whose link is still unknown: a parent is appended to, so a link once found stays as it is.
     const folder = `${path.replace(/\.[^./\\]+$/, '')}${sep}`;
     for (const other of [...followers.values()].filter((o) => o !== f && o.dependsOn() === path).map((o) => o.path)
       .concat([...dormant].filter((d) => d.startsWith(folder)))) {
+      if (!linkUnknown.get(other)) continue;
       reask.add(other);
       dirty.add(other);
     }
