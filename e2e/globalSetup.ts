@@ -46,9 +46,11 @@ function newestMtime(dir: string): number {
 }
 
 function ensureRendererBuilt(): void {
-  const index = join(process.env.ROUTELENS_RENDERER_OUT || join(root, 'dist', 'renderer'), 'index.html');
-  const sources = Math.max(newestMtime(join(root, 'renderer')), statSync(join(root, 'vite.config.ts')).mtimeMs);
-  if (existsSync(index) && statSync(index).mtimeMs >= sources) return;
+  const out = process.env.ROUTELENS_RENDERER_OUT || join(root, 'dist', 'renderer');
+  const index = join(out, 'index.html');
+  const sources = Math.max(newestMtime(join(root, 'renderer')), ...['vite.config.ts', 'vite.case.config.ts'].map((f) => statSync(join(root, f)).mtimeMs));
+  // The shared case's viewer is built with the renderer (case/); a build from before it has none.
+  if (existsSync(index) && existsSync(join(out, 'case', 'case.js')) && statSync(index).mtimeMs >= sources) return;
   const built = spawnSync(process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'], {
     cwd: root,
     stdio: 'inherit',
