@@ -141,10 +141,15 @@ test.describe(() => {
   await app.go(`#/episode/${id}/turn/2`);
   await expect(page).toHaveURL(/\/turn\/2$/);
 
-  // It writes the rest: the open episode grows where it is, at the turn shown, without a reload.
+  // It writes the rest: the open episode grows where it is, at the turn shown and the same scroll, without a reload.
+  const scroller = page.getByTestId('turn-detail-scroll');
+  await page.waitForTimeout(1000); // the reader holds turn 2 at the top while its neighbours settle
+  const scrolled = await scroller.evaluate((el) => el.scrollTop);
   appendFileSync(file, `${rollout.slice(40).join('\n')}\n`);
   await expect.poll(async () => Number(await turns.textContent()), { timeout: 8000 }).toBeGreaterThan(before);
   await expect(page).toHaveURL(/\/turn\/2$/);
+  await page.waitForTimeout(500);
+  expect(await scroller.evaluate((el) => el.scrollTop)).toBe(scrolled);
   expect(await page.evaluate(() => (window as unknown as { stillHere?: boolean }).stillHere)).toBe(true);
 
   // An alert fired for it (as `watch` records one) is a banner, once; a click opens the session.
