@@ -13,6 +13,8 @@ import { ModelChip } from '../components/ModelChip.tsx';
 import { formatCost, formatCount, plural } from '../format/numbers.ts';
 import { formatHash, type Route } from '../routing/route.ts';
 import { useAppStore } from '../store/index.ts';
+import { COMPARE_FIGURE_IDS } from '../../shared/charts/layouts/compareFigures.ts';
+import { CompareFigure } from '../views/compare/CompareFigure.tsx';
 import { CompareStats } from '../views/compare/CompareStats.tsx';
 import { CostAttribution } from '../views/compare/CostAttribution.tsx';
 import { TaskTable } from '../views/compare/TaskTable.tsx';
@@ -67,7 +69,7 @@ function CaseView({ data, route }: { data: CaseData; route: Route }) {
   if (route.view === 'episode') return <InspectorView key={route.episodeId} episodeId={route.episodeId} turn={route.turn} q={route.q} at={route.at} />;
   if (data.kind === 'run' && route.view === 'runs') return <RunSummary data={data} />;
   if (data.compare && route.view === 'compare') {
-    const { result } = data.compare;
+    const { result, request } = data.compare;
     return (
       <div className="view-pad compare-view case-compare" data-testid="case-compare">
         <div className="view-header">
@@ -77,6 +79,11 @@ function CaseView({ data, route }: { data: CaseData; route: Route }) {
         <div className="compare-result">
           <CompareStats result={result} />
           <CostAttribution result={result} />
+          <div className="compare-figures">
+            {COMPARE_FIGURE_IDS.map((id) => (
+              <CompareFigure key={id} id={id} result={result} request={request} />
+            ))}
+          </div>
           <TaskTable result={result} />
         </div>
       </div>
