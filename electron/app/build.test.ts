@@ -89,7 +89,7 @@ describe('build-electron', () => {
     expect(result.models).toBeGreaterThan(0); // seeded from models/pool.json, found through the rewritten import.meta.url
   });
 
-  it('makes a small, self-contained preload that exposes exactly the API names', () => {
+  it('makes a small, self-contained preload that exposes exactly the API names and the live events', () => {
     expect(statSync(join(outdir, 'preload.cjs')).size).toBeLessThan(10_000); // names only, no zod
     const stub = join(tempDir(), 'electron-stub.cjs');
     writeFileSync(stub, ELECTRON_STUB);
@@ -98,7 +98,8 @@ describe('build-electron', () => {
       encoding: 'utf8',
     });
     const { exposed } = JSON.parse(out.trim()) as { exposed: Record<string, string[]> };
-    expect(Object.keys(exposed)).toEqual(['routelens']);
+    expect(Object.keys(exposed)).toEqual(['routelens', 'routelensLive']);
     expect(exposed.routelens?.sort()).toEqual([...API_NAMES].sort());
+    expect(exposed.routelensLive).toEqual(['onEvent']); // the live events (issue 36), nothing more
   });
 });
