@@ -8,7 +8,7 @@ import { statSync } from 'node:fs';
 import { visibleText as v } from '../../shared/displayText.ts';
 import { describeWait, openDatabase } from '../db/database.ts';
 import { ImportError } from '../importers/types.ts';
-import { defaultWatchPaths, startWatching, type WatchEvent } from '../watch/startWatching.ts';
+import { defaultWatchPaths, startWatching, WatchLockError, type WatchEvent } from '../watch/startWatching.ts';
 import { alertRulesFromFlags } from './alerts.ts';
 import { err, out, requireDb, UsageError, type Command } from './common.ts';
 
@@ -36,9 +36,7 @@ export const command: Command = {
   async run(values, positionals) {
     const dbPath = requireDb(values, false);
     const pollSeconds = values.poll === undefined ? 0 : Number(values.poll);
-    if (!Number.isFinite(pollSeconds) || pollSeconds < 0.1 || pollSeconds > 3600) {
-      if (values.poll !== undefined) throw new UsageError('--poll must be a number of seconds from 0.1 to 3600');
-    }
+    if (values.poll !== undefined && !(pollSeconds >= 0.1 && pollSeconds <= 3600)) throw new UsageError('--poll must be a number of seconds from 0.1 to 3600');
     const db = openDatabase(dbPath);
     try {
       alertRulesFromFlags(db, (values.alert as string[] | undefined) ?? []);
@@ -67,6 +65,7 @@ export const command: Command = {
       });
     } catch (e) {
       if (e instanceof ImportError) throw new UsageError(`${e.file}: ${e.reason}`);
+      if (e instanceof WatchLockError) throw new UsageError(e.message);
       throw e;
     }
     await watching.ready;

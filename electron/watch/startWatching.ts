@@ -5,7 +5,7 @@
  * through the database's one-writer rule: in `serve` and the window through their write queue, in the CLI by
  * SQLite's write lock, which a manual import waits for.
  */
-import { readdirSync, statSync, statfsSync, watch, type FSWatcher } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync, statfsSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { defaultErrorRules } from '../analysis/errorRules.ts';
 import { fireAlerts, type FiredAlert } from '../alerts/fireAlerts.ts';
@@ -103,11 +103,60 @@ function money(x: number): string {
   return x >= 1 ? `$${x.toFixed(2)}` : `$${x.toFixed(4)}`;
 }
 
-/** "12:03:41  claude-code/app  8f2c…/agent-a1  claude-opus-4-1  +3 calls  $1.23 so far (2 calls of unknown cost)" */
+/** "12:03:41  claude-code/app  8f2c…/agent-a1  claude-opus-4-1  +3 calls (40 in all)  $1.23 so far + 2 calls of unknown cost" */
 export function changeLine(e: CommittedFile['episodes'][number], at = new Date()): string {
   const added = e.callsAdded === 0 ? 'rewritten' : `${e.callsAdded > 0 ? '+' : ''}${e.callsAdded} call${Math.abs(e.callsAdded) === 1 ? '' : 's'}`;
-  const unknown = e.unknownCost > 0 ? ` (${e.unknownCost} call${e.unknownCost === 1 ? '' : 's'} of unknown cost)` : '';
-  return `${at.toTimeString().slice(0, 8)}  ${e.run}  ${e.episode}  ${e.model ?? '—'}  ${added} (${e.turns} in all)  ${money(e.cost)} so far${unknown}`;
+  const unknown = `${e.unknownCost} call${e.unknownCost === 1 ? '' : 's'} of unknown cost`;
+  // Unknown is never shown as $0: with no call priced the cost so far is unknown.
+  const cost = e.unknownCost >= e.turns ? `cost unknown (${unknown})` : `${money(e.cost)} so far${e.unknownCost > 0 ? ` + ${unknown}` : ''}`;
+  return `${at.toTimeString().slice(0, 8)}  ${e.run}  ${e.episode}  ${e.model ?? '—'}  ${added} (${e.turns} in all)  ${cost}`;
+}
+
+/** Another watcher already follows the database: two would each commit the same changes against the same cursors. */
+export class WatchLockError extends Error {}
+
+/** The watch locks this process holds (a second watcher in the same process is refused too). */
+const locksHeld = new Set<string>();
+
+/**
+ * One watcher per database, named in `DB-watch.json` (pid, since) for whoever comes second; a file left by a killed
+ * watcher is taken over. Returns the release.
+ */
+function takeWatchLock(dbPath: string): () => void {
+  const lock = `${resolve(dbPath)}-watch.json`;
+  if (locksHeld.has(lock)) throw new WatchLockError(`${dbPath}: this process already follows this database`);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(lock, JSON.stringify({ pid: process.pid, since: new Date().toISOString() }), { flag: 'wx' });
+      locksHeld.add(lock);
+      return () => {
+        locksHeld.delete(lock);
+        rmSync(lock, { force: true });
+      };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return () => {}; // a read-only folder: SQLite's lock still orders the writes
+      let holder: { pid?: number; since?: string } = {};
+      try {
+        holder = JSON.parse(readFileSync(lock, 'utf8')) as typeof holder;
+      } catch {
+        // half-written by a watcher starting this instant, or damaged: taken as left behind
+      }
+      if (typeof holder.pid === 'number' && holder.pid !== process.pid && processAlive(holder.pid)) {
+        throw new WatchLockError(`${dbPath}: another watcher (pid ${holder.pid}, since ${holder.since ?? '?'}) already follows this database; stop it first or use another database`);
+      }
+      rmSync(lock, { force: true });
+    }
+  }
+  return () => {};
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 export async function startWatching(options: WatchOptions): Promise<Watching> {
@@ -115,7 +164,14 @@ export async function startWatching(options: WatchOptions): Promise<Watching> {
   for (const r of roots) {
     if (statSync(r, { throwIfNoEntry: false }) === undefined) throw new ImportError(r, 0, 'no such file or folder');
   }
-  const db: Db = openDatabase(options.dbPath);
+  const releaseLock = takeWatchLock(options.dbPath);
+  let db: Db;
+  try {
+    db = openDatabase(options.dbPath);
+  } catch (e) {
+    releaseLock();
+    throw e;
+  }
   const writer = new EpisodeWriter(db, defaultErrorRules());
   const emit = (e: WatchEvent): void => options.onEvent?.(e);
   const followers = new Map<string, FileFollower>();
@@ -405,6 +461,7 @@ export async function startWatching(options: WatchOptions): Promise<Watching> {
       if (gather !== null) clearTimeout(gather);
       await running;
       db.close();
+      releaseLock();
     },
   };
 }

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../db/database.ts';
 import type { Db } from '../db/dbHandle.ts';
 import { importPaths } from '../importers/pipeline.ts';
-import { startWatching, type WatchEvent, type Watching } from './startWatching.ts';
+import { startWatching, WatchLockError, type WatchEvent, type Watching } from './startWatching.ts';
 
 const SPOTTER = 'fixtures/samples/claude-code/spotter';
 const SESSION = '8463c716-a2ea-4c14-9efa-87158ebd9f20';
@@ -143,6 +143,8 @@ describe('routelens watch', () => {
     writeFileSync(cc, ccBytes.subarray(0, ccHalf));
     const events: WatchEvent[] = [];
     let w = await watchOf(dbPath, root, events);
+    // One watcher per database: a second would commit the same changes against the same cursors.
+    await expect(startWatching({ dbPath, paths: [root] })).rejects.toThrow(WatchLockError);
     await w.stop();
     // Written while no watcher runs: the next one resumes from the cursor.
     appendFileSync(file, bytes.subarray(half));
