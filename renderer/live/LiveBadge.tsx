@@ -1,4 +1,5 @@
 /** "running": a session whose log was written within the last few minutes, with how long ago on hover. */
+import { useState } from 'react';
 import type { LiveSession } from '../../shared/apiLive.ts';
 import { agoText } from './liveText.ts';
 import { useLiveStore } from './liveStore.ts';
@@ -7,9 +8,17 @@ import './live.css';
 /** `compact`: for a list's cell, the word gives way to the dot in a narrow window (the tooltip still says it). */
 export function LiveBadge({ session, compact }: { session: Pick<LiveSession, 'last_at'>; compact?: boolean }) {
   const readAt = useLiveStore((s) => s.readAt);
-  const title = `Running: last write ${agoText(session.last_at, Math.max(readAt, Date.now()))} (${new Date(session.last_at).toLocaleTimeString()})`;
+  // "40 s ago" as of the hover, not of the last time the list was read.
+  const [hoveredAt, setHoveredAt] = useState(0);
+  const title = `Running: last write ${agoText(session.last_at, Math.max(readAt, hoveredAt))} (${new Date(session.last_at).toLocaleTimeString()})`;
   return (
-    <span className={compact ? 'badge live-badge is-compact' : 'badge live-badge'} title={title} aria-label={title} data-testid="live-badge">
+    <span
+      className={compact ? 'badge live-badge is-compact' : 'badge live-badge'}
+      title={title}
+      aria-label={title}
+      onMouseEnter={() => setHoveredAt(Date.now())}
+      data-testid="live-badge"
+    >
       <span className="live-dot" aria-hidden="true" />
       <span className="live-word">running</span>
     </span>
