@@ -14,6 +14,7 @@ import { useAppStore, useOnStore } from './store/index.ts';
 import { DATA_POLL_MS } from './store/sessionSlice.ts';
 import { useGlobalKeys } from './useGlobalKeys.ts';
 import { ImportHost } from './views/import/ImportHost.tsx';
+import { AlertRulesHost } from './views/alerts/AlertRulesDialog.tsx';
 import { AlertBanners } from './live/AlertBanner.tsx';
 import { FollowFoldersHost } from './live/FollowFoldersDialog.tsx';
 import { useLiveStore } from './live/liveStore.ts';
@@ -135,6 +136,7 @@ export function App() {
         </div>
       </div>
       <ImportHost />
+      <AlertRulesHost />
       <FollowFoldersHost />
       <AlertBanners />
       <CommandPalette />
