@@ -471,7 +471,7 @@ export function renderMarkdown(r: Results): string {
       `Measured ${machineLine(r.watch.machine)}.`,
       '',
       `\`npm run bench -- --only watch\` (bench/watchBench.ts): the formats benchmark's ~/.claude/projects tree of ${x.megabytes} MiB`,
-      `(${int(x.files)} files), already followed once (the first watch read and imported it in ${x.firstWatchSeconds.toFixed(1)} s), is followed by`,
+      `(${int(x.files)} files), already followed once (the first watch read and imported it in ${x.firstWatchSeconds.toFixed(1)} s, measured when the seed database was built), is followed by`,
       `\`routelens watch --json\` (the CLI bundle) while ${x.writes} real calls (a tool call with its result, ids made unique) are appended to`,
       `${x.sessions} of its session files at ${x.writesPerSec} writes/s. The baseline hears the same file-system events and imports each changed`,
       'file again whole (importPaths: hash, parse, the episode replaced). Latency: from the write to the follower\'s line saying the',
