@@ -433,7 +433,8 @@ export interface BeginWriteOptions {
 
 const holderPath = (db: Db | string): string => `${typeof db === 'string' ? db : db.name}-writer.json`;
 
-function alive(pid: number): boolean {
+/** Whether the process `pid` is running (EPERM: it is, someone else's). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -447,7 +448,7 @@ export function writeHolder(path: string): WriteHolder | null {
   try {
     const h = JSON.parse(readFileSync(holderPath(path), 'utf8')) as WriteHolder;
     if (!Number.isInteger(h.pid) || typeof h.what !== 'string' || typeof h.since !== 'string') return null;
-    return alive(h.pid) ? h : null;
+    return processAlive(h.pid) ? h : null;
   } catch {
     return null;
   }

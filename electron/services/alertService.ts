@@ -5,30 +5,15 @@
 import type { RouteLensApi } from '../../shared/api.ts';
 import { listAlerts } from '../alerts/alertLog.ts';
 import { AlertRuleError, listAlertRules, removeAlertRule, saveAlertRule } from '../alerts/alertRuleStore.ts';
-import { openDatabase } from '../db/database.ts';
 import type { Db } from '../db/dbHandle.ts';
 import { InputError, NotFoundError } from './serviceErrors.ts';
+import { writerTurn } from './writerTurn.ts';
 import type { WriteQueue } from './writeQueue.ts';
 
 type AlertsApi = Pick<RouteLensApi, 'alertRules' | 'setAlertRule' | 'removeAlertRule' | 'alerts'>;
 
-/** `dbPath` '' or ':memory:' (tests): no other connection exists, so the write goes on `db` itself. */
 export function alertServices(db: Db, dbPath: string, writes: WriteQueue): AlertsApi {
-  const memory = db.memory || dbPath === '' || dbPath === ':memory:';
-  const write = async <T>(what: string, run: (writer: Db) => T): Promise<T> => {
-    const once = (): T => {
-      if (memory) return run(db);
-      const writer = openDatabase(dbPath);
-      try {
-        return run(writer);
-      } finally {
-        writer.close();
-      }
-    };
-    const out = await writes.run(what, async () => once());
-    if (out === undefined) throw new Error(`${what} was skipped`);
-    return out;
-  };
+  const write = writerTurn(db, dbPath, writes);
   return {
     alertRules: async () => listAlertRules(db),
     setAlertRule: async ({ rule, enabled }) => {

@@ -6,7 +6,6 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { EstimatorList, EstimatorSummary } from '../../shared/apiEstimator.ts';
-import { openDatabase } from '../db/database.ts';
 import type { Db } from '../db/dbHandle.ts';
 import { registerEstimator } from '../estimator/scoreDatabase.ts';
 import { estimatorInUse, setEstimatorInUse } from '../estimator/inUse.ts';
@@ -15,6 +14,7 @@ import { EstimatorInputError, EstimatorJobs, type WriteTurns } from '../estimato
 import { cardBeside } from '../estimator/modelCard.ts';
 import { DEFAULT_ESTIMATOR_PATH, whatIf, WhatIfError } from '../estimator/whatIf.ts';
 import { InputError, NotFoundError } from './serviceErrors.ts';
+import { writerTurn } from './writerTurn.ts';
 import type { RouteLensApi } from '../../shared/api.ts';
 
 type EstimatorApi = Pick<RouteLensApi, 'listEstimators' | 'startEstimatorJob' | 'estimatorJobStatus' | 'cancelEstimatorJob' | 'whatIf' | 'setEstimatorInUse' | 'renameEstimator'>;
@@ -42,23 +42,8 @@ export function listEstimators(db: Db): EstimatorList {
 /** `writes` orders score and train jobs with the database's other writers (imports): see writeQueue.ts. */
 export function estimatorServices(db: Db, dbPath: string, writes?: WriteTurns): EstimatorApi {
   const jobs = new EstimatorJobs(writes);
-  const memory = db.memory || dbPath === '' || dbPath === ':memory:';
   // Writes (registering the default estimator the first time, the estimator in use) go on a writer connection in their turn.
-  const write = async <T>(what: string, run: (writer: Db) => T): Promise<T> => {
-    const once = (): T => {
-      if (memory) return run(db);
-      const writer = openDatabase(dbPath);
-      try {
-        return run(writer);
-      } finally {
-        writer.close();
-      }
-    };
-    if (!writes) return once();
-    const out = await writes.run(what, async () => once(), () => {}, { cancelled: false });
-    if (out === undefined) throw new Error(`${what} was skipped`);
-    return out;
-  };
+  const write = writerTurn(db, dbPath, writes);
   const register = (modelPath: string, bytes: Uint8Array): Promise<number> =>
     write('estimator registration', (writer) => registerEstimator(writer, modelPath, bytes));
   const job = (n: number) => {

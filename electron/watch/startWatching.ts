@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, rmSync, statSync, statfsSync, watch, writeFi
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { defaultErrorRules } from '../analysis/errorRules.ts';
 import { fireAlerts, type FiredAlert } from '../alerts/fireAlerts.ts';
-import { openDatabase, type WriteWait } from '../db/database.ts';
+import { openDatabase, processAlive, type WriteWait } from '../db/database.ts';
 import type { Db } from '../db/dbHandle.ts';
 import { EpisodeWriter, wellFormed } from '../db/episodeWriter.ts';
 import { detectImporter, notRegularFile, readHead } from '../importers/pipeline.ts';
@@ -148,15 +148,6 @@ function takeWatchLock(dbPath: string): () => void {
     }
   }
   return () => {};
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 export async function startWatching(options: WatchOptions): Promise<Watching> {
@@ -375,58 +366,71 @@ export async function startWatching(options: WatchOptions): Promise<Watching> {
     schedule();
   };
 
+  /** The files under a root (the root itself when it is a file); none when it is gone. */
+  const files = (root: string): string[] => {
+    const out: string[] = [];
+    const st = statSync(root, { throwIfNoEntry: false });
+    if (st?.isDirectory()) walk(root, out);
+    else if (st !== undefined) out.push(root);
+    return out;
+  };
+
   // Every file there is now, then each change.
-  for (const root of roots) {
-    const st = statSync(root);
-    const files: string[] = [];
-    if (st.isDirectory()) walk(root, files);
-    else files.push(root);
-    for (const p of files) dirty.add(p);
-  }
+  for (const root of roots) for (const p of files(root)) dirty.add(p);
   running = running.then(drain).then(() => {
     catchingUp = false;
   });
   const ready = running;
 
-  const polled: string[] = [];
+  const polled = new Set<string>();
+  const seen = new Map<string, string>();
+  const pollEvery = (options.pollMs ?? 0) > 0 ? (options.pollMs as number) : 2000;
+  let pollTimer: NodeJS.Timeout | null = null;
+  const pollRoot = (root: string): void => {
+    for (const p of files(root)) seen.set(p, statKey(p));
+    polled.add(root);
+    if (pollTimer !== null || stopped) return;
+    pollTimer = setInterval(() => {
+      for (const r of polled) {
+        for (const p of files(r)) {
+          const k = statKey(p);
+          if (seen.get(p) !== k) {
+            // A file new since the poll began is read too (it was not there for the first pass).
+            touched(p);
+            seen.set(p, k);
+          }
+        }
+      }
+    }, pollEvery);
+    pollTimer.unref?.();
+    timers.push(pollTimer);
+  };
   for (const root of roots) {
     const st = statSync(root);
     if ((options.pollMs ?? 0) > 0 || fsWithoutEvents(root)) {
-      polled.push(root);
+      pollRoot(root);
       continue;
     }
     const dir = st.isDirectory() ? root : dirname(root);
     const w = watch(dir, { recursive: st.isDirectory() }, (_event, name) => {
       if (name === null) {
         // The kernel could not say which file: look at every one again.
-        const files: string[] = [];
-        walk(dir, files);
-        for (const p of files) touched(p);
+        for (const p of files(dir)) touched(p);
         return;
       }
       const p = join(dir, name.toString());
       if (st.isDirectory() || p === root) touched(p);
     });
-    w.on('error', (e) => notice(root, `${root}: ${e.message}: polling it instead`));
+    // The events stop after an error (a symbolic link loop in the tree, the folder removed): the root is polled from then on.
+    w.on('error', (e) => {
+      w.close();
+      if (stopped || polled.has(root)) return;
+      notice(root, `${root}: ${e.message}: polling it instead`);
+      pollRoot(root);
+      // What changed between the error and the first poll: every file is looked at once.
+      for (const p of files(root)) touched(p);
+    });
     watchers.push(w);
-  }
-  if (polled.length > 0) {
-    const seen = new Map<string, string>();
-    const pollEvery = (options.pollMs ?? 0) > 0 ? (options.pollMs as number) : 2000;
-    timers.push(setInterval(() => {
-      for (const root of polled) {
-        const files: string[] = [];
-        if (statSync(root, { throwIfNoEntry: false })?.isDirectory()) walk(root, files);
-        else files.push(root);
-        for (const p of files) {
-          const k = statKey(p);
-          if (seen.get(p) !== k) {
-            if (seen.has(p)) touched(p);
-            seen.set(p, k);
-          }
-        }
-      }
-    }, pollEvery));
   }
   // Events can be lost (a full inotify queue): the followed files are looked at now and then all the same.
   // A file not written for a while is let go (it becomes dormant: its cursor row matches it).
