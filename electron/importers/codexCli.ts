@@ -44,8 +44,8 @@ import {
   type TokenUsage,
 } from './codexCliRollout.ts';
 import { sniffJsonHead } from './jsonHead.ts';
-import { readJsonLines } from './lineReader.ts';
-import { ImportError, type ImportContext, type Importer } from './types.ts';
+import { parseJsonLine, readLines } from './lineReader.ts';
+import { ImportError, type ImportContext, type Importer, type LineFold } from './types.ts';
 
 const FORMAT = 'codex';
 const MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -248,6 +248,164 @@ function sumsTo(calls: Call[], total: TokenUsage): boolean {
   return keys.every((k) => calls.reduce((s, c) => s + (c.usage?.last?.[k] ?? 0), 0) === (total[k] ?? 0));
 }
 
+/** A rollout read line by line: `read` folds every line, the live follower folds them as they are written (issue 36). */
+function rolloutFold(file: string, ctx: ImportContext): LineFold {
+  const cutter = new CallCutter();
+  // The parent's calls a forked thread replays, cut apart from the thread's own so that none becomes its turn.
+  const replayed = new CallCutter();
+  let meta: SessionMeta | null = null;
+  let replay: Replay | null = null;
+  let cwd: string | null = null;
+  let prompt: string | null = null;
+  let firstUserItem: string | null = null;
+  let failure: string | null = null;
+  const fail = (line: number, reason: string): ImportError => new ImportError(file, line, reason);
+
+  return {
+    maxLineBytes: MAX_LINE_BYTES,
+
+    async line(lineNo, text) {
+      // As readJsonLines reads a rollout: blank lines skipped, a line that is not JSON refused at its line.
+      if (text.trim() === '') return;
+      const value = parseJsonLine(file, lineNo, text);
+        const line = decodeWith(RolloutLine, value, 'rollout line');
+        if (!line.ok) throw fail(lineNo, line.reason);
+        const { type, payload, timestamp } = line.value;
+        if (type === 'session_meta') {
+          const m = decodeWith(SessionMeta, payload, 'session_meta');
+          if (!m.ok) throw fail(lineNo, m.reason);
+          // A resumed or forked session repeats the meta of the one it came from: the first is this file's.
+          if (replay && replay.endLine === null) {
+            replay.firstLine ??= lineNo;
+            replay.lastLine = lineNo;
+          }
+          if (meta === null) {
+            meta = m.value;
+            cwd = m.value.cwd ?? null;
+            const origin = threadOrigin(m.value);
+            if (origin) {
+              replay = { origin, tasks: 0, firstLine: null, lastLine: null, endLine: origin.replays ? null : lineNo, byPosition: false };
+            }
+          }
+          return;
+        }
+        if (meta === null) throw fail(lineNo, 'expected a session_meta line before the session');
+        const inReplay = replay !== null && replay.endLine === null;
+        if (replay && inReplay) {
+          replay.firstLine ??= lineNo;
+          replay.lastLine = lineNo;
+        }
+        if (replay && inReplay && type === 'event_msg' && payload.type === 'task_started') {
+          replay.tasks++;
+          const threadAt = uuidV7Millis(meta.id);
+          const turnAt = uuidV7Millis(typeof payload.turn_id === 'string' ? payload.turn_id : null);
+          const byPosition = threadAt === null || turnAt === null;
+          if (byPosition ? replay.tasks === 2 : (turnAt ?? 0) >= (threadAt ?? 0)) {
+            replay.endLine = lineNo;
+            replay.lastLine = lineNo - 1;
+            replay.byPosition = byPosition;
+            cutter.seed(replayed.finalTotal);
+            cutter.model = replayed.model;
+          }
+          return;
+        }
+        const into = inReplay ? replayed : cutter;
+        if (type === 'turn_context') {
+          const c = decodeWith(TurnContext, payload, 'turn_context');
+          if (!c.ok) throw fail(lineNo, c.reason);
+          if (c.value.model) into.model = c.value.model;
+          cwd ??= c.value.cwd ?? null;
+        } else if (type === 'response_item') {
+          if (typeof payload.type !== 'string' || !KNOWN_ITEMS.has(payload.type)) return;
+          const item = decodeWith(ResponseItem, payload, `response_item ${payload.type}`);
+          if (!item.ok) throw fail(lineNo, item.reason);
+          const it = item.value;
+          const at = timestamp ?? null;
+          if (it.type === 'message' && !inReplay) {
+            const text = textOf(it.content);
+            const role = messageRole(it.role, text);
+            // The first prompt is the task (task.text); every later message the model read is its next call's input.
+            if (role === 'user' && firstUserItem === null && text) firstUserItem = text;
+            else if (role !== null && text) into.input({ role, text, timestamp: at });
+          }
+          into.item({ item: it, line: lineNo, timestamp: at });
+        } else if (type === 'event_msg') {
+          if (payload.type === 'token_count') {
+            const ev = decodeWith(TokenCountEvent, payload, 'token_count');
+            if (!ev.ok) throw fail(lineNo, ev.reason);
+            if (into.tokenCount(ev.value, lineNo, timestamp ?? null) && !inReplay) failure = null;
+          } else if (!inReplay) {
+            if (payload.type === 'user_message' && prompt === null && typeof payload.message === 'string') prompt = payload.message;
+            failure = failureOf(payload) ?? failure;
+          }
+        }
+    },
+
+    dependsOn: () => null,
+
+    async episodes() {
+      if (meta === null) throw fail(1, 'no session_meta line: not a Codex CLI rollout');
+      if (replay && replay.endLine === null) {
+        ctx.warn(
+          `${file}: Codex thread ${meta.id} replays ${replay.origin.parent}'s history and has no task_started of its own after it: ` +
+            'the replayed calls are the parent\'s, so the thread has no turns',
+        );
+      }
+
+      const { calls, after } = cutter.calls();
+      const own = cutter.counted > 0 && cutter.finalTotal ? minus(cutter.finalTotal, cutter.baseline) : null;
+      if (own && calls.length > 0 && !sumsTo(calls, own)) {
+        ctx.warn(`${file}: the per-call token counts do not add up to the session's final total_token_usage`);
+      }
+      const turns: CanonicalTurn[] = [];
+      const lines: number[] = [];
+      for (const call of calls) {
+        const { turn, line } = buildTurn(turns.length, call, cutter.results);
+        turns.push(turn);
+        lines.push(line);
+      }
+      const first = turns[0];
+      if (replay?.origin.replays && replay.endLine !== null && first) {
+        const n = replayed.calls().calls.length;
+        first.notes = [
+          `the thread opened with ${replay.origin.parent}'s history replayed (lines ${replay.firstLine ?? replay.endLine}–${replay.lastLine ?? replay.endLine}, ${n} model call(s)): ` +
+            `the parent's turns, counted in its episode, not here${replay.byPosition ? '; where the replay ends was read from the order of task_started (the ids carry no time)' : ''}`,
+          ...(first.notes ?? []),
+        ];
+      }
+      const project = cwd ? basename(cwd) : null;
+      const episode = {
+        schema: CANONICAL_SCHEMA,
+        run: ctx.runName ?? (project ? `${FORMAT}/${project}` : FORMAT),
+        episode_id: meta.id,
+        task: { type: FORMAT, category: project, text: prompt ?? firstUserItem },
+        outcome: failure === null ? {} : { exit: failure },
+        agent: { name: FORMAT, version: meta.cli_version ?? null },
+        started_at: meta.timestamp ?? null,
+        system_prompt: meta.base_instructions?.text ?? null,
+        parent: replay ? { episode_id: replay.origin.parent, t: null } : null,
+        kind: replay?.origin.kind ?? null,
+        log_totals: own
+          ? {
+              source: cutter.baseline
+                ? "the last token_count's total_token_usage less the total the replayed parent history ended on"
+                : "the last token_count's total_token_usage",
+              tokens: tokensOf(own),
+            }
+          : null,
+        final_messages: after.length ? after : null,
+        turns,
+      };
+      const parsed = CanonicalEpisode.safeParse(episode);
+      if (!parsed.success) {
+        const at = parsed.error.issues[0]?.path;
+        throw fail(at?.[0] === 'turns' && typeof at[1] === 'number' ? (lines[at[1]] ?? 1) : 1, describeIssue(parsed.error));
+      }
+      return [parsed.data];
+    },
+  };
+}
+
 export const codexCliImporter: Importer = {
   format: FORMAT,
   expects: 'a Codex CLI rollout: JSON Lines of {timestamp, type, payload} starting with a session_meta line',
@@ -257,148 +415,11 @@ export const codexCliImporter: Importer = {
     return sniff.container === 'object' && sniff.keys.includes('payload') && sniff.strings.get('type') === 'session_meta';
   },
 
+  follow: rolloutFold,
+
   async *read(file: string, ctx: ImportContext) {
-    const cutter = new CallCutter();
-    // The parent's calls a forked thread replays, cut apart from the thread's own so that none becomes its turn.
-    const replayed = new CallCutter();
-    let meta: SessionMeta | null = null;
-    let replay: Replay | null = null;
-    let cwd: string | null = null;
-    let prompt: string | null = null;
-    let firstUserItem: string | null = null;
-    let failure: string | null = null;
-    const fail = (line: number, reason: string): ImportError => new ImportError(file, line, reason);
-
-    for await (const { lineNo, value } of readJsonLines(file, { maxLineBytes: MAX_LINE_BYTES, onBytes: ctx.onBytes })) {
-      const line = decodeWith(RolloutLine, value, 'rollout line');
-      if (!line.ok) throw fail(lineNo, line.reason);
-      const { type, payload, timestamp } = line.value;
-      if (type === 'session_meta') {
-        const m = decodeWith(SessionMeta, payload, 'session_meta');
-        if (!m.ok) throw fail(lineNo, m.reason);
-        // A resumed or forked session repeats the meta of the one it came from: the first is this file's.
-        if (replay && replay.endLine === null) {
-          replay.firstLine ??= lineNo;
-          replay.lastLine = lineNo;
-        }
-        if (meta === null) {
-          meta = m.value;
-          cwd = m.value.cwd ?? null;
-          const origin = threadOrigin(m.value);
-          if (origin) {
-            replay = { origin, tasks: 0, firstLine: null, lastLine: null, endLine: origin.replays ? null : lineNo, byPosition: false };
-          }
-        }
-        continue;
-      }
-      if (meta === null) throw fail(lineNo, 'expected a session_meta line before the session');
-      const inReplay = replay !== null && replay.endLine === null;
-      if (replay && inReplay) {
-        replay.firstLine ??= lineNo;
-        replay.lastLine = lineNo;
-      }
-      if (replay && inReplay && type === 'event_msg' && payload.type === 'task_started') {
-        replay.tasks++;
-        const threadAt = uuidV7Millis(meta.id);
-        const turnAt = uuidV7Millis(typeof payload.turn_id === 'string' ? payload.turn_id : null);
-        const byPosition = threadAt === null || turnAt === null;
-        if (byPosition ? replay.tasks === 2 : (turnAt ?? 0) >= (threadAt ?? 0)) {
-          replay.endLine = lineNo;
-          replay.lastLine = lineNo - 1;
-          replay.byPosition = byPosition;
-          cutter.seed(replayed.finalTotal);
-          cutter.model = replayed.model;
-        }
-        continue;
-      }
-      const into = inReplay ? replayed : cutter;
-      if (type === 'turn_context') {
-        const c = decodeWith(TurnContext, payload, 'turn_context');
-        if (!c.ok) throw fail(lineNo, c.reason);
-        if (c.value.model) into.model = c.value.model;
-        cwd ??= c.value.cwd ?? null;
-      } else if (type === 'response_item') {
-        if (typeof payload.type !== 'string' || !KNOWN_ITEMS.has(payload.type)) continue;
-        const item = decodeWith(ResponseItem, payload, `response_item ${payload.type}`);
-        if (!item.ok) throw fail(lineNo, item.reason);
-        const it = item.value;
-        const at = timestamp ?? null;
-        if (it.type === 'message' && !inReplay) {
-          const text = textOf(it.content);
-          const role = messageRole(it.role, text);
-          // The first prompt is the task (task.text); every later message the model read is its next call's input.
-          if (role === 'user' && firstUserItem === null && text) firstUserItem = text;
-          else if (role !== null && text) into.input({ role, text, timestamp: at });
-        }
-        into.item({ item: it, line: lineNo, timestamp: at });
-      } else if (type === 'event_msg') {
-        if (payload.type === 'token_count') {
-          const ev = decodeWith(TokenCountEvent, payload, 'token_count');
-          if (!ev.ok) throw fail(lineNo, ev.reason);
-          if (into.tokenCount(ev.value, lineNo, timestamp ?? null) && !inReplay) failure = null;
-        } else if (!inReplay) {
-          if (payload.type === 'user_message' && prompt === null && typeof payload.message === 'string') prompt = payload.message;
-          failure = failureOf(payload) ?? failure;
-        }
-      }
-    }
-    if (meta === null) throw fail(1, 'no session_meta line: not a Codex CLI rollout');
-    if (replay && replay.endLine === null) {
-      ctx.warn(
-        `${file}: Codex thread ${meta.id} replays ${replay.origin.parent}'s history and has no task_started of its own after it: ` +
-          'the replayed calls are the parent\'s, so the thread has no turns',
-      );
-    }
-
-    const { calls, after } = cutter.calls();
-    const own = cutter.counted > 0 && cutter.finalTotal ? minus(cutter.finalTotal, cutter.baseline) : null;
-    if (own && calls.length > 0 && !sumsTo(calls, own)) {
-      ctx.warn(`${file}: the per-call token counts do not add up to the session's final total_token_usage`);
-    }
-    const turns: CanonicalTurn[] = [];
-    const lines: number[] = [];
-    for (const call of calls) {
-      const { turn, line } = buildTurn(turns.length, call, cutter.results);
-      turns.push(turn);
-      lines.push(line);
-    }
-    const first = turns[0];
-    if (replay?.origin.replays && replay.endLine !== null && first) {
-      const n = replayed.calls().calls.length;
-      first.notes = [
-        `the thread opened with ${replay.origin.parent}'s history replayed (lines ${replay.firstLine ?? replay.endLine}–${replay.lastLine ?? replay.endLine}, ${n} model call(s)): ` +
-          `the parent's turns, counted in its episode, not here${replay.byPosition ? '; where the replay ends was read from the order of task_started (the ids carry no time)' : ''}`,
-        ...(first.notes ?? []),
-      ];
-    }
-    const project = cwd ? basename(cwd) : null;
-    const episode = {
-      schema: CANONICAL_SCHEMA,
-      run: ctx.runName ?? (project ? `${FORMAT}/${project}` : FORMAT),
-      episode_id: meta.id,
-      task: { type: FORMAT, category: project, text: prompt ?? firstUserItem },
-      outcome: failure === null ? {} : { exit: failure },
-      agent: { name: FORMAT, version: meta.cli_version ?? null },
-      started_at: meta.timestamp ?? null,
-      system_prompt: meta.base_instructions?.text ?? null,
-      parent: replay ? { episode_id: replay.origin.parent, t: null } : null,
-      kind: replay?.origin.kind ?? null,
-      log_totals: own
-        ? {
-            source: cutter.baseline
-              ? "the last token_count's total_token_usage less the total the replayed parent history ended on"
-              : "the last token_count's total_token_usage",
-            tokens: tokensOf(own),
-          }
-        : null,
-      final_messages: after.length ? after : null,
-      turns,
-    };
-    const parsed = CanonicalEpisode.safeParse(episode);
-    if (!parsed.success) {
-      const at = parsed.error.issues[0]?.path;
-      throw fail(at?.[0] === 'turns' && typeof at[1] === 'number' ? (lines[at[1]] ?? 1) : 1, describeIssue(parsed.error));
-    }
-    yield parsed.data;
+    const fold = rolloutFold(file, ctx);
+    for await (const { lineNo, text } of readLines(file, { maxLineBytes: MAX_LINE_BYTES, onBytes: ctx.onBytes })) await fold.line(lineNo, text);
+    yield* await fold.episodes();
   },
 };

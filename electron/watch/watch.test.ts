@@ -65,14 +65,15 @@ async function oneShot(root: string): Promise<unknown> {
   }
 }
 
-/** The files of a session tree with the bytes each will end with. */
+/** The files of a Claude Code session tree and a Codex rollout, with the bytes each will end with. */
 function sessionFiles(): { rel: string; bytes: Buffer }[] {
   const root = join(SPOTTER);
   return [
     `${SESSION}.jsonl`,
     `${SESSION}/subagents/agent-a7be2f0.jsonl`,
     `${SESSION}/subagents/agent-acompact-f46190.jsonl`,
-  ].map((rel) => ({ rel: join('project-x', rel), bytes: readFileSync(join(root, rel)) }));
+  ].map((rel) => ({ rel: join('project-x', rel), bytes: readFileSync(join(root, rel)) }))
+    .concat([{ rel: join('codex', 'rollout.jsonl'), bytes: readFileSync(CODEX) }]);
 }
 
 /** A small deterministic generator, so a failing order can be replayed. */
@@ -91,7 +92,7 @@ async function watchOf(dbPath: string, root: string, events: WatchEvent[] = []):
 }
 
 describe('routelens watch', () => {
-  it('ends equal to a one-shot import after the session tree is written in random pieces, cut mid-line, files interleaved', async () => {
+  it('ends equal to a one-shot import after a session tree and a rollout are written in random pieces, cut mid-line, files interleaved', async () => {
     const root = tempDir();
     const dbPath = join(tempDir(), 'live.db');
     const files = sessionFiles();
