@@ -31,8 +31,8 @@ import {
 } from '../../shared/canonical.ts';
 import { nameRecord } from '../../shared/nameRecord.ts';
 import { sniffJsonHead } from './jsonHead.ts';
-import { readJsonLines } from './lineReader.ts';
-import { ImportError, type ImportContext, type Importer } from './types.ts';
+import { parseJsonLine, readLines } from './lineReader.ts';
+import { ImportError, type ImportContext, type Importer, type LineFold } from './types.ts';
 
 const FORMAT = 'copilot-cli';
 const MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -227,6 +227,191 @@ function finishTurn(t: number, p: PendingTurn): CanonicalTurn {
   };
 }
 
+/** A session's events read line by line: `read` folds every line, the live follower folds them as they are written (issue 36). */
+function eventsFold(file: string, ctx: ImportContext): LineFold {
+  let start: z.infer<typeof SessionStart> | null = null;
+  let model: string | null = null;
+  let systemPrompt: string | null = null;
+  let prompt: string | null = null;
+  let taskComplete = false;
+  let failure: string | null = null;
+  let inputs: ConversationMessage[] = [];
+  let shutdown: z.infer<typeof Shutdown> | null = null;
+  let shutdownLine = 1;
+  const pending: PendingTurn[] = [];
+  const byCallId = new Map<string, PendingCall>();
+
+  return {
+    maxLineBytes: MAX_LINE_BYTES,
+
+    async line(lineNo, text) {
+      // As readJsonLines reads the events: blank lines skipped, a line that is not JSON refused at its line.
+      if (text.trim() === '') return;
+      const value = parseJsonLine(file, lineNo, text);
+        const ev = decode(file, lineNo, Event, value, 'event');
+        const { data } = ev;
+        if (ev.type === 'session.start') {
+          start ??= decode(file, lineNo, SessionStart, data, 'session.start');
+          model ??= start.selectedModel ?? null;
+          return;
+        }
+        if (start === null) throw new ImportError(file, lineNo, 'expected a session.start event first');
+        switch (ev.type) {
+          case 'session.model_change':
+            if (typeof data.newModel === 'string' && data.newModel !== '') model = data.newModel;
+            break;
+          case 'system.message':
+            if (typeof data.content !== 'string') break;
+            if (systemPrompt === null) systemPrompt = data.content;
+            else if (data.content !== systemPrompt) inputs.push({ role: 'system', text: data.content, timestamp: ev.timestamp ?? null });
+            break;
+          case 'user.message': {
+            const u = decode(file, lineNo, UserMessage, data, 'user.message');
+            const words = u.content?.trim() ? u.content : null;
+            if (words !== null && prompt === null) prompt = words;
+            else if (words !== null) inputs.push({ role: 'user', text: words, timestamp: ev.timestamp ?? null });
+            else if (u.transformedContent?.trim()) inputs.push({ role: 'system', text: u.transformedContent, timestamp: ev.timestamp ?? null });
+            break;
+          }
+          case 'session.error': {
+            const e = decode(file, lineNo, SessionError, data, 'session.error');
+            failure = failureText(e.errorType ?? 'error', e.statusCode, e.message);
+            break;
+          }
+          case 'model.call_failure': {
+            const e = decode(file, lineNo, CallFailure, data, 'model.call_failure');
+            failure = failureText(`model call failed${e.model ? ` (${e.model})` : ''}`, e.statusCode, e.errorMessage);
+            break;
+          }
+          case 'assistant.message': {
+            const m = decode(file, lineNo, AssistantMessage, data, 'assistant.message');
+            const calls = (m.toolRequests ?? []).map((r) => {
+              const call: PendingCall = {
+                id: r.toolCallId ?? null,
+                name: r.name,
+                input: r.arguments === undefined ? null : JSON.stringify(r.arguments),
+                args: r.arguments,
+                result: null,
+                isError: null,
+                model: null,
+                unrequested: false,
+              };
+              if (call.id) byCallId.set(call.id, call);
+              return call;
+            });
+            pending.push({
+              line: lineNo,
+              inputs,
+              timestamp: ev.timestamp ?? null,
+              model,
+              text: m.content ?? '',
+              reasoning: m.reasoningText || null,
+              calls,
+            });
+            inputs = [];
+            failure = null;
+            break;
+          }
+          case 'tool.execution_start': {
+            const s = decode(file, lineNo, ToolStart, data, 'tool.execution_start');
+            const turn = pending.at(-1);
+            if (!byCallId.has(s.toolCallId) && turn) {
+              const call: PendingCall = {
+                id: s.toolCallId,
+                name: s.toolName,
+                input: s.arguments === undefined ? null : JSON.stringify(s.arguments),
+                args: s.arguments,
+                result: null,
+                isError: null,
+                model: null,
+                unrequested: true,
+              };
+              byCallId.set(s.toolCallId, call);
+              turn.calls.push(call);
+            }
+            break;
+          }
+          case 'tool.execution_complete': {
+            const c = decode(file, lineNo, ToolComplete, data, 'tool.execution_complete');
+            const call = byCallId.get(c.toolCallId);
+            if (!call) {
+              ctx.warn(`${file}:${lineNo}: tool result ${c.toolCallId} has no tool call before it; left out`);
+              break;
+            }
+            const error = typeof c.error === 'string' ? c.error : (c.error?.message ?? null);
+            call.result = [c.result?.content ?? null, error === null ? null : `error: ${error}`].filter((s) => s !== null).join('\n') || null;
+            call.isError = c.success == null ? null : !c.success;
+            call.model = c.model ?? null;
+            break;
+          }
+          case 'session.task_complete':
+            taskComplete = true;
+            break;
+          case 'session.shutdown':
+            shutdown = decode(file, lineNo, Shutdown, data, 'session.shutdown');
+            shutdownLine = lineNo;
+            break;
+          default:
+            break;
+        }
+    },
+
+    dependsOn: () => null,
+
+    async episodes() {
+      if (start === null) throw new ImportError(file, 1, 'no session.start event: not a Copilot CLI session');
+
+      const turns = pending.map((p, t) => finishTurn(t, p));
+      const metrics = Object.entries(shutdown?.modelMetrics ?? {});
+      const usageTotals = metrics.map(([name, m]) => ({
+        model: name,
+        requests: m.requests?.count ?? null,
+        tokens: m.usage
+          ? {
+              in: m.usage.inputTokens ?? null,
+              out: m.usage.outputTokens ?? null,
+              cached: m.usage.cacheReadTokens ?? null,
+              cache_write: m.usage.cacheWriteTokens ?? null,
+              reasoning: m.usage.reasoningTokens ?? null,
+            }
+          : null,
+      }));
+      const premium = metrics.filter(([, m]) => m.requests?.cost != null).map(([name, m]) => `${name}: ${m.requests?.cost}`);
+      const last = turns.at(-1);
+      if (last && premium.length) {
+        last.notes = [
+          ...(last.notes ?? []),
+          `session used premium requests (${premium.join(', ')}): GitHub's billing unit, not USD; per-request tokens are not logged, totals are in usage_totals`,
+        ];
+      }
+      const project = start.context?.cwd ? basename(start.context.cwd) : null;
+      const episode = {
+        schema: CANONICAL_SCHEMA,
+        run: ctx.runName ?? (project ? `${FORMAT}/${project}` : FORMAT),
+        episode_id: start.sessionId,
+        task: { type: FORMAT, category: project, text: prompt },
+        // The agent's own claim that it finished, as logged; whether the task succeeded is not said.
+        outcome: taskComplete ? { exit: 'task_complete' } : failure !== null ? { exit: failure } : {},
+        agent: { name: FORMAT, version: start.copilotVersion ?? null },
+        started_at: start.startTime ?? null,
+        system_prompt: systemPrompt,
+        usage_totals: usageTotals.length ? usageTotals : null,
+        log_totals: logTotalsOf(metrics),
+        final_messages: inputs.length ? inputs : null,
+        turns,
+      };
+      const parsed = CanonicalEpisode.safeParse(episode);
+      if (!parsed.success) {
+        const at = parsed.error.issues[0]?.path;
+        const line =
+          at?.[0] === 'turns' && typeof at[1] === 'number' ? (pending[at[1]]?.line ?? 1) : at?.[0] === 'usage_totals' || at?.[0] === 'log_totals' ? shutdownLine : 1;
+        throw new ImportError(file, line, describeIssue(parsed.error));
+      }
+      return [parsed.data];
+    },
+  };
+}
+
 export const copilotCliImporter: Importer = {
   format: FORMAT,
   expects: 'a Copilot CLI session event log: JSON Lines of {type, data, id, timestamp} starting with session.start',
@@ -238,175 +423,11 @@ export const copilotCliImporter: Importer = {
     return /"(?:copilotVersion|producer)"\s*:/.test(end === -1 ? head : head.slice(0, end));
   },
 
+  follow: eventsFold,
+
   async *read(file: string, ctx: ImportContext) {
-    let start: z.infer<typeof SessionStart> | null = null;
-    let model: string | null = null;
-    let systemPrompt: string | null = null;
-    let prompt: string | null = null;
-    let taskComplete = false;
-    let failure: string | null = null;
-    let inputs: ConversationMessage[] = [];
-    let shutdown: z.infer<typeof Shutdown> | null = null;
-    let shutdownLine = 1;
-    const pending: PendingTurn[] = [];
-    const byCallId = new Map<string, PendingCall>();
-
-    for await (const { lineNo, value } of readJsonLines(file, { maxLineBytes: MAX_LINE_BYTES, onBytes: ctx.onBytes })) {
-      const ev = decode(file, lineNo, Event, value, 'event');
-      const { data } = ev;
-      if (ev.type === 'session.start') {
-        start ??= decode(file, lineNo, SessionStart, data, 'session.start');
-        model ??= start.selectedModel ?? null;
-        continue;
-      }
-      if (start === null) throw new ImportError(file, lineNo, 'expected a session.start event first');
-      switch (ev.type) {
-        case 'session.model_change':
-          if (typeof data.newModel === 'string' && data.newModel !== '') model = data.newModel;
-          break;
-        case 'system.message':
-          if (typeof data.content !== 'string') break;
-          if (systemPrompt === null) systemPrompt = data.content;
-          else if (data.content !== systemPrompt) inputs.push({ role: 'system', text: data.content, timestamp: ev.timestamp ?? null });
-          break;
-        case 'user.message': {
-          const u = decode(file, lineNo, UserMessage, data, 'user.message');
-          const words = u.content?.trim() ? u.content : null;
-          if (words !== null && prompt === null) prompt = words;
-          else if (words !== null) inputs.push({ role: 'user', text: words, timestamp: ev.timestamp ?? null });
-          else if (u.transformedContent?.trim()) inputs.push({ role: 'system', text: u.transformedContent, timestamp: ev.timestamp ?? null });
-          break;
-        }
-        case 'session.error': {
-          const e = decode(file, lineNo, SessionError, data, 'session.error');
-          failure = failureText(e.errorType ?? 'error', e.statusCode, e.message);
-          break;
-        }
-        case 'model.call_failure': {
-          const e = decode(file, lineNo, CallFailure, data, 'model.call_failure');
-          failure = failureText(`model call failed${e.model ? ` (${e.model})` : ''}`, e.statusCode, e.errorMessage);
-          break;
-        }
-        case 'assistant.message': {
-          const m = decode(file, lineNo, AssistantMessage, data, 'assistant.message');
-          const calls = (m.toolRequests ?? []).map((r) => {
-            const call: PendingCall = {
-              id: r.toolCallId ?? null,
-              name: r.name,
-              input: r.arguments === undefined ? null : JSON.stringify(r.arguments),
-              args: r.arguments,
-              result: null,
-              isError: null,
-              model: null,
-              unrequested: false,
-            };
-            if (call.id) byCallId.set(call.id, call);
-            return call;
-          });
-          pending.push({
-            line: lineNo,
-            inputs,
-            timestamp: ev.timestamp ?? null,
-            model,
-            text: m.content ?? '',
-            reasoning: m.reasoningText || null,
-            calls,
-          });
-          inputs = [];
-          failure = null;
-          break;
-        }
-        case 'tool.execution_start': {
-          const s = decode(file, lineNo, ToolStart, data, 'tool.execution_start');
-          const turn = pending.at(-1);
-          if (!byCallId.has(s.toolCallId) && turn) {
-            const call: PendingCall = {
-              id: s.toolCallId,
-              name: s.toolName,
-              input: s.arguments === undefined ? null : JSON.stringify(s.arguments),
-              args: s.arguments,
-              result: null,
-              isError: null,
-              model: null,
-              unrequested: true,
-            };
-            byCallId.set(s.toolCallId, call);
-            turn.calls.push(call);
-          }
-          break;
-        }
-        case 'tool.execution_complete': {
-          const c = decode(file, lineNo, ToolComplete, data, 'tool.execution_complete');
-          const call = byCallId.get(c.toolCallId);
-          if (!call) {
-            ctx.warn(`${file}:${lineNo}: tool result ${c.toolCallId} has no tool call before it; left out`);
-            break;
-          }
-          const error = typeof c.error === 'string' ? c.error : (c.error?.message ?? null);
-          call.result = [c.result?.content ?? null, error === null ? null : `error: ${error}`].filter((s) => s !== null).join('\n') || null;
-          call.isError = c.success == null ? null : !c.success;
-          call.model = c.model ?? null;
-          break;
-        }
-        case 'session.task_complete':
-          taskComplete = true;
-          break;
-        case 'session.shutdown':
-          shutdown = decode(file, lineNo, Shutdown, data, 'session.shutdown');
-          shutdownLine = lineNo;
-          break;
-        default:
-          break;
-      }
-    }
-    if (start === null) throw new ImportError(file, 1, 'no session.start event: not a Copilot CLI session');
-
-    const turns = pending.map((p, t) => finishTurn(t, p));
-    const metrics = Object.entries(shutdown?.modelMetrics ?? {});
-    const usageTotals = metrics.map(([name, m]) => ({
-      model: name,
-      requests: m.requests?.count ?? null,
-      tokens: m.usage
-        ? {
-            in: m.usage.inputTokens ?? null,
-            out: m.usage.outputTokens ?? null,
-            cached: m.usage.cacheReadTokens ?? null,
-            cache_write: m.usage.cacheWriteTokens ?? null,
-            reasoning: m.usage.reasoningTokens ?? null,
-          }
-        : null,
-    }));
-    const premium = metrics.filter(([, m]) => m.requests?.cost != null).map(([name, m]) => `${name}: ${m.requests?.cost}`);
-    const last = turns.at(-1);
-    if (last && premium.length) {
-      last.notes = [
-        ...(last.notes ?? []),
-        `session used premium requests (${premium.join(', ')}): GitHub's billing unit, not USD; per-request tokens are not logged, totals are in usage_totals`,
-      ];
-    }
-    const project = start.context?.cwd ? basename(start.context.cwd) : null;
-    const episode = {
-      schema: CANONICAL_SCHEMA,
-      run: ctx.runName ?? (project ? `${FORMAT}/${project}` : FORMAT),
-      episode_id: start.sessionId,
-      task: { type: FORMAT, category: project, text: prompt },
-      // The agent's own claim that it finished, as logged; whether the task succeeded is not said.
-      outcome: taskComplete ? { exit: 'task_complete' } : failure !== null ? { exit: failure } : {},
-      agent: { name: FORMAT, version: start.copilotVersion ?? null },
-      started_at: start.startTime ?? null,
-      system_prompt: systemPrompt,
-      usage_totals: usageTotals.length ? usageTotals : null,
-      log_totals: logTotalsOf(metrics),
-      final_messages: inputs.length ? inputs : null,
-      turns,
-    };
-    const parsed = CanonicalEpisode.safeParse(episode);
-    if (!parsed.success) {
-      const at = parsed.error.issues[0]?.path;
-      const line =
-        at?.[0] === 'turns' && typeof at[1] === 'number' ? (pending[at[1]]?.line ?? 1) : at?.[0] === 'usage_totals' || at?.[0] === 'log_totals' ? shutdownLine : 1;
-      throw new ImportError(file, line, describeIssue(parsed.error));
-    }
-    yield parsed.data;
+    const fold = eventsFold(file, ctx);
+    for await (const { lineNo, text } of readLines(file, { maxLineBytes: MAX_LINE_BYTES, onBytes: ctx.onBytes })) await fold.line(lineNo, text);
+    yield* await fold.episodes();
   },
 };

@@ -16,6 +16,7 @@ import { startWatching, WatchLockError, type WatchEvent, type Watching } from '.
 const SPOTTER = 'fixtures/samples/claude-code/spotter';
 const SESSION = '8463c716-a2ea-4c14-9efa-87158ebd9f20';
 const CODEX = 'fixtures/samples/codex/vct-codex.jsonl';
+const COPILOT = 'fixtures/samples/copilot-cli/vct-copilot.jsonl';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -65,7 +66,7 @@ async function oneShot(root: string): Promise<unknown> {
   }
 }
 
-/** The files of a Claude Code session tree and a Codex rollout, with the bytes each will end with. */
+/** The files of a Claude Code session tree, a Codex rollout and a Copilot CLI session, with the bytes each will end with. */
 function sessionFiles(): { rel: string; bytes: Buffer }[] {
   const root = join(SPOTTER);
   return [
@@ -73,7 +74,10 @@ function sessionFiles(): { rel: string; bytes: Buffer }[] {
     `${SESSION}/subagents/agent-a7be2f0.jsonl`,
     `${SESSION}/subagents/agent-acompact-f46190.jsonl`,
   ].map((rel) => ({ rel: join('project-x', rel), bytes: readFileSync(join(root, rel)) }))
-    .concat([{ rel: join('codex', 'rollout.jsonl'), bytes: readFileSync(CODEX) }]);
+    .concat([
+      { rel: join('codex', 'rollout.jsonl'), bytes: readFileSync(CODEX) },
+      { rel: join('copilot', 'events.jsonl'), bytes: readFileSync(COPILOT) },
+    ]);
 }
 
 /** A small deterministic generator, so a failing order can be replayed. */
@@ -92,7 +96,7 @@ async function watchOf(dbPath: string, root: string, events: WatchEvent[] = []):
 }
 
 describe('routelens watch', () => {
-  it('ends equal to a one-shot import after a session tree and a rollout are written in random pieces, cut mid-line, files interleaved', async () => {
+  it('ends equal to a one-shot import after a session tree, a rollout and a Copilot session are written in random pieces, cut mid-line, files interleaved', async () => {
     const root = tempDir();
     const dbPath = join(tempDir(), 'live.db');
     const files = sessionFiles();
