@@ -402,7 +402,7 @@ export async function startWatching(options: WatchOptions): Promise<Watching> {
         }
       }
     }, pollEvery);
-    pollTimer.unref?.();
+    // Not unref'd: with no file-system watcher left, the poll is what keeps a watching process alive.
     timers.push(pollTimer);
   };
   for (const root of roots) {
@@ -442,7 +442,7 @@ export async function startWatching(options: WatchOptions): Promise<Watching> {
       else if (!dirty.has(f.path) && Date.now() - Number(st.mtimeNs / 1_000_000n) > IDLE_MS) followers.delete(f.path);
     }
   }, SAFETY_POLL_MS));
-  for (const t of timers) t.unref?.();
+  for (const t of timers) if (t !== pollTimer) t.unref?.();
 
   return {
     paths: roots,

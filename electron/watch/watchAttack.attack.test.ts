@@ -1,0 +1,75 @@
+/**
+ * The live follower against a hostile tree (issue 36): what a user's folder can hold must neither stop the
+ * watcher from seeing new logs nor flood its output.
+ */
+import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI_BIN, REPO_ROOT } from '../testing/cliChild.ts';
+
+const CODEX = 'fixtures/samples/codex/vct-codex.jsonl';
+const CLAUDE = 'fixtures/samples/claude-code/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'rl-watch-attack-'));
+  dirs.push(d);
+  return d;
+}
+
+const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+describe('routelens watch against a hostile tree', () => {
+  /** `routelens watch` run as a user runs it: until Ctrl-C, with what it says on stderr. */
+  async function watchCli(args: string[], during: (saw: (re: RegExp) => Promise<void>) => Promise<void>): Promise<{ code: number | null; stderr: string }> {
+    const child = spawn(process.execPath, [CLI_BIN, 'watch', ...args], { cwd: REPO_ROOT });
+    let stderr = '';
+    let code: number | null | undefined;
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((r) => child.on('exit', (c) => r((code = c))));
+    const saw = async (re: RegExp): Promise<void> => {
+      for (let i = 0; i < 200 && !re.test(stderr); i++) {
+        if (code !== undefined) throw new Error(`exited ${code} before saying ${re}\n${stderr}`);
+        await pause(50);
+      }
+      if (!re.test(stderr)) throw new Error(`not seen: ${re}\n${stderr}`);
+    };
+    try {
+      await during(saw);
+    } finally {
+      child.kill('SIGINT');
+    }
+    return { code: await exited, stderr };
+  }
+
+  it('keeps running and sees new sessions when polled, and after the events of a folder with a link loop fail', async () => {
+    for (const args of [['--poll', '0.3'], []]) {
+      const root = tempDir();
+      const dbPath = join(tempDir(), 'live.db');
+      copyFileSync(CODEX, join(root, 'rollout.jsonl'));
+      symlinkSync('loop2', join(root, 'loop1'));
+      symlinkSync('loop1', join(root, 'loop2'));
+      const bytes = readFileSync(CLAUDE);
+      const half = bytes.indexOf(10, Math.floor(bytes.length / 2)) + 1;
+      const r = await watchCli([root, '--db', dbPath, ...args], async (saw) => {
+        await saw(/^following .*: 1 log files/m);
+        writeFileSync(join(root, 'notes.txt'), 'not a log');
+        await pause(500);
+        writeFileSync(join(root, 'session.jsonl'), bytes.subarray(0, half));
+        await saw(/8463c716-a2ea-4c14-9efa-87158ebd9f20 .* \+\d+ calls/);
+        await pause(500);
+        appendFileSync(join(root, 'session.jsonl'), bytes.subarray(half));
+        await saw(/\(143 in all\)/);
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/^stopped: /m);
+      expect(r.stderr.match(/ELOOP/g)?.length ?? 0).toBeLessThanOrEqual(1);
+    }
+  }, 30_000);
+});
