@@ -17,7 +17,7 @@
  * call, kept as `assistant`) are the next response's inputs, or final messages after the last one. The recordings
  * hold no session totals (only per-message tokens), so there are no log_totals.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import {
   CANONICAL_SCHEMA,
@@ -30,7 +30,7 @@ import {
 import { sniffJsonHead } from './jsonHead.ts';
 import { parseJsonLine, readLines } from './lineReader.ts';
 import { BadRecord, GeminiSessionFold, partsText, toolResultText, type LocatedMessage } from './geminiCliSession.ts';
-import { ImportError, type ImportContext, type Importer } from './types.ts';
+import { ImportError, type ImportContext, type Importer, type LineFold } from './types.ts';
 
 const FORMAT = 'gemini-cli';
 const MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -245,6 +245,78 @@ function foldDocument(file: string, ctx: ImportContext): GeminiSessionFold {
   return fold;
 }
 
+/** The first line of the file that is not blank (within its head), or null. */
+function firstLine(file: string): string | null {
+  const fd = openSync(file, 'r');
+  let head: string;
+  try {
+    const buf = Buffer.alloc(HEAD_LINE_BYTES);
+    head = buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+  for (const line of head.split('\n')) if (line.trim() !== '') return line;
+  return null;
+}
+
+/** How much of a file's start tells a JSON Lines recording (a short header line) from a legacy document. */
+const HEAD_LINE_BYTES = 1 << 20;
+
+/**
+ * A chat recording written as JSON Lines (a session header, then a record a line), folded line by line: `read` folds
+ * every line, the live follower folds them as they are written (issue 36). Null for a legacy document (one JSON
+ * object with messages[], pretty-printed or not), which is read whole.
+ */
+function recordsFold(file: string, ctx: ImportContext): LineFold | null {
+  const head = firstLine(file);
+  if (head !== null) {
+    let first: unknown;
+    try {
+      first = JSON.parse(head);
+    } catch {
+      if (head.trim().startsWith('{')) return null; // a pretty-printed legacy document
+    }
+    if (typeof first === 'object' && first !== null && Array.isArray((first as { messages?: unknown }).messages)) return null;
+  }
+  const fold = new GeminiSessionFold();
+  let sawFirst = false;
+  const apply = (value: unknown, lineNo: number): void => {
+    try {
+      fold.apply(value, lineNo);
+    } catch (err) {
+      if (err instanceof BadRecord) throw new ImportError(file, lineNo, err.message);
+      throw err;
+    }
+  };
+  return {
+    maxLineBytes: MAX_LINE_BYTES,
+
+    async line(lineNo, text) {
+      if (text.trim() === '') return;
+      if (sawFirst) return apply(parseJsonLine(file, lineNo, text), lineNo);
+      sawFirst = true;
+      let first: unknown;
+      try {
+        first = JSON.parse(text);
+      } catch {
+        throw new ImportError(file, lineNo, 'invalid JSON: expected a Gemini CLI session header');
+      }
+      if (typeof first !== 'object' || first === null || !('sessionId' in first)) {
+        throw new ImportError(file, lineNo, 'expected a session header with sessionId on the first line');
+      }
+      apply(first, lineNo);
+    },
+
+    dependsOn: () => null,
+
+    async episodes() {
+      if (!sawFirst) throw new ImportError(file, 1, 'empty file');
+      const episode = buildEpisode(file, fold, ctx);
+      return episode ? [episode] : [];
+    },
+  };
+}
+
 export const geminiCliImporter: Importer = {
   format: FORMAT,
   expects: 'a Gemini CLI chat recording: JSON Lines starting with {sessionId, projectHash, …}, or one such object with messages[]',
@@ -254,50 +326,18 @@ export const geminiCliImporter: Importer = {
     return sniff.container === 'object' && sniff.keys.includes('sessionId') && sniff.keys.includes('projectHash');
   },
 
+  follow(file, ctx) {
+    return recordsFold(file, ctx);
+  },
+
   async *read(file: string, ctx: ImportContext) {
-    const fold = new GeminiSessionFold();
-    let sawFirst = false;
-    for await (const { lineNo, text } of readLines(file, { maxLineBytes: MAX_LINE_BYTES, onBytes: ctx.onBytes })) {
-      if (text.trim() === '') continue;
-      if (!sawFirst) {
-        sawFirst = true;
-        // A first line that is not a whole JSON value is a pretty-printed legacy document.
-        let first: unknown;
-        try {
-          first = JSON.parse(text);
-        } catch {
-          if (text.trim().startsWith('{')) {
-            const episode = buildEpisode(file, foldDocument(file, ctx), ctx);
-            if (episode) yield episode;
-            return;
-          }
-          throw new ImportError(file, lineNo, 'invalid JSON: expected a Gemini CLI session header');
-        }
-        if (typeof first === 'object' && first !== null && Array.isArray((first as { messages?: unknown }).messages)) {
-          const episode = buildEpisode(file, foldDocument(file, ctx), ctx);
-          if (episode) yield episode;
-          return;
-        }
-        if (typeof first !== 'object' || first === null || !('sessionId' in first)) {
-          throw new ImportError(file, lineNo, 'expected a session header with sessionId on the first line');
-        }
-        try {
-          fold.apply(first, lineNo);
-        } catch (err) {
-          if (err instanceof BadRecord) throw new ImportError(file, lineNo, err.message);
-          throw err;
-        }
-        continue;
-      }
-      try {
-        fold.apply(parseJsonLine(file, lineNo, text), lineNo);
-      } catch (err) {
-        if (err instanceof BadRecord) throw new ImportError(file, lineNo, err.message);
-        throw err;
-      }
+    const lines = recordsFold(file, ctx);
+    if (lines === null) {
+      const episode = buildEpisode(file, foldDocument(file, ctx), ctx);
+      if (episode) yield episode;
+      return;
     }
-    if (!sawFirst) throw new ImportError(file, 1, 'empty file');
-    const episode = buildEpisode(file, fold, ctx);
-    if (episode) yield episode;
+    for await (const { lineNo, text } of readLines(file, { maxLineBytes: MAX_LINE_BYTES, onBytes: ctx.onBytes })) await lines.line(lineNo, text);
+    yield* await lines.episodes();
   },
 };

@@ -53,9 +53,10 @@ export interface Importer {
   read(file: string, ctx: ImportContext): AsyncIterable<CanonicalEpisode>;
   /**
    * For a format written a line at a time as the agent works: the same reading as `read`, kept open between
-   * reads, so a followed file's new lines are read without reading it again from its start (issue 36).
+   * reads, so a followed file's new lines are read without reading it again from its start (issue 36). Null for a
+   * file of the format that is not written so (a whole JSON document): it is read again whole when it changes.
    */
-  follow?(file: string, ctx: ImportContext): LineFold;
+  follow?(file: string, ctx: ImportContext): LineFold | null;
 }
 
 /**

@@ -53,6 +53,8 @@ export class FileFollower {
   private fold: LineFold | null = null;
   private hash: Hash = createHash('sha256');
   private lineNo = 0;
+  /** Bytes past the cursor known to hold no newline: a partial last line, not read again while it grows. */
+  private scanned = 0;
   private head: Buffer = Buffer.alloc(0);
   private tail: Buffer = Buffer.alloc(0);
 
@@ -70,7 +72,7 @@ export class FileFollower {
 
   /** True for a format read line by line from the cursor; false for one read again whole on every change. */
   get incremental(): boolean {
-    return this.importer.follow !== undefined;
+    return this.fold !== null;
   }
 
   private reset(): void {
@@ -78,6 +80,7 @@ export class FileFollower {
     this.hash = createHash('sha256');
     this.cursor = 0;
     this.lineNo = 0;
+    this.scanned = 0;
     this.head = Buffer.alloc(0);
     this.tail = Buffer.alloc(0);
     this.contentHash = sha256(Buffer.alloc(0));
@@ -134,9 +137,16 @@ export class FileFollower {
     let at = start;
     const fd = openSync(this.path, 'r');
     try {
+      /** How much to read from the cursor: a chunk, or the whole of a line longer than one. */
+      let want = READ_CHUNK_BYTES;
+      if (this.scanned > this.cursor) {
+        // A partial line seen before: only what was appended to it since is looked at for its newline.
+        const nl = this.newlineAt(fd, this.scanned, size);
+        if (nl === -1) return this.waitForNewline(size, fold, start);
+        want = nl + 1 - this.cursor;
+      }
       while (at < size) {
-        // From the cursor each time: a line longer than a chunk is read again from its start with the next one.
-        const chunk = readAt(fd, this.cursor, Math.min(Math.max(READ_CHUNK_BYTES, at - this.cursor + READ_CHUNK_BYTES), size - this.cursor));
+        const chunk = readAt(fd, this.cursor, Math.min(want, size - this.cursor));
         if (chunk.length === 0) break; // cut shorter while read: the next change restarts it
         at = this.cursor + chunk.length;
         let from = 0;
@@ -148,14 +158,40 @@ export class FileFollower {
           lines++;
           from = nl + 1;
         }
-        if (from === 0 && chunk.length > fold.maxLineBytes) throw new ImportError(this.path, this.lineNo + 1, `line longer than ${fold.maxLineBytes} bytes`);
+        if (from === 0) {
+          // A line longer than a chunk: its end is looked for ahead, not by reading it again from its start with
+          // each chunk (a line of tens of MB written a piece at a time would be read over and over).
+          const nl = this.newlineAt(fd, at, size);
+          if (nl === -1) return this.waitForNewline(size, fold, start, lines);
+          want = nl + 1 - this.cursor;
+          continue;
+        }
         this.consume(chunk.subarray(0, from));
-        if (from === 0 && at >= size) break;
+        want = READ_CHUNK_BYTES;
       }
     } finally {
       closeSync(fd);
     }
     return { bytes: this.cursor - start, lines };
+  }
+
+  /** No newline after the cursor up to `size`: remembered, so the next read looks only at what follows. */
+  private waitForNewline(size: number, fold: LineFold, start: number, lines = 0): { bytes: number; lines: number } {
+    this.scanned = size;
+    if (size - this.cursor > fold.maxLineBytes) throw new ImportError(this.path, this.lineNo + 1, `line longer than ${fold.maxLineBytes} bytes`);
+    return { bytes: this.cursor - start, lines };
+  }
+
+  /** Where the first newline at or after `from` (and before `size`) is, or -1. */
+  private newlineAt(fd: number, from: number, size: number): number {
+    for (let at = from; at < size;) {
+      const chunk = readAt(fd, at, Math.min(READ_CHUNK_BYTES, size - at));
+      if (chunk.length === 0) return -1;
+      const nl = chunk.indexOf(10);
+      if (nl !== -1) return at + nl;
+      at += chunk.length;
+    }
+    return -1;
   }
 
   private consume(bytes: Buffer): void {

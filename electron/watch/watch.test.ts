@@ -17,6 +17,7 @@ const SPOTTER = 'fixtures/samples/claude-code/spotter';
 const SESSION = '8463c716-a2ea-4c14-9efa-87158ebd9f20';
 const CODEX = 'fixtures/samples/codex/vct-codex.jsonl';
 const COPILOT = 'fixtures/samples/copilot-cli/vct-copilot.jsonl';
+const GEMINI = 'fixtures/samples/gemini-cli/vct-gemini.jsonl';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -66,7 +67,7 @@ async function oneShot(root: string): Promise<unknown> {
   }
 }
 
-/** The files of a Claude Code session tree, a Codex rollout and a Copilot CLI session, with the bytes each will end with. */
+/** The files of a Claude Code session tree and a Codex, a Copilot CLI and a Gemini CLI session, with the bytes each will end with. */
 function sessionFiles(): { rel: string; bytes: Buffer }[] {
   const root = join(SPOTTER);
   return [
@@ -77,6 +78,7 @@ function sessionFiles(): { rel: string; bytes: Buffer }[] {
     .concat([
       { rel: join('codex', 'rollout.jsonl'), bytes: readFileSync(CODEX) },
       { rel: join('copilot', 'events.jsonl'), bytes: readFileSync(COPILOT) },
+      { rel: join('gemini', 'session.jsonl'), bytes: readFileSync(GEMINI) },
     ]);
 }
 
@@ -96,7 +98,7 @@ async function watchOf(dbPath: string, root: string, events: WatchEvent[] = []):
 }
 
 describe('routelens watch', () => {
-  it('ends equal to a one-shot import after a session tree, a rollout and a Copilot session are written in random pieces, cut mid-line, files interleaved', async () => {
+  it('ends equal to a one-shot import after a Claude Code session tree and Codex, Copilot and Gemini sessions are written in random pieces, cut mid-line, files interleaved', async () => {
     const root = tempDir();
     const dbPath = join(tempDir(), 'live.db');
     const files = sessionFiles();
