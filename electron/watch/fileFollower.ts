@@ -143,7 +143,7 @@ export class FileFollower {
         // A partial line seen before: only what was appended to it since is looked at for its newline.
         const nl = this.newlineAt(fd, this.scanned, size);
         if (nl === -1) return this.waitForNewline(size, fold, start);
-        want = nl + 1 - this.cursor;
+        want = this.lineUpTo(nl, fold);
       }
       while (at < size) {
         const chunk = readAt(fd, this.cursor, Math.min(want, size - this.cursor));
@@ -163,7 +163,7 @@ export class FileFollower {
           // each chunk (a line of tens of MB written a piece at a time would be read over and over).
           const nl = this.newlineAt(fd, at, size);
           if (nl === -1) return this.waitForNewline(size, fold, start, lines);
-          want = nl + 1 - this.cursor;
+          want = this.lineUpTo(nl, fold);
           continue;
         }
         this.consume(chunk.subarray(0, from));
@@ -180,6 +180,12 @@ export class FileFollower {
     this.scanned = size;
     if (size - this.cursor > fold.maxLineBytes) throw new ImportError(this.path, this.lineNo + 1, `line longer than ${fold.maxLineBytes} bytes`);
     return { bytes: this.cursor - start, lines };
+  }
+
+  /** The bytes from the cursor through the newline at `nl` (refused, before being read, when the line is too long). */
+  private lineUpTo(nl: number, fold: LineFold): number {
+    if (nl - this.cursor > fold.maxLineBytes) throw new ImportError(this.path, this.lineNo + 1, `line longer than ${fold.maxLineBytes} bytes`);
+    return nl + 1 - this.cursor;
   }
 
   /** Where the first newline at or after `from` (and before `size`) is, or -1. */

@@ -2,12 +2,14 @@
  * The live follower against a hostile tree (issue 36): what a user's folder can hold must neither stop the
  * watcher from seeing new logs nor flood its output.
  */
-import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
+import { claudeCodeImporter } from '../importers/claudeCode.ts';
 import { CLI_BIN, REPO_ROOT } from '../testing/cliChild.ts';
+import { FileFollower } from './fileFollower.ts';
 
 const CODEX = 'fixtures/samples/codex/vct-codex.jsonl';
 const CLAUDE = 'fixtures/samples/claude-code/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl';
@@ -71,5 +73,28 @@ describe('routelens watch against a hostile tree', () => {
       expect(r.stderr).toMatch(/^stopped: /m);
       expect(r.stderr.match(/ELOOP/g)?.length ?? 0).toBeLessThanOrEqual(1);
     }
+  }, 30_000);
+
+  /** Bytes this process has read from files so far (Linux). */
+  const bytesRead = (): number => Number(/rchar: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))?.[1]);
+
+  it.skipIf(!existsSync('/proc/self/io'))('reads a long line being written a piece at a time once, not again from its start on each change', async () => {
+    const root = tempDir();
+    const file = join(root, 'session.jsonl');
+    const bytes = readFileSync(CLAUDE);
+    writeFileSync(file, bytes.subarray(0, bytes.indexOf(10, 100_000) + 1));
+    const f = new FileFollower(file, claudeCodeImporter);
+    await f.readChanges();
+    const before = bytesRead();
+    const piece = Buffer.alloc(1 << 20, 0x61);
+    // 40 MB written without a newline, read after each MB as the watcher does.
+    for (let i = 0; i < 40; i++) {
+      appendFileSync(file, piece);
+      expect(await f.readChanges()).toEqual({ kind: 'unchanged' });
+    }
+    // Each MB read about once (a re-read from the line's start each time would be about 40 × 40 / 2 × 1.5 MB).
+    expect(bytesRead() - before).toBeLessThan(200 << 20);
+    appendFileSync(file, Buffer.alloc(30 << 20, 0x61));
+    await expect(f.readChanges()).rejects.toThrow(/line longer than \d+ bytes/);
   }, 30_000);
 });
