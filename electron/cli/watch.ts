@@ -73,7 +73,10 @@ export const command: Command = {
     const s = watching.stats();
     err(`following ${watching.paths.map((p) => v(p)).join(', ')}: ${s.files} log files, ${quietChanges} episode(s) imported or updated on start. Ctrl-C stops.`);
     await new Promise<void>((done) => {
+      // Until Ctrl-C, whatever the watcher holds: its file-system watchers end when a followed folder is removed.
+      const alive = setInterval(() => {}, 1 << 30);
       const stop = (): void => {
+        clearInterval(alive);
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
         done();

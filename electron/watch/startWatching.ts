@@ -402,7 +402,7 @@ export async function startWatching(options: WatchOptions): Promise<Watching> {
         }
       }
     }, pollEvery);
-    // Not unref'd: with no file-system watcher left, the poll is what keeps a watching process alive.
+    pollTimer.unref?.(); // the host keeps itself alive (the CLI until Ctrl-C), not the poll
     timers.push(pollTimer);
   };
   for (const root of roots) {
@@ -412,7 +412,24 @@ export async function startWatching(options: WatchOptions): Promise<Watching> {
       continue;
     }
     const dir = st.isDirectory() ? root : dirname(root);
+    /** Events stop for good after an error (a symbolic link loop in the tree) or once the folder is removed: polled from then on. */
+    const fallBack = (why: string): void => {
+      w.close();
+      if (stopped || polled.has(root)) return;
+      notice(root, `${root}: ${why}: polling it instead`);
+      pollRoot(root);
+      // What changed between the last event and the first poll: every file is looked at once.
+      for (const p of files(root)) touched(p);
+    };
     const w = watch(dir, { recursive: st.isDirectory() }, (_event, name) => {
+      if (st.isDirectory()) {
+        const now = statSync(root, { throwIfNoEntry: false });
+        if (now?.ino !== st.ino || now.dev !== st.dev) {
+          // The followed folder itself removed (or replaced): its files' deletions are said, then it is waited for.
+          for (const p of [...followers.keys(), ...dormant].filter((f) => f.startsWith(`${root}${sep}`))) touched(p);
+          return fallBack(now === undefined ? 'removed; followed again when it is back' : 'replaced by another folder');
+        }
+      }
       if (name === null) {
         // The kernel could not say which file: look at every one again.
         for (const p of files(dir)) touched(p);
@@ -421,15 +438,7 @@ export async function startWatching(options: WatchOptions): Promise<Watching> {
       const p = join(dir, name.toString());
       if (st.isDirectory() || p === root) touched(p);
     });
-    // The events stop after an error (a symbolic link loop in the tree, the folder removed): the root is polled from then on.
-    w.on('error', (e) => {
-      w.close();
-      if (stopped || polled.has(root)) return;
-      notice(root, `${root}: ${e.message}: polling it instead`);
-      pollRoot(root);
-      // What changed between the error and the first poll: every file is looked at once.
-      for (const p of files(root)) touched(p);
-    });
+    w.on('error', (e) => fallBack(e.message));
     watchers.push(w);
   }
   // Events can be lost (a full inotify queue): the followed files are looked at now and then all the same.
@@ -442,7 +451,7 @@ export async function startWatching(options: WatchOptions): Promise<Watching> {
       else if (!dirty.has(f.path) && Date.now() - Number(st.mtimeNs / 1_000_000n) > IDLE_MS) followers.delete(f.path);
     }
   }, SAFETY_POLL_MS));
-  for (const t of timers) if (t !== pollTimer) t.unref?.();
+  for (const t of timers) t.unref?.();
 
   return {
     paths: roots,

@@ -2,7 +2,7 @@
  * The live follower against a hostile tree (issue 36): what a user's folder can hold must neither stop the
  * watcher from seeing new logs nor flood its output.
  */
-import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -73,6 +73,22 @@ describe('routelens watch against a hostile tree', () => {
       expect(r.stderr).toMatch(/^stopped: /m);
       expect(r.stderr.match(/ELOOP/g)?.length ?? 0).toBeLessThanOrEqual(1);
     }
+  }, 30_000);
+
+  it('keeps running when the followed folder is removed, and follows it again once it is back', async () => {
+    const root = join(tempDir(), 'projects');
+    mkdirSync(join(root, 'app'), { recursive: true });
+    copyFileSync(CODEX, join(root, 'app', 'rollout.jsonl'));
+    const r = await watchCli([root, '--db', join(tempDir(), 'live.db')], async (saw) => {
+      await saw(/^following .*: 1 log files/m);
+      rmSync(root, { recursive: true });
+      await saw(/projects: removed; followed again when it is back/);
+      mkdirSync(join(root, 'app'), { recursive: true });
+      copyFileSync(CLAUDE, join(root, 'app', 'session.jsonl'));
+      await saw(/\+143 calls \(143 in all\)/);
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^stopped: /m);
   }, 30_000);
 
   /** Bytes this process has read from files so far (Linux). */
