@@ -247,7 +247,9 @@ export async function startWatching(options: WatchOptions): Promise<Watching> {
   };
 
   const handle = async (path: string): Promise<void> => {
-    const again = reask.delete(path);
+    // A sidechain first seen by this process whose parent link is unknown is read again though unchanged: its parent
+    // may have been completed while no watcher ran (read before it this pass, the parent could not re-ask it).
+    const again = reask.delete(path) || (!followers.has(path) && linkUnknown.get(path));
     const f = await followerFor(path, again);
     if (f === null) return;
     const change = await (async () => {

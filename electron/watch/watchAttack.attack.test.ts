@@ -7,12 +7,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../db/database.ts';
+import { importPaths } from '../importers/pipeline.ts';
 import { claudeCodeImporter } from '../importers/claudeCode.ts';
 import { CLI_BIN, REPO_ROOT } from '../testing/cliChild.ts';
 import { FileFollower } from './fileFollower.ts';
+import { startWatching } from './startWatching.ts';
 
 const CODEX = 'fixtures/samples/codex/vct-codex.jsonl';
-const CLAUDE = 'fixtures/samples/claude-code/spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl';
+const SPOTTER = 'fixtures/samples/claude-code/spotter';
+const SESSION = '8463c716-a2ea-4c14-9efa-87158ebd9f20';
+const CLAUDE = `${SPOTTER}/${SESSION}.jsonl`;
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -89,6 +94,41 @@ describe('routelens watch against a hostile tree', () => {
     });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^stopped: /m);
+  }, 30_000);
+
+  it('links subagents to a parent session completed while no watcher ran (they are unchanged, their parent is not)', async () => {
+    const root = tempDir();
+    const dbPath = join(tempDir(), 'live.db');
+    const project = join(root, 'project-x');
+    for (const rel of ['subagents/agent-a7be2f0.jsonl', 'subagents/agent-acompact-f46190.jsonl']) {
+      mkdirSync(join(project, SESSION, 'subagents'), { recursive: true });
+      copyFileSync(join(SPOTTER, SESSION, rel), join(project, SESSION, rel));
+    }
+    const parent = readFileSync(join(SPOTTER, `${SESSION}.jsonl`));
+    const cut = parent.indexOf(10, 20_000) + 1;
+    writeFileSync(join(project, `${SESSION}.jsonl`), parent.subarray(0, cut));
+    let w = await startWatching({ dbPath, paths: [root] });
+    await w.ready;
+    await w.stop();
+    appendFileSync(join(project, `${SESSION}.jsonl`), parent.subarray(cut));
+    w = await startWatching({ dbPath, paths: [root] });
+    await w.ready;
+    await w.settled();
+    await w.stop();
+    const links = (path: string): unknown => {
+      const db = openDatabase(path);
+      try {
+        return db.prepare('SELECT ext_id, n_turns, parent_ext_id, parent_t FROM episodes ORDER BY ext_id').all();
+      } finally {
+        db.close();
+      }
+    };
+    const once = join(tempDir(), 'once.db');
+    const db = openDatabase(once);
+    await importPaths(db, [root]);
+    db.close();
+    expect(links(dbPath)).toEqual(links(once));
+    expect((links(once) as { parent_t: number | null }[]).filter((e) => e.parent_t !== null)).toHaveLength(2);
   }, 30_000);
 
   /** Bytes this process has read from files so far (Linux). */
