@@ -57,6 +57,19 @@ export const command: Command = {
       }
       err(v(e.line));
     };
+    // Ctrl-C is heard from the start: during the first pass over a large tree it stops between two commits too.
+    let interrupted!: () => void;
+    const ctrlC = new Promise<void>((done) => (interrupted = done));
+    // Until Ctrl-C, whatever the watcher holds: its file-system watchers end when a followed folder is removed.
+    const alive = setInterval(() => {}, 1 << 30);
+    const stop = (): void => {
+      clearInterval(alive);
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      interrupted();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
     let watching;
     try {
       watching = await startWatching({
@@ -64,26 +77,18 @@ export const command: Command = {
         onWait: (w) => err(describeWait(w)),
       });
     } catch (e) {
+      stop();
       if (e instanceof ImportError) throw new UsageError(`${e.file}: ${e.reason}`);
       if (e instanceof WatchLockError) throw new UsageError(e.message);
       throw e;
     }
-    await watching.ready;
-    live = true;
-    const s = watching.stats();
-    err(`following ${watching.paths.map((p) => v(p)).join(', ')}: ${s.files} log files, ${quietChanges} episode(s) imported or updated on start. Ctrl-C stops.`);
-    await new Promise<void>((done) => {
-      // Until Ctrl-C, whatever the watcher holds: its file-system watchers end when a followed folder is removed.
-      const alive = setInterval(() => {}, 1 << 30);
-      const stop = (): void => {
-        clearInterval(alive);
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        done();
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-    });
+    const first = await Promise.race([watching.ready.then(() => true), ctrlC.then(() => false)]);
+    if (first) {
+      live = true;
+      const s = watching.stats();
+      err(`following ${watching.paths.map((p) => v(p)).join(', ')}: ${s.files} log files, ${quietChanges} episode(s) imported or updated on start. Ctrl-C stops.`);
+      await ctrlC;
+    }
     await watching.stop();
     const end = watching.stats();
     err(`stopped: ${end.calls} call(s) added in ${end.commits} commit(s); every change is committed and the next watch resumes from the cursors`);

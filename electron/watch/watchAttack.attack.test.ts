@@ -131,6 +131,17 @@ describe('routelens watch against a hostile tree', () => {
     expect((links(once) as { parent_t: number | null }[]).filter((e) => e.parent_t !== null)).toHaveLength(2);
   }, 30_000);
 
+  it('stops cleanly on Ctrl-C during the first pass (exit 0, the lock let go)', async () => {
+    const dbPath = join(tempDir(), 'live.db');
+    const r = await watchCli(['fixtures/samples', '--db', dbPath], async (saw) => {
+      await saw(/warning|refused|same content/); // a file of the first pass committed, the pass not over
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^stopped: /m);
+    expect(r.stderr).not.toMatch(/^following /m);
+    expect(existsSync(`${dbPath}-watch.json`)).toBe(false);
+  }, 30_000);
+
   /** Bytes this process has read from files so far (Linux). */
   const bytesRead = (): number => Number(/rchar: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))?.[1]);
 
