@@ -4,6 +4,7 @@
  * one `sources` row, its content hash moving with the cursor: once the agent stops writing, `import` of the same
  * file finds it already imported.
  */
+import { statSync } from 'node:fs';
 import { beginWrite, commitWrite, rollbackWrite, type WriteWait } from '../db/database.ts';
 import type { Db } from '../db/dbHandle.ts';
 import type { EpisodeWriter } from '../db/episodeWriter.ts';
@@ -88,6 +89,13 @@ export async function commitFollowed(
     let sourceId = row?.source_id ?? (db.prepare('SELECT id FROM sources WHERE path = ? ORDER BY id DESC LIMIT 1').pluck().get(f.path) as number | undefined) ?? null;
     const holder = db.prepare('SELECT id, path FROM sources WHERE content_hash = ?').get(f.contentHash) as { id: number; path: string } | undefined;
     if (holder !== undefined && holder.id !== sourceId) {
+      if (holder.path !== f.path && statSync(holder.path, { throwIfNoEntry: false }) === undefined) {
+        // The file imported moved here (renamed within the tree): its source follows it, as a one-shot import of the
+        // tree as it is now names it, and its appends are written to the same episodes.
+        db.prepare('UPDATE sources SET path = ? WHERE id = ?').run(f.path, holder.id);
+        db.prepare('DELETE FROM followed_files WHERE path = ?').run(holder.path);
+        holder.path = f.path;
+      }
       if (holder.path !== f.path) {
         // A copy of a file already imported: imported once, as `import` does.
         upsertCursor(db, f, row?.source_id ?? null, 'same content as another file', now);

@@ -2,7 +2,7 @@
  * The live follower against a hostile tree (issue 36): what a user's folder can hold must neither stop the
  * watcher from seeing new logs nor flood its output.
  */
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -140,6 +140,40 @@ describe('routelens watch against a hostile tree', () => {
     expect(r.stderr).toMatch(/^stopped: /m);
     expect(r.stderr).not.toMatch(/^following /m);
     expect(existsSync(`${dbPath}-watch.json`)).toBe(false);
+  }, 30_000);
+
+  it('follows a session file renamed within the tree and written to after: its episode moves with it', async () => {
+    const root = tempDir();
+    const dbPath = join(tempDir(), 'live.db');
+    mkdirSync(join(root, 'a'));
+    mkdirSync(join(root, 'b'));
+    const bytes = readFileSync(CLAUDE);
+    const half = bytes.indexOf(10, Math.floor(bytes.length / 2)) + 1;
+    writeFileSync(join(root, 'a', 'session.jsonl'), bytes.subarray(0, half));
+    const events: string[] = [];
+    const w = await startWatching({ dbPath, paths: [root], onEvent: (e) => events.push(e.line) });
+    await w.ready;
+    renameSync(join(root, 'a', 'session.jsonl'), join(root, 'b', 'session.jsonl'));
+    await pause(200);
+    await w.settled();
+    appendFileSync(join(root, 'b', 'session.jsonl'), bytes.subarray(half));
+    await pause(200);
+    await w.settled();
+    await w.stop();
+    const rows = (path: string): unknown => {
+      const db = openDatabase(path);
+      try {
+        return db.prepare('SELECT s.path, e.n_turns, round(e.total_cost, 9) AS cost FROM episodes e JOIN sources s ON s.id = e.source_id').all();
+      } finally {
+        db.close();
+      }
+    };
+    const once = join(tempDir(), 'once.db');
+    const db = openDatabase(once);
+    await importPaths(db, [root]);
+    db.close();
+    expect(events.filter((l) => l.startsWith('refused'))).toEqual([]);
+    expect(rows(dbPath)).toEqual(rows(once));
   }, 30_000);
 
   /** Bytes this process has read from files so far (Linux). */
