@@ -415,15 +415,16 @@ export async function startWatching(options: WatchOptions): Promise<Watching> {
     }
     const dir = st.isDirectory() ? root : dirname(root);
     /** Events stop for good after an error (a symbolic link loop in the tree) or once the folder is removed: polled from then on. */
+    let w: FSWatcher | null = null;
     const fallBack = (why: string): void => {
-      w.close();
+      w?.close();
       if (stopped || polled.has(root)) return;
       notice(root, `${root}: ${why}: polling it instead`);
       pollRoot(root);
       // What changed between the last event and the first poll: every file is looked at once.
       for (const p of files(root)) touched(p);
     };
-    const w = watch(dir, { recursive: st.isDirectory() }, (_event, name) => {
+    const onEvent = (_event: string, name: string | Buffer | null): void => {
       if (st.isDirectory()) {
         const now = statSync(root, { throwIfNoEntry: false });
         if (now?.ino !== st.ino || now.dev !== st.dev) {
@@ -439,7 +440,14 @@ export async function startWatching(options: WatchOptions): Promise<Watching> {
       }
       const p = join(dir, name.toString());
       if (st.isDirectory() || p === root) touched(p);
-    });
+    };
+    try {
+      w = watch(dir, { recursive: st.isDirectory() }, onEvent);
+    } catch (e) {
+      // Node 24 walks the tree when the watch starts and throws there (a symbolic link loop); Node 20 says it later.
+      fallBack((e as Error).message);
+      continue;
+    }
     w.on('error', (e) => fallBack(e.message));
     watchers.push(w);
   }
