@@ -41,6 +41,15 @@ export interface CommittedFile {
 
 const key = (run: string, episode: string): string => `${run}\u0000${episode}`;
 
+/** How an episode is keyed among a follower's digests: its run and id as stored. */
+export const episodeKey = (ep: CanonicalEpisode): string => key(wellFormed(ep.run).value, wellFormed(ep.episode_id).value);
+
+/** What committed is what the follower remembers: a rolled-back write is written whole again next time. */
+function remember(f: FileFollower, digests: Map<string, string[]>): void {
+  f.digests.clear();
+  for (const [k, d] of digests) f.digests.set(k, d);
+}
+
 /** The cursor row of a followed file, as stored (followed_files). */
 export interface CursorRow {
   path: string;
@@ -106,12 +115,11 @@ export async function commitFollowed(
     }
     if (holder !== undefined && f.digests.size === 0 && episodes.every((ep) => writer.isFrom(ep, holder.id))) {
       // Imported before as it is now (by `import`, or by a watcher whose memory is gone): its rows stand; followed from here.
-      for (const ep of episodes) digests.set(key(wellFormed(ep.run).value, wellFormed(ep.episode_id).value), writer.digestsOf(ep));
+      for (const ep of episodes) digests.set(episodeKey(ep), writer.digestsOf(ep));
       upsertCursor(db, f, holder.id, 'following', now);
       commitWrite(db);
       writer.commit();
-      f.digests.clear();
-      for (const [k, d] of digests) f.digests.set(k, d);
+      remember(f, digests);
       return { episodes: [], removed: [], sameAs: null, warnings };
     }
     if (sourceId === null) {
@@ -152,9 +160,7 @@ export async function commitFollowed(
     writer.rollback();
     throw e;
   }
-  // Only what committed is remembered: a rolled-back write is written whole again next time.
-  f.digests.clear();
-  for (const [k, d] of digests) f.digests.set(k, d);
+  remember(f, digests);
   const facts = db.prepare(`SELECT e.n_turns AS turns, e.total_cost AS cost, e.unpriced_turns AS unknownCost,
       (SELECT m.name FROM turns t JOIN models m ON m.id = t.model_id WHERE t.episode_id = e.id ORDER BY t.t DESC LIMIT 1) AS model
     FROM episodes e WHERE e.id = ?`);

@@ -11,11 +11,11 @@ import { defaultErrorRules } from '../analysis/errorRules.ts';
 import { fireAlerts, type FiredAlert } from '../alerts/fireAlerts.ts';
 import { openDatabase, processAlive, type WriteWait } from '../db/database.ts';
 import type { Db } from '../db/dbHandle.ts';
-import { EpisodeWriter, wellFormed } from '../db/episodeWriter.ts';
+import { EpisodeWriter } from '../db/episodeWriter.ts';
 import { detectImporter, notRegularFile, readHead } from '../importers/pipeline.ts';
 import { ImportError } from '../importers/types.ts';
 import type { WriteQueue } from '../services/writeQueue.ts';
-import { commitFollowed, cursorRowOf, setCursorState, type CommittedFile } from './commitFollowed.ts';
+import { commitFollowed, cursorRowOf, episodeKey, setCursorState, type CommittedFile } from './commitFollowed.ts';
 import { FileFollower } from './fileFollower.ts';
 
 export interface WatchEvent {
@@ -185,10 +185,9 @@ export async function startWatching(options: WatchOptions): Promise<Watching> {
 
   const notice = (path: string | null, line: string): void => emit({ kind: 'notice', line, path });
   /** Whether a file's episodes have a parent whose launching turn is not known yet. */
-  const linkUnknown = {
-    get: (path: string): boolean => db.prepare(`SELECT EXISTS (SELECT 1 FROM episodes e JOIN followed_files f ON f.source_id = e.source_id
-      WHERE f.path = ? AND e.parent_ext_id IS NOT NULL AND e.parent_t IS NULL)`).pluck().get(path) === 1,
-  };
+  const unknownLink = db.prepare(`SELECT EXISTS (SELECT 1 FROM episodes e JOIN followed_files f ON f.source_id = e.source_id
+    WHERE f.path = ? AND e.parent_ext_id IS NOT NULL AND e.parent_t IS NULL)`).pluck();
+  const linkUnknown = (path: string): boolean => unknownLink.get(path) === 1;
 
   const statKey = (path: string): string => {
     const st = statSync(path, { throwIfNoEntry: false, bigint: true });
@@ -239,7 +238,7 @@ export async function startWatching(options: WatchOptions): Promise<Watching> {
       await f.readChanges(cursor); // the lines committed, folded again; handle() reads what follows
       if (f.contentHash === committedHash) {
         const eps = await f.episodes();
-        for (const ep of eps) f.digests.set(`${wellFormed(ep.run).value}\u0000${wellFormed(ep.episode_id).value}`, writer.digestsOf(ep));
+        for (const ep of eps) f.digests.set(episodeKey(ep), writer.digestsOf(ep));
       }
     } catch {
       // read again in handle(), which reports what is wrong
@@ -249,7 +248,7 @@ export async function startWatching(options: WatchOptions): Promise<Watching> {
   const handle = async (path: string): Promise<void> => {
     // A sidechain first seen by this process whose parent link is unknown is read again though unchanged: its parent
     // may have been completed while no watcher ran (read before it this pass, the parent could not re-ask it).
-    const again = reask.delete(path) || (!followers.has(path) && linkUnknown.get(path));
+    const again = reask.delete(path) || (!followers.has(path) && linkUnknown(path));
     const f = await followerFor(path, again);
     if (f === null) return;
     const change = await (async () => {
@@ -319,7 +318,7 @@ export async function startWatching(options: WatchOptions): Promise<Watching> {
     const folder = `${path.replace(/\.[^./\\]+$/, '')}${sep}`;
     for (const other of [...followers.values()].filter((o) => o !== f && o.dependsOn() === path).map((o) => o.path)
       .concat([...dormant].filter((d) => d.startsWith(folder)))) {
-      if (!linkUnknown.get(other)) continue;
+      if (!linkUnknown(other)) continue;
       reask.add(other);
       dirty.add(other);
     }

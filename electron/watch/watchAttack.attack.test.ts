@@ -32,6 +32,28 @@ function tempDir(): string {
 
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** The rows `sql` answers on the database at `path`. */
+function rowsOf(path: string, sql: string): unknown[] {
+  const db = openDatabase(path);
+  try {
+    return db.prepare(sql).all();
+  } finally {
+    db.close();
+  }
+}
+
+/** A one-shot import of the folder as it is now, into a fresh database: what the watcher must end equal to. */
+async function importedOnce(root: string): Promise<string> {
+  const path = join(tempDir(), 'once.db');
+  const db = openDatabase(path);
+  try {
+    await importPaths(db, [root]);
+  } finally {
+    db.close();
+  }
+  return path;
+}
+
 describe('routelens watch against a hostile tree', () => {
   /** `routelens watch` run as a user runs it: until Ctrl-C, with what it says on stderr. */
   async function watchCli(args: string[], during: (saw: (re: RegExp) => Promise<void>) => Promise<void>): Promise<{ code: number | null; stderr: string }> {
@@ -115,18 +137,8 @@ describe('routelens watch against a hostile tree', () => {
     await w.ready;
     await w.settled();
     await w.stop();
-    const links = (path: string): unknown => {
-      const db = openDatabase(path);
-      try {
-        return db.prepare('SELECT ext_id, n_turns, parent_ext_id, parent_t FROM episodes ORDER BY ext_id').all();
-      } finally {
-        db.close();
-      }
-    };
-    const once = join(tempDir(), 'once.db');
-    const db = openDatabase(once);
-    await importPaths(db, [root]);
-    db.close();
+    const links = (path: string): unknown => rowsOf(path, 'SELECT ext_id, n_turns, parent_ext_id, parent_t FROM episodes ORDER BY ext_id');
+    const once = await importedOnce(root);
     expect(links(dbPath)).toEqual(links(once));
     expect((links(once) as { parent_t: number | null }[]).filter((e) => e.parent_t !== null)).toHaveLength(2);
   }, 30_000);
@@ -160,18 +172,8 @@ describe('routelens watch against a hostile tree', () => {
     await pause(200);
     await w.settled();
     await w.stop();
-    const rows = (path: string): unknown => {
-      const db = openDatabase(path);
-      try {
-        return db.prepare('SELECT s.path, e.n_turns, round(e.total_cost, 9) AS cost FROM episodes e JOIN sources s ON s.id = e.source_id').all();
-      } finally {
-        db.close();
-      }
-    };
-    const once = join(tempDir(), 'once.db');
-    const db = openDatabase(once);
-    await importPaths(db, [root]);
-    db.close();
+    const rows = (path: string): unknown => rowsOf(path, 'SELECT s.path, e.n_turns, round(e.total_cost, 9) AS cost FROM episodes e JOIN sources s ON s.id = e.source_id');
+    const once = await importedOnce(root);
     expect(events.filter((l) => l.startsWith('refused'))).toEqual([]);
     expect(rows(dbPath)).toEqual(rows(once));
   }, 30_000);
