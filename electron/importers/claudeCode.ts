@@ -30,7 +30,7 @@ import { parentFileOf, parentLinks, placeOf, type ParentLinks, type SessionPlace
 import { parseSessionLine, TurnIndex, type AssistantMessage, type Envelope, type Usage, type UserBlock, type UserMessage } from './claudeCodeLines.ts';
 import { syntheticMessageOf, systemMessageOf, userMessageOf } from './claudeCodeMessages.ts';
 import { toolFamily, toolSummary } from './claudeCodeTools.ts';
-import { readLines } from './lineReader.ts';
+import { foldEveryLine } from './lineReader.ts';
 import { ImportError, type ImportContext, type Importer, type LineFold } from './types.ts';
 
 const FORMAT = 'claude-code';
@@ -436,7 +436,6 @@ export const claudeCodeImporter: Importer = {
 
   async *read(file: string, ctx: ImportContext) {
     const fold = sessionFold(file, ctx);
-    for await (const { lineNo, text } of readLines(file, { maxLineBytes: MAX_LINE_BYTES, onBytes: ctx.onBytes })) await fold.line(lineNo, text);
-    yield* await fold.episodes();
+    yield* foldEveryLine(file, fold, ctx.onBytes);
   },
 };

@@ -44,7 +44,7 @@ import {
   type TokenUsage,
 } from './codexCliRollout.ts';
 import { sniffJsonHead } from './jsonHead.ts';
-import { parseJsonLine, readLines } from './lineReader.ts';
+import { foldEveryLine, parseJsonLine } from './lineReader.ts';
 import { ImportError, type ImportContext, type Importer, type LineFold } from './types.ts';
 
 const FORMAT = 'codex';
@@ -419,7 +419,6 @@ export const codexCliImporter: Importer = {
 
   async *read(file: string, ctx: ImportContext) {
     const fold = rolloutFold(file, ctx);
-    for await (const { lineNo, text } of readLines(file, { maxLineBytes: MAX_LINE_BYTES, onBytes: ctx.onBytes })) await fold.line(lineNo, text);
-    yield* await fold.episodes();
+    yield* foldEveryLine(file, fold, ctx.onBytes);
   },
 };

@@ -31,7 +31,7 @@ import {
 } from '../../shared/canonical.ts';
 import { nameRecord } from '../../shared/nameRecord.ts';
 import { sniffJsonHead } from './jsonHead.ts';
-import { parseJsonLine, readLines } from './lineReader.ts';
+import { foldEveryLine, parseJsonLine } from './lineReader.ts';
 import { ImportError, type ImportContext, type Importer, type LineFold } from './types.ts';
 
 const FORMAT = 'copilot-cli';
@@ -427,7 +427,6 @@ export const copilotCliImporter: Importer = {
 
   async *read(file: string, ctx: ImportContext) {
     const fold = eventsFold(file, ctx);
-    for await (const { lineNo, text } of readLines(file, { maxLineBytes: MAX_LINE_BYTES, onBytes: ctx.onBytes })) await fold.line(lineNo, text);
-    yield* await fold.episodes();
+    yield* foldEveryLine(file, fold, ctx.onBytes);
   },
 };

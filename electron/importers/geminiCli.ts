@@ -28,7 +28,7 @@ import {
   type TurnError,
 } from '../../shared/canonical.ts';
 import { sniffJsonHead } from './jsonHead.ts';
-import { parseJsonLine, readLines } from './lineReader.ts';
+import { foldEveryLine, parseJsonLine } from './lineReader.ts';
 import { BadRecord, GeminiSessionFold, partsText, toolResultText, type LocatedMessage } from './geminiCliSession.ts';
 import { ImportError, type ImportContext, type Importer, type LineFold } from './types.ts';
 
@@ -337,7 +337,6 @@ export const geminiCliImporter: Importer = {
       if (episode) yield episode;
       return;
     }
-    for await (const { lineNo, text } of readLines(file, { maxLineBytes: MAX_LINE_BYTES, onBytes: ctx.onBytes })) await lines.line(lineNo, text);
-    yield* await lines.episodes();
+    yield* foldEveryLine(file, lines, ctx.onBytes);
   },
 };

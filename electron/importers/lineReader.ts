@@ -4,7 +4,8 @@
  * is held in memory whole.
  */
 import { createReadStream, statSync } from 'node:fs';
-import { ImportError } from './types.ts';
+import type { CanonicalEpisode } from '../../shared/canonical.ts';
+import { ImportError, type LineFold } from './types.ts';
 import { noteParsedFrom } from './wellFormedText.ts';
 
 export interface Line {
@@ -131,4 +132,13 @@ export async function* readJsonLines(
     if (text.trim() === '') continue;
     yield { lineNo, value: parseJsonLine(file, lineNo, text, options.parse) };
   }
+}
+
+/**
+ * The episodes of a whole file read through a line format's fold (issue 36): every line given in order, then the
+ * episodes asked once — what `read` is for a format the live follower reads from a cursor with the same fold.
+ */
+export async function* foldEveryLine(file: string, fold: LineFold, onBytes?: (bytes: number) => void): AsyncGenerator<CanonicalEpisode> {
+  for await (const { lineNo, text } of readLines(file, { maxLineBytes: fold.maxLineBytes, onBytes })) await fold.line(lineNo, text);
+  yield* await fold.episodes();
 }
